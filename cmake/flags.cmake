@@ -1,0 +1,8 @@
+# Compiler flags, in one place.
+add_library(minimind_flags INTERFACE)
+target_compile_options(minimind_flags INTERFACE -Wall -Wextra -Wno-unused-parameter)
+if(MINIMIND_SANITIZE)
+  target_compile_options(minimind_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                  -fno-sanitize-recover=undefined)
+  target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
+endif()

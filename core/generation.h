@@ -1,0 +1,50 @@
+// Step-by-step generation with the KV cache (MiniMind's generate): a prefill
+// of the prompt, then one token per step, each step feeding only the new token.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model.h"
+#include "sampler.h"
+
+namespace minimind {
+
+struct GenerationStep {
+  int32_t token = 0;          // the token chosen at this step
+  bool is_eos = false;        // token == eos_token_id: generation is over
+  std::vector<float> logits;  // [V] logits the token was chosen from
+};
+
+class Generator {
+ public:
+  // Runs the prefill of `prompt` (non-empty) into a fresh cache.
+  Generator(const Model& model, std::vector<int32_t> prompt, const SamplingParams& params,
+            Trace* prefill_trace = nullptr);
+
+  // Chooses the next token from the last logits, then feeds it through the
+  // model (so the following step's logits are ready). `trace` receives that
+  // one-token forward: its attention rows are [H, 1, Tk].
+  GenerationStep step(Trace* trace = nullptr);
+
+  const std::vector<int32_t>& ids() const { return ids_; }  // prompt + generated
+  const KVCache& cache() const { return cache_; }
+  const std::vector<float>& next_logits() const { return next_logits_; }  // [V]
+  bool finished() const { return finished_; }
+  // The distribution the next step samples from: [V].
+  std::vector<float> next_probabilities() const;
+
+ private:
+  const Model& model_;
+  Sampler sampler_;
+  KVCache cache_;
+  std::vector<int32_t> ids_;
+  std::vector<float> next_logits_;
+  bool finished_ = false;
+};
+
+// Generates up to max_new_tokens (stops after eos). Returns the new tokens.
+std::vector<int32_t> generate(const Model& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens,
+                              const SamplingParams& params);
+
+}  // namespace minimind

@@ -1,0 +1,147 @@
+#include "model.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "ffn.h"
+#include "moe.h"
+#include "rmsnorm.h"
+#include "safetensors.h"
+
+namespace minimind {
+
+namespace {
+
+void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_index, const Matrix& m) {
+  if (trace && trace->wants(layer, stage_name)) trace->put(layer, stage_name, batch_index, {m.rows(), m.cols()}, m.data());
+}
+
+}  // namespace
+
+Model::Model(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {
+  std::vector<std::string> problems = validate_config(config_);
+  if (problems.empty()) {
+    // The slots must match the tensors held, e.g. after an edit of the config.
+    ModelWeights shapes = allocate_weights(config_);
+    const auto expected = weight_slots(config_, shapes);
+    const auto actual = weight_slots(config_, weights_);
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (expected[i].shape != actual[i].shape) {
+        problems.push_back("tensor " + expected[i].name + " has shape " + shape_to_string(actual[i].shape) +
+                           ", expected " + shape_to_string(expected[i].shape));
+      }
+    }
+  }
+  if (!problems.empty()) throw ConfigError(problems);
+}
+
+Model Model::random(const ModelConfig& config, uint64_t seed) {
+  const auto problems = validate_config(config);
+  if (!problems.empty()) throw ConfigError(problems);
+  return Model(config, random_weights(config, seed));
+}
+
+Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
+  const SafetensorsFile file(bytes, size);
+  LoadedWeights loaded = load_weights(config, file);
+  return Model(std::move(loaded.config), std::move(loaded.weights));
+}
+
+void Model::check_ids(const std::vector<int32_t>& ids, int64_t cached) const {
+  if (ids.empty()) throw std::invalid_argument("no tokens to run: the input is empty");
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
+      throw std::invalid_argument("token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                                  " is outside the vocabulary (0.." + std::to_string(config_.vocab_size - 1) + ")");
+    }
+  }
+  if (cached + int64_t(ids.size()) > config_.max_position_embeddings) {
+    throw std::invalid_argument(std::to_string(cached + int64_t(ids.size())) +
+                                " tokens exceed max_position_embeddings " +
+                                std::to_string(config_.max_position_embeddings));
+  }
+}
+
+Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std::vector<int32_t>& key_mask,
+                      const ForwardOptions& options, Trace* trace, int64_t batch_index) const {
+  const ModelConfig& c = config_;
+  KVCache local_cache = cache ? KVCache(0, 0) : make_cache();
+  KVCache& kv = cache ? *cache : local_cache;
+  const int64_t P = kv.length(), T = int64_t(ids.size());
+  check_ids(ids, P);
+  if (!key_mask.empty() && int64_t(key_mask.size()) != P + T) {
+    throw std::invalid_argument("attention_mask has " + std::to_string(key_mask.size()) + " entries, expected " +
+                                std::to_string(P + T) + " (cached + new tokens)");
+  }
+  if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
+  const float eps = float(c.rms_norm_eps);
+
+  Matrix h(T, c.hidden_size);  // [T, D] = embed_tokens[ids]
+  for (int64_t t = 0; t < T; ++t) h.row(t) = weights_.embed_tokens.row(ids[size_t(t)]);
+
+  // A failure half-way (e.g. a trace over its bound) must leave the cache as
+  // it was, so the caller can go on with it.
+  struct CacheRollback {
+    KVCache& kv;
+    int64_t rows;
+    bool done = false;
+    ~CacheRollback() {
+      if (done) return;
+      for (int64_t l = 0; l < kv.num_layers(); ++l) {
+        kv.layer(l).k.resize(size_t(rows * kv.kv_dim()));
+        kv.layer(l).v.resize(size_t(rows * kv.kv_dim()));
+      }
+    }
+  } rollback{kv, P};
+
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const LayerWeights& w = weights_.layers[size_t(l)];
+    const TraceTarget target{trace, l, batch_index};
+    record(trace, l, stage::kBlockInput, batch_index, h);
+    const Matrix a = rms_norm(h, w.input_layernorm, eps);  // [T, D]
+    record(trace, l, stage::kAttnNorm, batch_index, a);
+    h += attention_forward(c, w, rope_, a, P, kv.layer(l), key_mask, options.attention, target);
+    record(trace, l, stage::kAttnResidual, batch_index, h);
+    const Matrix b = rms_norm(h, w.post_attention_layernorm, eps);  // [T, D]
+    record(trace, l, stage::kFfnNorm, batch_index, b);
+    const Matrix ffn = c.use_moe ? moe_ffn(c, w.moe, b, target) : swiglu_ffn(w.mlp, b, target);  // [T, D]
+    record(trace, l, stage::kFfnDown, batch_index, ffn);
+    h += ffn;
+    record(trace, l, stage::kBlockOutput, batch_index, h);
+  }
+  kv.advance(T);
+  rollback.done = true;
+
+  h = rms_norm(h, weights_.norm, eps);
+  record(trace, kModelLevel, stage::kFinalNorm, batch_index, h);
+  Matrix logits = h * weights_.output_head().transpose();  // [T, V]
+  record(trace, kModelLevel, stage::kLogits, batch_index, logits);
+  return logits;
+}
+
+Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,
+                            const std::vector<std::vector<int32_t>>& attention_mask, const ForwardOptions& options,
+                            Trace* trace) const {
+  if (ids.empty()) throw std::invalid_argument("the batch is empty");
+  const int64_t B = int64_t(ids.size()), T = int64_t(ids[0].size());
+  for (const auto& row : ids) {
+    if (int64_t(row.size()) != T) {
+      throw std::invalid_argument("every sequence of a batch needs the same length (pad and pass an attention_mask)");
+    }
+  }
+  if (!attention_mask.empty() && int64_t(attention_mask.size()) != B) {
+    throw std::invalid_argument("attention_mask has " + std::to_string(attention_mask.size()) + " rows for " +
+                                std::to_string(B) + " sequences");
+  }
+  Tensor logits({B, T, config_.vocab_size});
+  for (int64_t b = 0; b < B; ++b) {
+    const std::vector<int32_t> no_mask;
+    const Matrix row_logits = forward(ids[size_t(b)], nullptr, attention_mask.empty() ? no_mask : attention_mask[size_t(b)],
+                                      options, trace, b);
+    std::copy(row_logits.data(), row_logits.data() + row_logits.size(), logits.data.begin() + b * T * config_.vocab_size);
+  }
+  return logits;
+}
+
+}  // namespace minimind

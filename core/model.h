@@ -1,0 +1,56 @@
+// The whole MiniMind model (MiniMindForCausalLM): embedding, L blocks, final
+// norm, tied or untied lm_head. All math in float32.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attention.h"
+#include "kv_cache.h"
+#include "model_config.h"
+#include "rope.h"
+#include "trace.h"
+#include "weights.h"
+
+namespace minimind {
+
+struct ForwardOptions {
+  AttentionOptions attention;
+};
+
+class Model {
+ public:
+  // Validates the config and the weight shapes (throws ConfigError).
+  Model(ModelConfig config, ModelWeights weights);
+
+  // A model with seeded random weights (see random_weights for the recipe).
+  static Model random(const ModelConfig& config, uint64_t seed);
+  // A model from a config and safetensors bytes (F32/F16/BF16).
+  static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
+
+  const ModelConfig& config() const { return config_; }
+  const ModelWeights& weights() const { return weights_; }
+  KVCache make_cache() const { return KVCache(config_.num_hidden_layers, config_.kv_dim()); }
+
+  // One sequence. ids: [T]. With a cache, positions continue after its P
+  // tokens and the new k/v are appended. key_mask: [P + T] (1 real, 0
+  // padding) or empty. Returns logits [T, V]; row i predicts token i + 1.
+  // trace (optional) receives this sequence as batch slice `batch_index`.
+  Matrix forward(const std::vector<int32_t>& ids, KVCache* cache = nullptr, const std::vector<int32_t>& key_mask = {},
+                 const ForwardOptions& options = {}, Trace* trace = nullptr, int64_t batch_index = 0) const;
+
+  // A batch of equal-length sequences (MiniMind's [B, T] input_ids), with an
+  // optional attention_mask [B, T]. Returns logits [B, T, V].
+  Tensor forward_batch(const std::vector<std::vector<int32_t>>& ids,
+                       const std::vector<std::vector<int32_t>>& attention_mask = {}, const ForwardOptions& options = {},
+                       Trace* trace = nullptr) const;
+
+ private:
+  void check_ids(const std::vector<int32_t>& ids, int64_t cached) const;
+
+  ModelConfig config_;
+  ModelWeights weights_;
+  RotaryEmbedding rope_;
+};
+
+}  // namespace minimind

@@ -1,0 +1,71 @@
+// Reader for the safetensors container: 8-byte little-endian header length N,
+// N bytes of JSON {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {...}},
+// then the raw little-endian tensor bytes (offsets relative to the end of the header).
+// Every malformed input is rejected with a SafetensorsError naming the problem.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace minimind {
+
+class SafetensorsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType { F32, F16, BF16, I32 };
+
+const char* dtype_name(DType dtype);
+size_t dtype_size(DType dtype);
+
+struct SafetensorsEntry {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  size_t begin = 0;  // byte offset into the data section
+  size_t end = 0;
+};
+
+// A parsed view of safetensors bytes. Does not copy the bytes: they must
+// outlive the object.
+class SafetensorsFile {
+ public:
+  // Header JSON larger than this is refused before parsing (a real header of
+  // a MiniMind checkpoint is a few tens of KB).
+  static constexpr uint64_t kMaxHeaderBytes = 16u << 20;
+
+  SafetensorsFile(const uint8_t* bytes, size_t size);
+
+  const std::vector<SafetensorsEntry>& entries() const { return entries_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  const SafetensorsEntry* find(const std::string& name) const;
+
+  // Widens F32/F16/BF16 data to float32 into out (entry's element count).
+  void read_floats(const SafetensorsEntry& entry, float* out) const;
+  std::vector<int32_t> read_int32(const SafetensorsEntry& entry) const;
+
+ private:
+  const uint8_t* data_ = nullptr;  // start of the data section
+  size_t data_size_ = 0;
+  std::vector<SafetensorsEntry> entries_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// Writes a safetensors file (F32 or I32 tensors): for tests and exports.
+struct NamedTensor {
+  std::string name;
+  DType dtype;  // F32, F16, BF16 (written from floats, rounded) or I32
+  Shape shape;
+  std::vector<float> values;  // for I32 the values are integral floats
+};
+std::vector<uint8_t> write_safetensors(const std::vector<NamedTensor>& tensors,
+                                       const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace minimind

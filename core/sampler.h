@@ -1,0 +1,43 @@
+// Next-token choice as MiniMind's generate does it: temperature, repetition
+// penalty, top-k, top-p, then sample (or argmax for greedy).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "random.h"
+
+namespace minimind {
+
+struct SamplingParams {
+  bool greedy = false;
+  float temperature = 0.85f;        // MiniMind's defaults
+  int64_t top_k = 50;               // 0 turns top-k off
+  float top_p = 0.85f;              // 1 turns top-p off
+  float repetition_penalty = 1.0f;  // 1 turns it off
+  uint64_t seed = 0;                // our own generator: same seed, same tokens, on every platform
+};
+
+// Throws std::invalid_argument naming a bad parameter.
+void validate_sampling(const SamplingParams& params);
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplingParams& params);
+
+  // logits: [V] of the last position (copied, not changed); seen: the ids so
+  // far (prompt + generated) for the repetition penalty.
+  int32_t next(const float* logits, int64_t vocab_size, const std::vector<int32_t>& seen);
+
+  // The distribution `next` samples from for these logits: [V], zeros
+  // outside top-k/top-p (what a page shows as next-token candidates).
+  std::vector<float> probabilities(const float* logits, int64_t vocab_size, const std::vector<int32_t>& seen) const;
+
+ private:
+  std::vector<float> filtered_logits(const float* logits, int64_t vocab_size, const std::vector<int32_t>& seen) const;
+
+  SamplingParams params_;
+  SplitMix64 rng_;
+};
+
+}  // namespace minimind

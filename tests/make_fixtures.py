@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Golden fixtures for the C++ MiniMind core, computed by a plain-PyTorch reference.
+
+What it makes (under tests/fixtures/):
+  <case>/config.json          Hugging Face style config (MiniMind key names).
+  <case>/model.safetensors    random weights, already rounded to the case's storage dtype.
+  <case>/expected.safetensors logits, per-layer attention weights, layer-0 stage traces and
+                              greedy-generation ids (tensor list in tests/fixtures/README.md).
+  random_init.json            first values and sums of the C++ seeded random initialisation
+                              (preset lab-a, seed 42), re-implemented here in numpy.
+
+The reference is written from /work/shared/MINIMIND.md (the spec) in plain torch ops, float32
+on CPU, one function per stage. Weights are drawn with a fixed torch seed per case and rounded
+to the storage dtype first, so the loader's widening to float32 is exact and the reference
+sees exactly the numbers the C++ side will see.
+
+Re-run from the repository root (deterministic, byte-identical output):
+    /usr/bin/python3 tests/make_fixtures.py
+Bump FORMAT_VERSION when the layout of the files changes.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import torch
+
+FORMAT_VERSION = 1
+GENERATOR = "tests/make_fixtures.py"
+FIXTURES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+BATCH, SEQ = 2, 6                 # input_ids: [B, T]
+GREEDY_PROMPT_LEN = 4             # greedy prompt = input_ids[0, :4]
+GREEDY_MAX_NEW_TOKENS = 8
+REPETITION_PENALTY = 1.3
+TEMPERATURE = 1.0
+BOS_ID, EOS_ID = 1, 2
+MAX_POSITION_EMBEDDINGS = 32768
+# MiniMind's fixed YaRN settings, switched on by config "inference_rope_scaling": true.
+YARN = {"beta_fast": 32, "beta_slow": 1, "factor": 16,
+        "original_max_position_embeddings": 2048, "attention_factor": 1.0}
+
+# ----------------------------------------------------------------------------- cases
+# Shape legend: T tokens, D hidden, H q heads, Hkv kv heads, Dh head_dim, R = H / Hkv,
+# F intermediate size, V vocab, L layers, E routed experts.
+# Seeds were picked (by scanning) so that: the repetition penalty changes the greedy ids in
+# every case; every MoE expert is chosen by some token in layer 0; greedy stops on eos in
+# gen2_dense (penalty run), gen3_moe (both runs) and gen2_moe (no-penalty run), while the
+# other runs go the full GREEDY_MAX_NEW_TOKENS.
+BASE = dict(D=32, L=2, V=64, tied=True, yarn=False, moe=None, mask=False)
+CASES = [
+    dict(BASE, name="gen3_dense", seed=101, gen=3, dtype="F32", H=4, Hkv=2, Dh=8, F=96,
+         eps=1e-6, theta=1e6, mask=True),
+    dict(BASE, name="gen2_dense", seed=108, gen=2, dtype="F16", H=4, Hkv=1, Dh=8, F=96,
+         eps=1e-5, theta=1e6),
+    dict(BASE, name="gen3_moe", seed=188, gen=3, dtype="BF16", H=4, Hkv=2, Dh=8, F=96,
+         eps=1e-6, theta=1e6, moe=dict(E=4, top_k=1, F=48, shared=0, norm=True)),
+    dict(BASE, name="gen2_moe", seed=139, gen=2, dtype="F16", H=4, Hkv=2, Dh=8, F=64,
+         eps=1e-5, theta=1e6, moe=dict(E=4, top_k=2, F=64, shared=1, norm=True)),
+    dict(BASE, name="untied_theta1e4", seed=103, gen=3, dtype="F32", H=4, Hkv=4, Dh=16, F=64,
+         eps=1e-6, theta=1e4, tied=False),
+    dict(BASE, name="gen3_yarn", seed=103, gen=3, dtype="F32", H=2, Hkv=1, Dh=16, F=96,
+         eps=1e-6, theta=1e6, yarn=True),
+]
+
+
+def hf_config(c):
+    """config.json dict with MiniMind's Hugging Face key names."""
+    cfg = {"hidden_size": c["D"], "num_hidden_layers": c["L"],
+           "num_attention_heads": c["H"], "num_key_value_heads": c["Hkv"]}
+    if c["gen"] == 3:                       # generation 2 derives head_dim = D / H
+        cfg["head_dim"] = c["Dh"]
+    cfg.update({"intermediate_size": c["F"], "vocab_size": c["V"],
+                "rms_norm_eps": c["eps"], "rope_theta": float(c["theta"]),
+                "max_position_embeddings": MAX_POSITION_EMBEDDINGS,
+                "tie_word_embeddings": c["tied"], "use_moe": c["moe"] is not None,
+                "hidden_act": "silu", "bos_token_id": BOS_ID, "eos_token_id": EOS_ID})
+    m = c["moe"]
+    if m and c["gen"] == 3:
+        cfg.update({"num_experts": m["E"], "num_experts_per_tok": m["top_k"],
+                    "moe_intermediate_size": m["F"], "norm_topk_prob": m["norm"]})
+    if m and c["gen"] == 2:
+        cfg.update({"n_routed_experts": m["E"], "n_shared_experts": m["shared"],
+                    "num_experts_per_tok": m["top_k"], "norm_topk_prob": m["norm"],
+                    "scoring_func": "softmax"})
+    if c["yarn"]:
+        cfg["inference_rope_scaling"] = True
+    return cfg
+
+
+def tensor_table(c):
+    """[(name, shape)] in model order: embed, per layer (attention, then FFN), norm, lm_head."""
+    D, H, Hkv, Dh, F = c["D"], c["H"], c["Hkv"], c["Dh"], c["F"]
+    table = [("model.embed_tokens.weight", [c["V"], D])]
+    for i in range(c["L"]):
+        p = f"model.layers.{i}."
+        table += [(p + "input_layernorm.weight", [D]),
+                  (p + "self_attn.q_proj.weight", [H * Dh, D]),
+                  (p + "self_attn.k_proj.weight", [Hkv * Dh, D]),
+                  (p + "self_attn.v_proj.weight", [Hkv * Dh, D]),
+                  (p + "self_attn.o_proj.weight", [D, H * Dh])]
+        if c["gen"] == 3:
+            table += [(p + "self_attn.q_norm.weight", [Dh]), (p + "self_attn.k_norm.weight", [Dh])]
+        table.append((p + "post_attention_layernorm.weight", [D]))
+        m = c["moe"]
+        experts = [("mlp.", F)] if m is None else \
+            [(f"mlp.experts.{e}.", m["F"]) for e in range(m["E"])] + \
+            [(f"mlp.shared_experts.{e}.", F) for e in range(m["shared"])]
+        if m is not None:
+            table.append((p + "mlp.gate.weight", [m["E"], D]))   # router
+        for prefix, f in experts:
+            table += [(p + prefix + "gate_proj.weight", [f, D]),
+                      (p + prefix + "up_proj.weight", [f, D]),
+                      (p + prefix + "down_proj.weight", [D, f])]
+    table.append(("model.norm.weight", [D]))
+    if not c["tied"]:
+        table.append(("lm_head.weight", [c["V"], D]))
+    return table
+
+
+TORCH_DTYPE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+
+def random_weights(c, gen):
+    """name -> float32 tensor, exactly representable in the case's storage dtype."""
+    weights = {}
+    for name, shape in tensor_table(c):
+        x = torch.randn(shape, generator=gen)
+        if name.endswith("norm.weight"):          # all RMSNorm weights: near 1, not 1
+            w = 1.0 + 0.2 * x
+        elif name in ("model.embed_tokens.weight", "lm_head.weight"):
+            w = x
+        else:                                     # linear [out, in]: std gain/sqrt(in)
+            # gain 2 (std 0.35 at in=32); generation 2 has no q/k norm to tame q.k, so its
+            # q/k projections use gain 1: attention then is neither uniform nor one-hot.
+            untamed_qk = c["gen"] == 2 and name.endswith(("q_proj.weight", "k_proj.weight"))
+            w = x * ((1.0 if untamed_qk else 2.0) / math.sqrt(shape[1]))
+        weights[name] = w.to(TORCH_DTYPE[c["dtype"]]).float()
+    return weights
+
+
+# ----------------------------------------------------------------------------- math
+def rmsnorm(x, w, eps):
+    # x: [..., n], w: [n]; RMS over the last dim, as MiniMind's RMSNorm.
+    return w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def rope_table(Dh, theta, yarn, end=MAX_POSITION_EMBEDDINGS):
+    """cos, sin: [end, Dh] for positions 0..end-1, built like MiniMind's precompute_freqs_cis."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, Dh, 2)[: Dh // 2].float() / Dh))  # [Dh/2]
+    attention_factor = 1.0
+    if yarn:
+        orig_max, factor = YARN["original_max_position_embeddings"], YARN["factor"]
+        attention_factor = YARN["attention_factor"]
+        if end / orig_max > 1.0:
+            def inv_dim(b):  # dimension index whose wavelength makes b turns in orig_max
+                return (Dh * math.log(orig_max / (b * 2 * math.pi))) / (2 * math.log(theta))
+            low = max(math.floor(inv_dim(YARN["beta_fast"])), 0)
+            high = min(math.ceil(inv_dim(YARN["beta_slow"])), Dh // 2 - 1)
+            ramp = torch.clamp((torch.arange(Dh // 2).float() - low) / max(high - low, 0.001), 0, 1)
+            inv_freq = inv_freq * (1 - ramp + ramp / factor)
+    angles = torch.outer(torch.arange(end).float(), inv_freq)                     # [end, Dh/2]
+    cos = torch.cat([torch.cos(angles), torch.cos(angles)], dim=-1) * attention_factor
+    sin = torch.cat([torch.sin(angles), torch.sin(angles)], dim=-1) * attention_factor
+    return cos, sin
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+
+
+def apply_rope(x, cos, sin):
+    # x: [B, T, heads, Dh]; cos, sin: [T, Dh] broadcast over batch and heads.
+    return x * cos[None, :, None, :] + rotate_half(x) * sin[None, :, None, :]
+
+
+def attention(a, lw, c, cos, sin, mask):
+    """a: [B, T, D] -> (o_proj output [B, T, D], softmax weights [B, H, T, T], stages)."""
+    B, T, _ = a.shape
+    H, Hkv, Dh = c["H"], c["Hkv"], c["Dh"]
+    q = (a @ lw["self_attn.q_proj.weight"].T).view(B, T, H, Dh)      # [B, T, H, Dh]
+    k = (a @ lw["self_attn.k_proj.weight"].T).view(B, T, Hkv, Dh)    # [B, T, Hkv, Dh]
+    v = (a @ lw["self_attn.v_proj.weight"].T).view(B, T, Hkv, Dh)    # [B, T, Hkv, Dh]
+    q_proj = q
+    if c["gen"] == 3:                                # q_norm / k_norm over Dh, before RoPE
+        q = rmsnorm(q, lw["self_attn.q_norm.weight"], c["eps"])
+        k = rmsnorm(k, lw["self_attn.k_norm.weight"], c["eps"])
+    q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+    R = H // Hkv                                     # repeat_kv: q head h uses kv head h // R
+    qh = q.transpose(1, 2)                                            # [B, H, T, Dh]
+    kh = k.repeat_interleave(R, dim=2).transpose(1, 2)                # [B, H, T, Dh]
+    vh = v.repeat_interleave(R, dim=2).transpose(1, 2)                # [B, H, T, Dh]
+    scores_raw = qh @ kh.transpose(-2, -1)                            # [B, H, T, T]
+    scores = scores_raw / math.sqrt(Dh)
+    scores = scores + torch.full((T, T), float("-inf")).triu(1)       # causal: key j > query i
+    if mask is not None:                             # padding: -1e9 added where the key is padding
+        scores = scores + (1.0 - mask[:, None, None, :].float()) * -1e9
+    probs = torch.softmax(scores.float(), dim=-1)                     # [B, H, T, T]
+    heads = probs @ vh                                                # [B, H, T, Dh]
+    out = heads.transpose(1, 2).reshape(B, T, H * Dh) @ lw["self_attn.o_proj.weight"].T
+    stages = {"q_proj": q_proj, "q_rope": q, "k_rope": k, "v_proj": v,
+              "scores_raw": scores_raw, "head_outputs": heads, "o_proj": out}
+    return out, probs, stages
+
+
+def swiglu(x, lw, prefix):
+    # x: [N, D] -> [N, D]; down(silu(x gate^T) * (x up^T)).
+    g = x @ lw[prefix + "gate_proj.weight"].T                         # [N, f]
+    u = x @ lw[prefix + "up_proj.weight"].T                           # [N, f]
+    return (torch.nn.functional.silu(g) * u) @ lw[prefix + "down_proj.weight"].T
+
+
+def ffn(b, lw, c):
+    """b: [B, T, D] -> (FFN output [B, T, D], router probabilities [B, T, E] or None)."""
+    m = c["moe"]
+    if m is None:
+        return swiglu(b, lw, "mlp."), None
+    x = b.reshape(-1, b.shape[-1])                                    # [N, D], N = B*T
+    probs = torch.softmax(x @ lw["mlp.gate.weight"].T, dim=-1)        # [N, E]
+    top_w, top_idx = torch.topk(probs, k=m["top_k"], dim=-1)          # [N, k]
+    renormalise = m["norm"] and (c["gen"] == 3 or m["top_k"] > 1)     # gen 2: only when k > 1
+    if renormalise:
+        top_w = top_w / (top_w.sum(dim=-1, keepdim=True) + 1e-20)
+    dense_w = torch.zeros_like(probs).scatter(1, top_idx, top_w)      # [N, E], 0 if not chosen
+    y = torch.zeros_like(x)
+    for e in range(m["E"]):                          # weighted sum, experts in ascending id
+        y = y + dense_w[:, e:e + 1] * swiglu(x, lw, f"mlp.experts.{e}.")
+    for e in range(m["shared"]):                     # gen 2 shared experts: always on, unweighted
+        y = y + swiglu(x, lw, f"mlp.shared_experts.{e}.")
+    return y.view(b.shape), probs.view(b.shape[0], b.shape[1], -1)
+
+
+def forward(weights, c, rope, ids, mask=None):
+    """ids: [B, T] int64 -> (logits [B, T, V], [attn weights [B, H, T, T]] per layer, layer-0 trace)."""
+    T = ids.shape[1]
+    cos, sin = rope[0][:T], rope[1][:T]              # positions 0..T-1 (left padding not shifted)
+    h = weights["model.embed_tokens.weight"][ids]                     # [B, T, D]
+    all_probs, trace = [], {}
+    for i in range(c["L"]):
+        lw = {n[len(f"model.layers.{i}."):]: w for n, w in weights.items()
+              if n.startswith(f"model.layers.{i}.")}
+        a = rmsnorm(h, lw["input_layernorm.weight"], c["eps"])
+        attn_out, probs, stages = attention(a, lw, c, cos, sin, mask)
+        h = h + attn_out
+        b = rmsnorm(h, lw["post_attention_layernorm.weight"], c["eps"])
+        ffn_out, router_probs = ffn(b, lw, c)
+        h = h + ffn_out                                               # [B, T, D]
+        all_probs.append(probs)
+        if i == 0:
+            trace = dict(stages, block_output=h)
+            if router_probs is not None:
+                trace["router_probs"] = router_probs
+    h = rmsnorm(h, weights["model.norm.weight"], c["eps"])
+    lm_head = weights["model.embed_tokens.weight" if c["tied"] else "lm_head.weight"]
+    return h @ lm_head.T, all_probs, trace
+
+
+def greedy(weights, c, rope, prompt, penalty):
+    """New token ids, recomputing the whole prefix each step (no cache); eos is kept."""
+    ids, new = list(prompt), []
+    for _ in range(GREEDY_MAX_NEW_TOKENS):
+        logits = forward(weights, c, rope, torch.tensor([ids]))[0][0, -1] / TEMPERATURE  # [V]
+        if penalty != 1.0:                           # on every id seen so far, prompt included
+            seen = torch.unique(torch.tensor(ids))
+            s = logits[seen]
+            logits[seen] = torch.where(s > 0, s / penalty, s * penalty)
+        token = int(torch.argmax(logits))
+        ids.append(token)
+        new.append(token)
+        if token == EOS_ID:
+            break
+    return new
+
+
+# ----------------------------------------------------------------------------- files
+def tensor_bytes(dtype, t):
+    """Little-endian bytes of a tensor stored as dtype ("F32", "F16", "BF16", "I32")."""
+    a = t.detach().cpu().numpy()
+    if dtype == "F32":
+        return a.astype("<f4").tobytes()
+    if dtype == "F16":
+        return a.astype("<f2").tobytes()
+    if dtype == "BF16":     # upper half of the float32 bits (value already bf16-rounded)
+        return (a.astype("<f4").view("<u4") >> 16).astype("<u2").tobytes()
+    if dtype == "I32":
+        return a.astype("<i4").tobytes()
+    raise ValueError(dtype)
+
+
+def write_safetensors(path, tensors, metadata):
+    """tensors: name -> (dtype, tensor). Data packed in sorted name order, no gaps."""
+    header, blobs, offset = {"__metadata__": metadata}, [], 0
+    for name in sorted(tensors):
+        dtype, t = tensors[name]
+        data = tensor_bytes(dtype, t)
+        header[name] = {"dtype": dtype, "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)                  # pad the header to a multiple of 8 bytes
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little"))
+        f.write(text)
+        for data in blobs:
+            f.write(data)
+
+
+def make_case(c):
+    torch.manual_seed(c["seed"])
+    gen = torch.Generator().manual_seed(c["seed"])
+    weights = random_weights(c, gen)
+    ids = torch.randint(3, c["V"], (BATCH, SEQ), generator=gen)       # [B, T], no bos/eos inside
+    mask = torch.tensor([[1] * SEQ, [0, 0] + [1] * (SEQ - 2)]) if c["mask"] else None
+    rope = rope_table(c["Dh"], c["theta"], c["yarn"])
+    logits, probs, trace = forward(weights, c, rope, ids, mask)
+    prompt = ids[0, :GREEDY_PROMPT_LEN].tolist()
+
+    expected = {"input_ids": ("I32", ids), "logits": ("F32", logits),
+                "greedy.prompt": ("I32", torch.tensor(prompt)),
+                "greedy.ids": ("I32", torch.tensor(greedy(weights, c, rope, prompt, 1.0))),
+                "greedy_penalty.ids": ("I32", torch.tensor(
+                    greedy(weights, c, rope, prompt, REPETITION_PENALTY)))}
+    if mask is not None:
+        expected["attention_mask"] = ("I32", mask)
+    for i, p in enumerate(probs):
+        expected[f"attn_weights.{i}"] = ("F32", p)
+    for stage, t in trace.items():
+        expected[f"trace.0.{stage}"] = ("F32", t.contiguous())
+
+    out = os.path.join(FIXTURES_DIR, c["name"])
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(hf_config(c), f, indent=2)
+        f.write("\n")
+    write_safetensors(os.path.join(out, "model.safetensors"),
+                      {n: (c["dtype"], w) for n, w in weights.items()}, {"format": "pt"})
+    write_safetensors(os.path.join(out, "expected.safetensors"), expected, {
+        "format_version": str(FORMAT_VERSION), "generator": GENERATOR, "case": c["name"],
+        "greedy_max_new_tokens": str(GREEDY_MAX_NEW_TOKENS),
+        "repetition_penalty": str(REPETITION_PENALTY)})
+
+
+# ----------------------------------------------------------------------------- random init
+MASK64 = 2**64 - 1
+
+
+def fnv1a64(text):
+    h = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x100000001B3) & MASK64
+    return h
+
+
+def splitmix64_draws(state, n):
+    """n outputs of SplitMix64 started at state, as Python ints."""
+    out = []
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def init_tensor(name, shape, seed):
+    """The C++ core's seeded initialisation of one tensor, as float32 [shape]."""
+    if name.endswith("norm.weight"):
+        return np.ones(shape, dtype=np.float32)
+    n = int(np.prod(shape))
+    draws = splitmix64_draws((seed & MASK64) ^ fnv1a64(name), n)
+    m = np.array([d >> 40 for d in draws], dtype=np.float32)         # 24 bits, exact
+    u = m * np.float32(2.0 ** -23) - np.float32(1.0)                  # exact, in [-1, 1)
+    if name == "model.embed_tokens.weight":
+        bound = np.float32(1.0)
+    else:                                                             # linear [out, in]
+        bound = np.float32(1.0) / np.sqrt(np.float32(shape[1]))
+    value = (u * bound).astype(np.float32)
+    return value.astype(np.float16).astype(np.float32).reshape(shape)  # round to f16 (RNE)
+
+
+LAB_A = dict(BASE, name="lab-a", gen=3, D=64, L=2, V=128, H=4, Hkv=2, Dh=16,
+             F=math.ceil(64 * math.pi / 64) * 64)
+
+
+def make_random_init(preset=LAB_A, seed=42):
+    tensors = {}
+    for name, shape in tensor_table(preset):
+        w = init_tensor(name, shape, seed)
+        # Values are multiples of 2^-24 with |w| <= 1, so the float64 sum is exact in any order.
+        tensors[name] = {"shape": shape, "first": [float(v) for v in w.reshape(-1)[:8]],
+                         "sum": math.fsum(float(v) for v in w.reshape(-1))}
+    head = json.dumps({"format_version": FORMAT_VERSION, "preset": preset["name"], "seed": seed})
+    rows = [f"  {json.dumps(n)}: {json.dumps(t)}" for n, t in tensors.items()]  # one line each
+    with open(os.path.join(FIXTURES_DIR, "random_init.json"), "w") as f:
+        f.write(head[:-1] + ', "tensors": {\n' + ",\n".join(rows) + "\n}}\n")
+
+
+def main():
+    torch.set_num_threads(1)                         # same summation order on every run
+    os.makedirs(FIXTURES_DIR, exist_ok=True)
+    for c in CASES:
+        make_case(c)
+    make_random_init()
+    print("wrote fixtures to", FIXTURES_DIR)
+
+
+if __name__ == "__main__":
+    main()
