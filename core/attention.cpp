@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "linear.h"
 #include "rmsnorm.h"
 #include "trace.h"
 
@@ -41,9 +42,9 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   const float eps = float(c.rms_norm_eps);
 
   // xq, xk, xv = q_proj(x), k_proj(x), v_proj(x)
-  Matrix q = a * w.q_proj.transpose();  // [T, H·Dh] = [T, H, Dh]
-  Matrix k = a * w.k_proj.transpose();  // [T, Hkv·Dh]
-  Matrix v = a * w.v_proj.transpose();  // [T, Hkv·Dh]
+  Matrix q = linear(a, w.q_proj);  // [T, H·Dh] = [T, H, Dh]
+  Matrix k = linear(a, w.k_proj);  // [T, Hkv·Dh]
+  Matrix v = linear(a, w.v_proj);  // [T, Hkv·Dh]
   record(target, stage::kQProj, {T, H, Dh}, q.data());
   record(target, stage::kKProj, {T, Hkv, Dh}, k.data());
   record(target, stage::kVProj, {T, Hkv, Dh}, v.data());
@@ -69,8 +70,6 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   cache.v.insert(cache.v.end(), v.data(), v.data() + v.size());
   const int64_t Tk = int64_t(cache.k.size()) / (Hkv * Dh);
   const int64_t P = Tk - T;
-  const ConstMatrixMap keys(cache.k.data(), Tk, Hkv * Dh);    // [Tk, Hkv·Dh]
-  const ConstMatrixMap values(cache.v.data(), Tk, Hkv * Dh);  // [Tk, Hkv·Dh]
 
   const bool keep_scores = wants(target, stage::kScoresRaw) || wants(target, stage::kScoresScaled) ||
                            wants(target, stage::kScoresMasked) || wants(target, stage::kAttnWeights);
@@ -88,10 +87,8 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   Matrix concat(T, H * Dh);  // [T, H·Dh]
   for (int64_t h = 0; h < H; ++h) {
     const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
-    const auto q_h = q.block(0, h * Dh, T, Dh);               // [T, Dh]
-    const auto k_h = keys.block(0, kv * Dh, Tk, Dh);          // [Tk, Dh]
-    const auto v_h = values.block(0, kv * Dh, Tk, Dh);        // [Tk, Dh]
-    Matrix s = q_h * k_h.transpose();                         // [T, Tk] = QKᵀ
+    Matrix s(T, Tk);  // [T, Tk] = QKᵀ: q[:, h] against k[:, kv]
+    linear_rows(q.data() + h * Dh, T, Dh, H * Dh, cache.k.data() + kv * Dh, Tk, Hkv * Dh, s.data(), Tk);
     const size_t offset = size_t(h * T * Tk);
     if (keep_scores) std::copy(s.data(), s.data() + s.size(), raw.begin() + offset);
     if (options.scale_scores) s /= scale;
@@ -107,9 +104,19 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
     if (keep_scores) std::copy(s.data(), s.data() + s.size(), masked.begin() + offset);
     for (int64_t i = 0; i < T; ++i) softmax_inplace(s.row(i).data(), Tk);
     if (keep_scores) std::copy(s.data(), s.data() + s.size(), weights.begin() + offset);
-    Matrix o_h = s * v_h;  // [T, Dh] = P·V
-    if (!head_outputs.empty()) std::copy(o_h.data(), o_h.data() + o_h.size(), head_outputs.begin() + h * T * Dh);
-    concat.block(0, h * Dh, T, Dh) = o_h;
+    // o[i] = Σ_j P[i, j]·v[j, kv], keys in order: the same sum for a row
+    // whether it is computed alone (decoding) or with the whole prefix.
+    for (int64_t i = 0; i < T; ++i) {
+      float* o = concat.row(i).data() + h * Dh;  // [Dh]
+      std::fill(o, o + Dh, 0.0f);
+      for (int64_t j = 0; j < Tk; ++j) {
+        const float p = s(i, j);
+        if (p == 0.0f) continue;  // masked keys add nothing
+        const float* v_j = cache.v.data() + j * Hkv * Dh + kv * Dh;
+        for (int64_t d = 0; d < Dh; ++d) o[d] += p * v_j[d];
+      }
+      if (!head_outputs.empty()) std::copy(o, o + Dh, head_outputs.begin() + (h * T + i) * Dh);
+    }
   }
   if (keep_scores) {
     record(target, stage::kScoresRaw, {H, T, Tk}, raw.data());
@@ -120,7 +127,7 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   if (!head_outputs.empty()) record(target, stage::kHeadOutputs, {H, T, Dh}, head_outputs.data());
   record(target, stage::kAttnConcat, {T, H * Dh}, concat.data());
 
-  Matrix out = concat * w.o_proj.transpose();  // [T, D]
+  Matrix out = linear(concat, w.o_proj);  // [T, D]
   record(target, stage::kOProj, {T, c.hidden_size}, out.data());
   return out;
 }

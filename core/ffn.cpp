@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "linear.h"
 #include "trace.h"
 
 namespace minimind {
@@ -10,8 +11,8 @@ float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 Matrix swiglu_ffn(const FfnWeights& w, const Matrix& b, const TraceTarget& target) {
   const int64_t T = b.rows(), F = w.gate_proj.rows();
-  Matrix gate = b * w.gate_proj.transpose();  // [T, F]
-  const Matrix up = b * w.up_proj.transpose();  // [T, F]
+  Matrix gate = linear(b, w.gate_proj);  // [T, F]
+  const Matrix up = linear(b, w.up_proj);  // [T, F]
   Trace* trace = target.trace;
   if (trace && trace->wants(target.layer, stage::kFfnGate)) {
     trace->put(target.layer, stage::kFfnGate, target.batch_index, {T, F}, gate.data());
@@ -23,7 +24,7 @@ Matrix swiglu_ffn(const FfnWeights& w, const Matrix& b, const TraceTarget& targe
   if (trace && trace->wants(target.layer, stage::kFfnAct)) {
     trace->put(target.layer, stage::kFfnAct, target.batch_index, {T, F}, gate.data());
   }
-  return gate * w.down_proj.transpose();  // [T, D]
+  return linear(gate, w.down_proj);  // [T, D]
 }
 
 }  // namespace minimind

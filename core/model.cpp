@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ffn.h"
+#include "linear.h"
 #include "moe.h"
 #include "rmsnorm.h"
 #include "safetensors.h"
@@ -115,7 +116,7 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
 
   h = rms_norm(h, weights_.norm, eps);
   record(trace, kModelLevel, stage::kFinalNorm, batch_index, h);
-  Matrix logits = h * weights_.output_head().transpose();  // [T, V]
+  Matrix logits = linear(h, weights_.output_head());  // [T, V]
   record(trace, kModelLevel, stage::kLogits, batch_index, logits);
   return logits;
 }

@@ -4,13 +4,14 @@
 #include <numeric>
 
 #include "ffn.h"
+#include "linear.h"
 #include "trace.h"
 
 namespace minimind {
 
 Matrix moe_ffn(const ModelConfig& c, const MoeWeights& w, const Matrix& b, const TraceTarget& target) {
   const int64_t T = b.rows(), E = c.num_experts, K = c.num_experts_per_tok;
-  Matrix probs = b * w.gate.transpose();  // [T, E] router logits, then softmax
+  Matrix probs = linear(b, w.gate);  // [T, E] router logits, then softmax
   for (int64_t t = 0; t < T; ++t) softmax_inplace(probs.row(t).data(), E);
 
   // torch.topk per token: the K largest probabilities (ties: lower index).
