@@ -8,3 +8,15 @@ if(MINIMIND_SANITIZE)
                                                   -fno-sanitize-recover=undefined)
   target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
 endif()
+
+if(EMSCRIPTEN)
+  # Wasm exceptions so C++ catch works and errors reach JS as messages.
+  target_compile_options(minimind_flags INTERFACE -fwasm-exceptions)
+  target_link_options(minimind_flags INTERFACE -fwasm-exceptions)
+  if(MINIMIND_WASM_SIMD)
+    target_compile_options(minimind_flags INTERFACE -msimd128)
+  endif()
+  # em++ needs acorn at -O1 and above; nodesource's node does not search
+  # Debian's module directory by itself.
+  set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+endif()

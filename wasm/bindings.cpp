@@ -1,0 +1,280 @@
+// embind bindings of the core: registration and conversion only, no math.
+// Every bound call runs inside guarded(): a C++ exception becomes a JS Error
+// carrying what() (thrown after the catch block has ended, so the C++ side
+// is fully unwound and the module stays usable).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "generation.h"
+#include "lab_record.h"
+#include "model.h"
+#include "presets.h"
+#include "safetensors.h"
+
+using emscripten::val;
+using nlohmann::json;
+
+namespace minimind::wasm {
+
+namespace {
+
+template <typename F>
+auto guarded(F&& body) -> decltype(body()) {
+  std::string message;
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the model or the text is too large for this browser tab";
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  val::global("Error").new_(val(message)).throw_();
+}
+
+template <typename T>
+val typed_copy(const T* data, size_t n) {
+  return val(emscripten::typed_memory_view(n, data)).call<val>("slice");
+}
+
+val shape_array(const Shape& shape) {
+  val out = val::array();
+  for (int64_t d : shape) out.call<void>("push", double(d));
+  return out;
+}
+
+// Trace tensors as [{layer, stage, shape, data: Float32Array}], layer -1 for
+// model-level stages.
+val trace_entries(const Trace& trace) {
+  val out = val::array();
+  for (const auto& [key, tensor] : trace.tensors()) {
+    val entry = val::object();
+    entry.set("layer", double(key.first));
+    entry.set("stage", key.second);
+    entry.set("shape", shape_array(tensor.shape));
+    entry.set("data", typed_copy(tensor.data.data(), tensor.data.size()));
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+
+// {"layers": [...], "stages": [...], "maxFloats": n} as the JS API writes it.
+TraceRequest parse_trace_request(const json& j) {
+  TraceRequest r;
+  if (j.contains("layers")) r.layers = j.at("layers").get<std::vector<int64_t>>();
+  if (j.contains("stages")) r.stages = j.at("stages").get<std::vector<std::string>>();
+  if (j.contains("maxFloats")) r.max_floats = j.at("maxFloats").get<int64_t>();
+  return r;
+}
+
+SamplingParams parse_sampling(const json& j) {
+  SamplingParams p;
+  p.greedy = j.value("greedy", p.greedy);
+  p.temperature = j.value("temperature", p.temperature);
+  p.top_k = j.value("topK", p.top_k);
+  p.top_p = j.value("topP", p.top_p);
+  p.repetition_penalty = j.value("repetitionPenalty", p.repetition_penalty);
+  p.seed = j.value("seed", p.seed);
+  return p;
+}
+
+std::vector<int32_t> to_ids(const val& typed) { return emscripten::convertJSArrayToNumberVector<int32_t>(typed); }
+
+json info_json(const Model& model) {
+  const ModelConfig& c = model.config();
+  json j = json::parse(config_to_json(c));
+  j["generation"] = c.generation;
+  j["derived"] = {
+      {"head_dim", c.head_dim},
+      {"n_rep", c.n_rep()},
+      {"q_proj", {c.q_dim(), c.hidden_size}},
+      {"k_proj", {c.kv_dim(), c.hidden_size}},
+      {"v_proj", {c.kv_dim(), c.hidden_size}},
+      {"o_proj", {c.hidden_size, c.q_dim()}},
+      {"intermediate_size", c.use_moe ? c.expert_intermediate_size() : c.intermediate_size},
+  };
+  j["parameters"] = c.parameter_count();
+  j["weight_bytes"] = c.weight_bytes();
+  return j;
+}
+
+}  // namespace
+
+class WasmGenerator;
+
+// One model instance owned by JS (call .delete() to free it).
+class WasmModel {
+ public:
+  explicit WasmModel(Model model) : model_(std::make_shared<const Model>(std::move(model))) {}
+
+  static WasmModel* from_preset(const std::string& name, double seed) {
+    return guarded([&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed))); });
+  }
+  static WasmModel* from_config(const std::string& config_json, double seed) {
+    return guarded([&] { return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed))); });
+  }
+  static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {
+    return guarded([&] {
+      const ModelConfig config = parse_config_json(config_json);
+      const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+      return new WasmModel(Model::from_safetensors(config, data.data(), data.size()));
+    });
+  }
+
+  std::string info() const {
+    return guarded([&] { return info_json(*model_).dump(); });
+  }
+
+  // ids: Int32Array [B·T]; mask: Int32Array [B·T] or empty; options JSON:
+  // {"trace": {...}, "causalMask": bool, "scaleScores": bool}.
+  val forward(const val& ids, int batch, const val& mask, const std::string& options_json) const {
+    return guarded([&] {
+      const json options = json::parse(options_json);
+      const std::vector<int32_t> flat = to_ids(ids), flat_mask = to_ids(mask);
+      if (batch <= 0 || flat.size() % size_t(batch) != 0) {
+        throw std::invalid_argument("ids do not split into " + std::to_string(batch) + " equal sequences");
+      }
+      const size_t T = flat.size() / size_t(batch);
+      std::vector<std::vector<int32_t>> rows, mask_rows;
+      for (size_t b = 0; b < size_t(batch); ++b) {
+        rows.emplace_back(flat.begin() + long(b * T), flat.begin() + long((b + 1) * T));
+        if (!flat_mask.empty()) mask_rows.emplace_back(flat_mask.begin() + long(b * T), flat_mask.begin() + long((b + 1) * T));
+      }
+      ForwardOptions forward_options;
+      forward_options.attention.causal_mask = options.value("causalMask", true);
+      forward_options.attention.scale_scores = options.value("scaleScores", true);
+      Trace trace(parse_trace_request(options.value("trace", json::object())), batch);
+      const Tensor logits = model_->forward_batch(rows, mask_rows, forward_options, &trace);
+      val out = val::object();
+      out.set("logits", typed_copy(logits.data.data(), logits.data.size()));
+      out.set("logitsShape", shape_array(logits.shape));
+      out.set("trace", trace_entries(trace));
+      return out;
+    });
+  }
+
+  WasmGenerator* generator(const val& prompt, const std::string& sampling_json, const std::string& trace_json) const;
+
+  const std::shared_ptr<const Model>& model() const { return model_; }
+
+ private:
+  std::shared_ptr<const Model> model_;
+};
+
+// Step-by-step generation with the KV cache; keeps its model alive.
+class WasmGenerator {
+ public:
+  WasmGenerator(std::shared_ptr<const Model> model, std::vector<int32_t> prompt, const SamplingParams& params,
+                const TraceRequest& prefill_request)
+      : model_(std::move(model)), prefill_trace_(prefill_request, 1) {
+    generator_ = std::make_unique<Generator>(*model_, std::move(prompt), params, &prefill_trace_);
+  }
+
+  val prefill_trace() const {
+    return guarded([&] { return trace_entries(prefill_trace_); });
+  }
+
+  // Chooses the next token and runs it through the model, tracing that
+  // one-token step: its attention rows are [1, H, 1, Tk].
+  val step(const std::string& trace_json) {
+    return guarded([&] {
+      Trace trace(parse_trace_request(json::parse(trace_json)), 1);
+      const std::vector<float> probabilities = generator_->next_probabilities();
+      const GenerationStep s = generator_->step(&trace);
+      val out = val::object();
+      out.set("token", s.token);
+      out.set("isEos", s.is_eos);
+      out.set("logits", typed_copy(s.logits.data(), s.logits.size()));
+      out.set("probabilities", typed_copy(probabilities.data(), probabilities.size()));
+      out.set("trace", trace_entries(trace));
+      return out;
+    });
+  }
+
+  val ids() const {
+    return guarded([&] { return typed_copy(generator_->ids().data(), generator_->ids().size()); });
+  }
+  bool finished() const { return generator_->finished(); }
+
+  std::string cache_info() const {
+    return guarded([&] {
+      const KVCache& cache = generator_->cache();
+      const ModelConfig& c = model_->config();
+      return json{{"tokens", cache.length()},
+                  {"layers", cache.num_layers()},
+                  {"shapePerLayer", {cache.length(), c.num_key_value_heads, c.head_dim}},
+                  {"bytes", cache.bytes()}}
+          .dump();
+    });
+  }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  Trace prefill_trace_;
+  std::unique_ptr<Generator> generator_;
+};
+
+WasmGenerator* WasmModel::generator(const val& prompt, const std::string& sampling_json,
+                                    const std::string& trace_json) const {
+  return guarded([&] {
+    return new WasmGenerator(model_, to_ids(prompt), parse_sampling(json::parse(sampling_json)),
+                             parse_trace_request(json::parse(trace_json)));
+  });
+}
+
+val preset_names_array() {
+  val out = val::array();
+  for (const std::string& name : preset_names()) out.call<void>("push", name);
+  return out;
+}
+
+std::string preset_config_json(const std::string& name) {
+  return guarded([&] { return config_to_json(preset_config(name)); });
+}
+
+// Every problem of a config.json text (empty array when usable).
+val config_problems(const std::string& config_json) {
+  return guarded([&] {
+    val out = val::array();
+    try {
+      parse_config_json(config_json);
+    } catch (const ConfigError& e) {
+      for (const std::string& p : e.problems()) out.call<void>("push", p);
+    }
+    return out;
+  });
+}
+
+std::string lab_record(const std::string& preset, double seed) {
+  return guarded([&] { return lesson11_lab_record(preset, uint64_t(seed)); });
+}
+
+std::string stage_names_json() { return json(all_stage_names()).dump(); }
+
+}  // namespace minimind::wasm
+
+EMSCRIPTEN_BINDINGS(minimind) {
+  using namespace minimind::wasm;
+  emscripten::class_<WasmModel>("NativeModel")
+      .class_function("fromPreset", &WasmModel::from_preset, emscripten::allow_raw_pointers())
+      .class_function("fromConfig", &WasmModel::from_config, emscripten::allow_raw_pointers())
+      .class_function("fromSafetensors", &WasmModel::from_safetensors, emscripten::allow_raw_pointers())
+      .function("info", &WasmModel::info)
+      .function("forward", &WasmModel::forward)
+      .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers());
+  emscripten::class_<WasmGenerator>("NativeGenerator")
+      .function("step", &WasmGenerator::step)
+      .function("prefillTrace", &WasmGenerator::prefill_trace)
+      .function("ids", &WasmGenerator::ids)
+      .function("finished", &WasmGenerator::finished)
+      .function("cacheInfo", &WasmGenerator::cache_info);
+  emscripten::function("presetNames", &preset_names_array);
+  emscripten::function("presetConfig", &preset_config_json);
+  emscripten::function("configProblems", &config_problems);
+  emscripten::function("labRecord", &lab_record);
+  emscripten::function("stageNames", &stage_names_json);
+}
