@@ -9,7 +9,7 @@ What it makes (under tests/fixtures/):
   random_init.json            first values and sums of the C++ seeded random initialisation
                               (preset lab-a, seed 42), re-implemented here in numpy.
 
-The reference is written from /work/shared/MINIMIND.md (the spec) in plain torch ops, float32
+The reference is written from the MiniMind spec (MINIMIND.md) in plain torch ops, float32
 on CPU, one function per stage. Weights are drawn with a fixed torch seed per case and rounded
 to the storage dtype first, so the loader's widening to float32 is exact and the reference
 sees exactly the numbers the C++ side will see.

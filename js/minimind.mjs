@@ -1,0 +1,338 @@
+// The JavaScript API of MiniMind Playground: the one file that owns the
+// WebAssembly instance. Works in browsers and in Node 18+ alike.
+//
+//   import { loadMiniMind } from './js/minimind.mjs';
+//   const mm = await loadMiniMind();
+//   const model = mm.createModel({ preset: 'lab-a', seed: 0 });
+//   const { logits, trace } = model.forward([3, 4, 5], { trace: { layers: [0], stages: ['attn_weights'] } });
+//   model.dispose();
+//
+// embind coerces silently (1.5 becomes 1, "7" becomes 7), so every public
+// function checks its arguments here and throws TypeError/RangeError first.
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+const instances = new Map(); // variant -> Promise<MiniMind>
+
+/**
+ * Loads (once per variant) and returns the module.
+ * @param {{variant?: 'simd'|'scalar', moduleUrl?: string|URL, wasmBinary?: Uint8Array}} [options]
+ */
+export function loadMiniMind(options = {}) {
+  const variant = options.variant ?? 'simd';
+  if (variant !== 'simd' && variant !== 'scalar') throw new RangeError(`variant must be "simd" or "scalar", got ${String(variant)}`);
+  const key = options.moduleUrl ? String(options.moduleUrl) : variant;
+  if (!instances.has(key)) {
+    const loading = instantiate(variant, options).catch((error) => {
+      instances.delete(key); // a failed load can be retried
+      throw error;
+    });
+    instances.set(key, loading);
+  }
+  return instances.get(key);
+}
+
+async function instantiate(variant, options) {
+  const baseName = variant === 'simd' ? 'minimind' : 'minimind-scalar';
+  const moduleUrl = options.moduleUrl ? new URL(options.moduleUrl, import.meta.url) : new URL(`../dist/wasm/${baseName}.mjs`, import.meta.url);
+  const moduleOptions = {};
+  if (options.wasmBinary) {
+    moduleOptions.wasmBinary = options.wasmBinary;
+  } else if (isNode) {
+    // Emscripten 3.1.6's ES module cannot fetch a file: URL under Node; hand it the bytes.
+    const { readFile } = await import('node:fs/promises');
+    const wasmUrl = new URL(moduleUrl.href.replace(/\.mjs$/, '.wasm'));
+    try {
+      moduleOptions.wasmBinary = await readFile(wasmUrl);
+    } catch (error) {
+      throw new Error(`the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "npm run build:wasm"`, { cause: error });
+    }
+  }
+  let factory;
+  try {
+    factory = (await import(moduleUrl.href)).default;
+  } catch (error) {
+    throw new Error(`cannot load the WebAssembly module from ${moduleUrl.href}: ${error.message}`, { cause: error });
+  }
+  return new MiniMind(await factory(moduleOptions), variant);
+}
+
+// ---------------------------------------------------------------- argument checks
+
+function checkInteger(value, name, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+  if (value < min || value > max) throw new RangeError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function checkNumber(value, name) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name} must be a finite number, got ${describe(value)}`);
+  return value;
+}
+
+function checkString(value, name) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value === 'object' ? `an object (${value.constructor?.name ?? 'Object'})` : `${typeof value} ${String(value)}`;
+}
+
+// ids: number[] or Int32Array, each an integer id (the core checks the vocabulary).
+function toIdArray(ids, name) {
+  if (!(ids instanceof Int32Array) && !Array.isArray(ids)) throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(ids)}`);
+  if (ids.length === 0) throw new RangeError(`${name} is empty: give at least one token id`);
+  const out = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; i += 1) out[i] = checkInteger(ids[i], `${name}[${i}]`, -(2 ** 31), 2 ** 31 - 1);
+  return out;
+}
+
+function toBytes(value, name) {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`${name} must be a Uint8Array or an ArrayBuffer, got ${describe(value)}`);
+}
+
+function configText(config, name) {
+  if (typeof config === 'string') return config;
+  if (config && typeof config === 'object' && !Array.isArray(config)) return JSON.stringify(config);
+  throw new TypeError(`${name} must be config.json text or an object, got ${describe(config)}`);
+}
+
+function traceRequest(trace, numLayers) {
+  if (trace === undefined || trace === null || trace === false) return {};
+  if (trace === true) return { layers: [...Array(numLayers).keys()] };
+  if (typeof trace !== 'object' || Array.isArray(trace)) throw new TypeError(`trace must be true or {layers, stages}, got ${describe(trace)}`);
+  const request = {};
+  if (trace.layers !== undefined) {
+    if (trace.layers === 'all') request.layers = [...Array(numLayers).keys()];
+    else if (!Array.isArray(trace.layers)) throw new TypeError(`trace.layers must be an array of layer indices or "all", got ${describe(trace.layers)}`);
+    else request.layers = trace.layers.map((l, i) => checkInteger(l, `trace.layers[${i}]`, 0, 1 << 20));
+  } else {
+    request.layers = [...Array(numLayers).keys()];
+  }
+  if (trace.stages !== undefined) {
+    if (!Array.isArray(trace.stages)) throw new TypeError(`trace.stages must be an array of stage names, got ${describe(trace.stages)}`);
+    request.stages = trace.stages.map((s, i) => checkString(s, `trace.stages[${i}]`));
+  }
+  if (trace.maxFloats !== undefined) request.maxFloats = checkInteger(trace.maxFloats, 'trace.maxFloats', 1);
+  return request;
+}
+
+function samplingOptions(sampling = {}) {
+  if (typeof sampling !== 'object' || sampling === null || Array.isArray(sampling)) throw new TypeError(`sampling must be an object, got ${describe(sampling)}`);
+  const out = {};
+  if (sampling.greedy !== undefined) {
+    if (typeof sampling.greedy !== 'boolean') throw new TypeError(`sampling.greedy must be true or false, got ${describe(sampling.greedy)}`);
+    out.greedy = sampling.greedy;
+  }
+  if (sampling.temperature !== undefined) out.temperature = checkNumber(sampling.temperature, 'sampling.temperature');
+  if (sampling.topK !== undefined) out.topK = checkInteger(sampling.topK, 'sampling.topK', 0, 1 << 24);
+  if (sampling.topP !== undefined) out.topP = checkNumber(sampling.topP, 'sampling.topP');
+  if (sampling.repetitionPenalty !== undefined) out.repetitionPenalty = checkNumber(sampling.repetitionPenalty, 'sampling.repetitionPenalty');
+  if (sampling.seed !== undefined) out.seed = checkInteger(sampling.seed, 'sampling.seed');
+  return out;
+}
+
+// Trace entries from C++ as [{layer, stage, shape, data}], plus a lookup.
+function traceResult(entries) {
+  const list = [];
+  for (let i = 0; i < entries.length; i += 1) list.push(entries[i]);
+  return Object.assign(list, {
+    get(layer, stage) {
+      return list.find((e) => e.layer === layer && e.stage === stage);
+    },
+  });
+}
+
+// ---------------------------------------------------------------- classes
+
+/** The loaded module: presets, configs, model construction. */
+export class MiniMind {
+  #native;
+
+  constructor(native, variant) {
+    this.#native = native;
+    /** 'simd' or 'scalar' */
+    this.variant = variant;
+    /** Every trace stage name, in pipeline order. */
+    this.stages = JSON.parse(native.stageNames());
+  }
+
+  /** @returns {string[]} */
+  presets() {
+    return [...this.#native.presetNames()];
+  }
+
+  /** The config of a preset, with Hugging Face key names. */
+  presetConfig(name) {
+    return JSON.parse(this.#native.presetConfig(checkString(name, 'preset')));
+  }
+
+  /** Every problem of a config (config.json text or object); [] when usable. */
+  configProblems(config) {
+    return [...this.#native.configProblems(configText(config, 'config'))];
+  }
+
+  /** Lesson 11's lab record lines, computed by the module. */
+  labRecord(preset = 'lab-a', seed = 0) {
+    return this.#native.labRecord(checkString(preset, 'preset'), checkInteger(seed, 'seed'));
+  }
+
+  /**
+   * A model with seeded random weights, from a preset or a config.
+   * @param {{preset?: string, config?: object|string, seed?: number}} spec
+   */
+  createModel(spec = {}) {
+    const seed = checkInteger(spec.seed ?? 0, 'seed');
+    if (spec.preset !== undefined && spec.config !== undefined) throw new TypeError('give either preset or config, not both');
+    if (spec.config !== undefined) return new Model(this.#native.NativeModel.fromConfig(configText(spec.config, 'config'), seed));
+    return new Model(this.#native.NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed));
+  }
+
+  /**
+   * A model from MiniMind files: config.json (text or object) and the bytes
+   * of model.safetensors (F32, F16 or BF16).
+   */
+  loadModel({ config, weights } = {}) {
+    return new Model(this.#native.NativeModel.fromSafetensors(configText(config, 'config'), toBytes(weights, 'weights')));
+  }
+}
+
+/** One model in Wasm memory. Call dispose() when done. */
+export class Model {
+  #native;
+  #info;
+
+  constructor(native) {
+    this.#native = native;
+    this.#info = JSON.parse(native.info());
+  }
+
+  #live() {
+    if (!this.#native) throw new Error('this model was disposed');
+    return this.#native;
+  }
+
+  /** Config, derived shapes, parameter count and bytes. */
+  info() {
+    this.#live();
+    return structuredClone(this.#info);
+  }
+
+  /**
+   * Runs the model. ids: one sequence (number[] | Int32Array) or a batch of
+   * equal-length sequences. Returns logits {shape: [B, T, V], data} and the
+   * requested trace stages, each {layer, stage, shape, data}; batch-first.
+   */
+  forward(ids, options = {}) {
+    const native = this.#live();
+    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+    const batch = Array.isArray(ids) && ids.length > 0 && (Array.isArray(ids[0]) || ids[0] instanceof Int32Array) ? ids : [ids];
+    const rows = batch.map((row, b) => toIdArray(row, batch.length > 1 ? `ids[${b}]` : 'ids'));
+    const T = rows[0].length;
+    rows.forEach((row, b) => {
+      if (row.length !== T) throw new RangeError(`every sequence of a batch needs the same length: ids[${b}] has ${row.length}, ids[0] has ${T}`);
+    });
+    const flat = new Int32Array(rows.length * T);
+    rows.forEach((row, b) => flat.set(row, b * T));
+    let mask = new Int32Array(0);
+    if (options.attentionMask !== undefined) {
+      const maskRows = rows.length === 1 && !Array.isArray(options.attentionMask[0]) && !(options.attentionMask[0] instanceof Int32Array) ? [options.attentionMask] : options.attentionMask;
+      if (!Array.isArray(maskRows) || maskRows.length !== rows.length) throw new RangeError('attentionMask needs one row per sequence');
+      mask = new Int32Array(flat.length);
+      maskRows.forEach((row, b) => {
+        const checked = toIdArray(row, `attentionMask[${b}]`);
+        if (checked.length !== T) throw new RangeError(`attentionMask[${b}] has ${checked.length} entries, the sequence ${T}`);
+        checked.forEach((v, i) => {
+          if (v !== 0 && v !== 1) throw new RangeError(`attentionMask values must be 0 or 1, got ${v}`);
+          mask[b * T + i] = v;
+        });
+      });
+    }
+    for (const flag of ['causalMask', 'scaleScores']) {
+      if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
+    }
+    const request = {
+      trace: traceRequest(options.trace, this.#info.num_hidden_layers),
+      causalMask: options.causalMask ?? true,
+      scaleScores: options.scaleScores ?? true,
+    };
+    const out = native.forward(flat, rows.length, mask, JSON.stringify(request));
+    return { logits: { shape: [...out.logitsShape], data: out.logits }, trace: traceResult(out.trace) };
+  }
+
+  /**
+   * Step-by-step generation with the KV cache. The prompt is prefilled now;
+   * each step() then returns one token with its attention rows.
+   * @param {number[]|Int32Array} prompt
+   * @param {{greedy?: boolean, temperature?: number, topK?: number, topP?: number, repetitionPenalty?: number, seed?: number}} [sampling]
+   * @param {{prefillTrace?: boolean|{layers?: number[]|'all', stages?: string[]}}} [options]
+   */
+  generator(prompt, sampling = {}, options = {}) {
+    const native = this.#live();
+    const request = traceRequest(options.prefillTrace, this.#info.num_hidden_layers);
+    return new Generator(native.generator(toIdArray(prompt, 'prompt'), JSON.stringify(samplingOptions(sampling)), JSON.stringify(request)), this.#info);
+  }
+
+  /** Frees the model's Wasm memory. Generators made from it stay usable. */
+  dispose() {
+    if (this.#native) this.#native.delete();
+    this.#native = null;
+  }
+}
+
+/** Generation in progress; each step feeds one token through the cache. */
+export class Generator {
+  #native;
+  #info;
+
+  constructor(native, info) {
+    this.#native = native;
+    this.#info = info;
+    /** Trace of the prompt's prefill (when asked for). */
+    this.prefillTrace = traceResult(native.prefillTrace());
+  }
+
+  #live() {
+    if (!this.#native) throw new Error('this generator was disposed');
+    return this.#native;
+  }
+
+  /**
+   * Picks the next token. Returns {token, isEos, logits, probabilities, trace}
+   * where trace holds the new token's attention rows ([1, H, 1, Tk] per layer
+   * by default).
+   */
+  step(options = {}) {
+    const native = this.#live();
+    if (native.finished()) throw new Error('generation already ended with the end-of-sequence token');
+    const trace = options.trace === undefined ? { layers: 'all', stages: ['attn_weights'] } : options.trace;
+    const out = native.step(JSON.stringify(traceRequest(trace, this.#info.num_hidden_layers)));
+    return { token: out.token, isEos: out.isEos, logits: out.logits, probabilities: out.probabilities, trace: traceResult(out.trace) };
+  }
+
+  /** Prompt + generated ids. */
+  get ids() {
+    return [...this.#live().ids()];
+  }
+
+  get finished() {
+    return this.#live().finished();
+  }
+
+  /** {tokens, layers, shapePerLayer: [tokens, Hkv, Dh], bytes} */
+  get cache() {
+    return JSON.parse(this.#live().cacheInfo());
+  }
+
+  dispose() {
+    if (this.#native) this.#native.delete();
+    this.#native = null;
+  }
+}

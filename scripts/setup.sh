@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what building and testing need, only what is missing, on
+# Debian/Ubuntu (apt-get as root, or through sudo), then the npm packages.
+# Safe to run again: a complete machine installs nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+have_command() { command -v "$1" >/dev/null 2>&1; }
+have_file() { [ -e "$1" ]; }
+
+have_command cmake || missing+=(cmake)
+have_command make || missing+=(make)
+have_command g++ || missing+=(g++)
+have_command clang-format || missing+=(clang-format)
+have_file /usr/include/eigen3/Eigen/Core || missing+=(libeigen3-dev)
+have_file /usr/include/catch2/catch.hpp || missing+=(catch2)
+have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt_get=(apt-get)
+  elif have_command sudo; then
+    apt_get=(sudo apt-get)
+  else
+    echo "setup: missing ${missing[*]}; run as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${apt_get[@]}" -o DPkg::Lock::Timeout=600 update -qq
+  "${apt_get[@]}" -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ -f package-lock.json ] && [ ! -d node_modules ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,166 @@
+// The JS API over the Wasm module: invariants, cached generation, argument
+// checks (embind would coerce silently), errors that leave the module usable.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { loadMiniMind } from '../../js/minimind.mjs';
+
+const mm = await loadMiniMind();
+
+function matrix(entry, batch, head) {
+  // entry: [B, H, T, Tk] -> rows of one head
+  const [, H, T, Tk] = entry.shape;
+  const base = (batch * H + head) * T * Tk;
+  return Array.from({ length: T }, (_, i) => entry.data.subarray(base + i * Tk, base + (i + 1) * Tk));
+}
+
+test('loading twice returns the same module instance', async () => {
+  assert.equal(await loadMiniMind(), mm);
+});
+
+test('attention rows sum to 1 and the upper triangle is exactly 0 (lab-a, lab-b)', () => {
+  for (const preset of ['lab-a', 'lab-b']) {
+    const model = mm.createModel({ preset, seed: 4 });
+    const { trace } = model.forward([3, 9, 27, 81, 100, 7, 7], { trace: { layers: 'all', stages: ['attn_weights'] } });
+    assert.equal(trace.length, 2);
+    for (const entry of trace) {
+      for (let h = 0; h < entry.shape[1]; h += 1) {
+        matrix(entry, 0, h).forEach((row, i) => {
+          const sum = row.reduce((a, b) => a + b, 0);
+          assert.ok(Math.abs(sum - 1) < 1e-6, `${preset} layer ${entry.layer} head ${h} row ${i} sums to ${sum}`);
+          for (let j = i + 1; j < row.length; j += 1) assert.equal(row[j], 0);
+        });
+      }
+    }
+    model.dispose();
+  }
+});
+
+test('lesson 11 shapes come out of the trace: k_proj (2, 5, 32), scores (2, 4, 5, 5)', () => {
+  const model = mm.createModel({ preset: 'lab-a' });
+  const { trace } = model.forward(
+    [
+      [3, 4, 5, 6, 7],
+      [8, 9, 10, 11, 12],
+    ],
+    { trace: { layers: [0], stages: ['attn_norm', 'k_proj', 'scores_scaled'] } },
+  );
+  assert.deepEqual(trace.get(0, 'attn_norm').shape, [2, 5, 64]);
+  assert.deepEqual(trace.get(0, 'k_proj').shape, [2, 5, 2, 16]); // (2, 5, 32) viewed per kv head
+  assert.deepEqual(trace.get(0, 'scores_scaled').shape, [2, 4, 5, 5]);
+  assert.equal(trace.get(1, 'k_proj'), undefined);
+  model.dispose();
+  assert.match(mm.labRecord('lab-b'), /^xk after repeat shape=\(2, 5, 6, 16\)$/m);
+});
+
+test('the toggles change what they should: no mask leaks the future, no scaling sharpens softmax', () => {
+  const model = mm.createModel({ preset: 'lab-a', seed: 1 });
+  const ids = [5, 6, 7, 8, 9, 10];
+  const stages = { layers: [0], stages: ['attn_weights', 'scores_raw', 'scores_scaled'] };
+  const normal = model.forward(ids, { trace: stages }).trace;
+  const leaked = model.forward(ids, { trace: stages, causalMask: false }).trace;
+  const future = matrix(leaked.get(0, 'attn_weights'), 0, 0).reduce((sum, row, i) => sum + row.slice(i + 1).reduce((a, b) => a + b, 0), 0);
+  assert.ok(future > 0.1, `future mass ${future}`);
+  const unscaled = model.forward(ids, { trace: stages, scaleScores: false }).trace;
+  assert.deepEqual(Array.from(unscaled.get(0, 'scores_scaled').data), Array.from(normal.get(0, 'scores_raw').data));
+  const peak = (t) => Math.max(...matrix(t.get(0, 'attn_weights'), 0, 0)[5]);
+  assert.ok(peak(unscaled) > peak(normal), 'without ÷√d the largest weight of a row grows');
+  model.dispose();
+});
+
+test('step-by-step generation: each step returns the new token attention row, equal to recomputation', () => {
+  const model = mm.createModel({ preset: 'lab-b', seed: 2 });
+  const generator = model.generator([3, 4, 5, 6], { greedy: true }, { prefillTrace: { stages: ['attn_weights'] } });
+  assert.deepEqual(generator.prefillTrace.get(0, 'attn_weights').shape, [1, 6, 4, 4]);
+  for (let step = 0; step < 5; step += 1) {
+    const before = generator.ids;
+    const out = generator.step();
+    const full = model.forward([...before, out.token], { trace: { layers: 'all', stages: ['attn_weights'] } });
+    for (const layer of [0, 1]) {
+      const row = out.trace.get(layer, 'attn_weights'); // [1, H, 1, Tk]
+      const Tk = before.length + 1;
+      assert.deepEqual(row.shape, [1, 6, 1, Tk]);
+      const fullMatrix = full.trace.get(layer, 'attn_weights');
+      for (let h = 0; h < 6; h += 1) {
+        assert.deepEqual(Array.from(row.data.subarray(h * Tk, (h + 1) * Tk)), Array.from(matrix(fullMatrix, 0, h)[Tk - 1]));
+      }
+    }
+    // Greedy: the token is the argmax of the logits it was chosen from.
+    assert.equal(out.token, out.logits.indexOf(Math.max(...out.logits)));
+    assert.ok(Math.abs(out.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  }
+  const cache = generator.cache;
+  assert.deepEqual(cache.shapePerLayer, [9, 3, 16]);
+  assert.equal(cache.bytes, 2 * 9 * 3 * 16 * 4 * 2);
+  generator.dispose();
+  model.dispose();
+});
+
+test('sampling is reproducible from its seed', () => {
+  const model = mm.createModel({ preset: 'lab-a', seed: 3 });
+  const run = (seed) => {
+    // Random tied weights make the current token dominate; a high
+    // temperature spreads the distribution so that seeds matter.
+    const g = model.generator([3, 4], { temperature: 20.0, topK: 40, topP: 0.99, seed });
+    const out = Array.from({ length: 12 }, () => g.step({ trace: false }).token);
+    g.dispose();
+    return out;
+  };
+  assert.deepEqual(run(7), run(7));
+  assert.notDeepEqual(run(7), run(8));
+  model.dispose();
+});
+
+test('arguments are checked in JS, not coerced by embind', () => {
+  const model = mm.createModel({ preset: 'lab-a' });
+  assert.throws(() => model.forward([1, 2.5]), { name: 'TypeError', message: /ids\[1\] must be an integer/ });
+  assert.throws(() => model.forward(['7']), { name: 'TypeError', message: /ids\[0\] must be an integer, got "7"/ });
+  assert.throws(() => model.forward([]), { name: 'RangeError', message: /empty/ });
+  assert.throws(() => model.forward('1 2 3'), { name: 'TypeError' });
+  assert.throws(() => model.forward([[1, 2], [3]]), { name: 'RangeError', message: /same length/ });
+  assert.throws(() => model.forward([1], { trace: { layers: [0.5] } }), { name: 'TypeError' });
+  assert.throws(() => model.forward([1], { causalMask: 'no' }), { name: 'TypeError' });
+  assert.throws(() => mm.createModel({ preset: 'lab-a', seed: -1 }), { name: 'RangeError' });
+  assert.throws(() => mm.createModel({ preset: 'lab-a', seed: 1.5 }), { name: 'TypeError' });
+  assert.throws(() => model.generator([1], { temperature: '0.5' }), { name: 'TypeError' });
+  assert.throws(() => mm.loadModel({ config: '{}', weights: 'not bytes' }), { name: 'TypeError' });
+  model.dispose();
+});
+
+test('C++ errors arrive as Error with the message, and the module keeps working', () => {
+  const model = mm.createModel({ preset: 'lab-a' });
+  assert.throws(() => mm.createModel({ preset: 'gpt-5' }), { name: 'Error', message: /unknown preset "gpt-5"; known presets: lab-a/ });
+  assert.throws(() => mm.createModel({ config: { hidden_size: 100, num_attention_heads: 8 } }), /hidden_size 100 is not divisible by num_attention_heads 8/);
+  assert.throws(() => mm.createModel({ config: '{"hidden_size": ' }), /config.json is not valid JSON/);
+  assert.throws(() => mm.createModel({ config: { hidden_size: 4096, num_hidden_layers: 1000, vocab_size: 6400 } }), /over the 2 GiB limit/);
+  assert.throws(() => mm.loadModel({ config: mm.presetConfig('lab-a'), weights: new Uint8Array([1, 2, 3]) }), /file is 3 bytes/);
+  assert.throws(() => mm.loadModel({ config: mm.presetConfig('lab-a'), weights: new Uint8Array(16).fill(255) }), /header length/);
+  assert.throws(() => model.forward([1, 2, 128]), /token id 128 at position 2 is outside the vocabulary/);
+  assert.throws(() => model.forward([1], { trace: { layers: [5] } }), /trace layer 5 is out of range/);
+  assert.throws(() => model.forward([1], { trace: { stages: ['attention'] } }), /unknown trace stage "attention"/);
+  assert.throws(() => model.forward(Array(200).fill(3), { trace: { maxFloats: 1000 } }), /trace would hold more than/);
+  assert.throws(() => model.generator([1], { temperature: 0 }), /temperature must be a positive number/);
+  assert.deepEqual(mm.configProblems({ hidden_size: 64, num_attention_heads: 6, num_key_value_heads: 4 }), [
+    'num_attention_heads 6 is not a multiple of num_key_value_heads 4 (each kv head must serve the same number of q heads)',
+    'hidden_size 64 is not divisible by num_attention_heads 6 (head_dim = hidden_size / num_attention_heads)',
+  ]);
+  // Still usable, same numbers as before the errors.
+  const { logits } = model.forward([1, 2, 3]);
+  const again = mm.createModel({ preset: 'lab-a' }).forward([1, 2, 3]).logits;
+  assert.deepEqual(Array.from(logits.data), Array.from(again.data));
+  model.dispose();
+});
+
+test('info reports config, derived shapes, parameters and bytes', () => {
+  const model = mm.createModel({ preset: 'minimind2-small' });
+  const info = model.info();
+  assert.equal(info.hidden_size, 512);
+  assert.equal(info.use_qk_norm, false);
+  assert.deepEqual(info.derived.k_proj, [128, 512]);
+  assert.equal(info.derived.n_rep, 4);
+  assert.ok(info.parameters > 25e6 && info.parameters < 27e6, `${info.parameters}`);
+  assert.equal(info.weight_bytes, info.parameters * 4);
+  model.dispose();
+  assert.throws(() => model.info(), /disposed/);
+  assert.throws(() => model.forward([1]), /disposed/);
+});

@@ -1,0 +1,57 @@
+// Shared helpers of the Node tests: fixture access and float comparison.
+import { readFileSync } from 'node:fs';
+
+export const FIXTURES = new URL('../fixtures/', import.meta.url);
+export const GOLDEN_CASES = ['gen3_dense', 'gen2_dense', 'gen3_moe', 'gen2_moe', 'untied_theta1e4', 'gen3_yarn'];
+export const FIXTURE_FORMAT_VERSION = '1';
+
+// A minimal safetensors reader for the expected-value files (F32 and I32).
+export function readSafetensors(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+  const dataStart = bytes.byteOffset + 8 + headerLength;
+  const tensors = {};
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [begin, end] = entry.data_offsets;
+    const copy = bytes.buffer.slice(dataStart + begin, dataStart + end);
+    const data = entry.dtype === 'I32' ? new Int32Array(copy) : new Float32Array(copy);
+    tensors[name] = { shape: entry.shape, data };
+  }
+  return { metadata: header.__metadata__ ?? {}, tensors };
+}
+
+export function loadCase(name) {
+  const dir = new URL(`${name}/`, FIXTURES);
+  const expected = readSafetensors(readFileSync(new URL('expected.safetensors', dir)));
+  if (expected.metadata.format_version !== FIXTURE_FORMAT_VERSION) {
+    throw new Error(`${name}: fixture format_version ${expected.metadata.format_version}; re-run /usr/bin/python3 tests/make_fixtures.py`);
+  }
+  return {
+    dir,
+    config: readFileSync(new URL('config.json', dir), 'utf8'),
+    weights: new Uint8Array(readFileSync(new URL('model.safetensors', dir))),
+    expected,
+  };
+}
+
+// Rows of a [B, T] I32 tensor.
+export function rows(tensor) {
+  const [B, T] = tensor.shape;
+  return Array.from({ length: B }, (_, b) => Array.from(tensor.data.subarray(b * T, (b + 1) * T)));
+}
+
+// Throws with the first index where |a - e| > atol + rtol·|e|.
+export function assertClose(actual, expected, { atol = 1e-5, rtol = 1e-4, what = 'values' } = {}) {
+  if (actual.length !== expected.length) throw new Error(`${what}: ${actual.length} values, expected ${expected.length}`);
+  let maxDiff = 0;
+  for (let i = 0; i < actual.length; i += 1) {
+    const a = actual[i];
+    const e = expected[i];
+    const diff = Math.abs(a - e);
+    if (!(diff <= atol + rtol * Math.abs(e))) throw new Error(`${what}: index ${i}: got ${a}, expected ${e} (|diff| ${diff})`);
+    maxDiff = Math.max(maxDiff, diff);
+  }
+  return maxDiff;
+}
