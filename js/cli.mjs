@@ -48,7 +48,8 @@ const OPTIONS = {
 function integerOption(values, name, fallback) {
   if (values[name] === undefined) return fallback;
   const text = values[name].trim();
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--${name} must be a non-negative integer, got "${values[name]}"`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new UsageError(`--${name} must be a non-negative integer, got "${values[name]}"`);
   return Number(text);
 }
 
@@ -66,7 +67,9 @@ async function openModel(mm, values) {
       try {
         return await readFile(join(values.model, file), encoding);
       } catch (error) {
-        throw new Error(error.code === 'ENOENT' ? `no ${file} in ${values.model}` : `cannot read ${join(values.model, file)}: ${error.message}`);
+        throw new Error(
+          error.code === 'ENOENT' ? `no ${file} in ${values.model}` : `cannot read ${join(values.model, file)}: ${error.message}`,
+        );
       }
     };
     const config = await read('config.json', 'utf8');
@@ -81,7 +84,8 @@ function inputTokens(values) {
   if (values.ids !== undefined && values.text !== undefined) throw new UsageError('give --ids or --text, not both');
   if (values.ids !== undefined) {
     const parts = values.ids.split(',').map((s) => s.trim());
-    if (parts.some((p) => !/^\d+$/.test(p))) throw new UsageError(`--ids must be comma-separated non-negative integers, got "${values.ids}"`);
+    if (parts.some((p) => !/^\d+$/.test(p)))
+      throw new UsageError(`--ids must be comma-separated non-negative integers, got "${values.ids}"`);
     const ids = parts.map(Number);
     return { ids, labels: ids.map(String) };
   }
@@ -107,7 +111,10 @@ function nestedArray(tensor, dims) {
 function formatMatrix(rows, labels, decimals = 3) {
   const width = Math.max(decimals + 3, ...labels.map((l) => l.length));
   const head = `${' '.repeat(width)} ${labels.map((l) => l.padStart(width)).join(' ')}`;
-  return [head, ...rows.map((row, i) => `${labels[i].padStart(width)} ${row.map((v) => v.toFixed(decimals).padStart(width)).join(' ')}`)].join('\n');
+  return [
+    head,
+    ...rows.map((row, i) => `${labels[i].padStart(width)} ${row.map((v) => v.toFixed(decimals).padStart(width)).join(' ')}`),
+  ].join('\n');
 }
 
 function topK(values, k) {
@@ -120,10 +127,16 @@ async function commandInfo(mm, values) {
   model.dispose();
   if (values.json) return console.log(JSON.stringify(info, null, 2));
   const d = info.derived;
-  console.log(`layers ${info.num_hidden_layers}, hidden ${info.hidden_size}, heads ${info.num_attention_heads}, kv heads ${info.num_key_value_heads}, vocab ${info.vocab_size}`);
-  console.log(`head_dim ${d.head_dim}, R = H/Hkv = ${d.n_rep}, intermediate ${d.intermediate_size}${info.use_moe ? ` (MoE: ${info.num_experts ?? info.n_routed_experts} experts, top-${info.num_experts_per_tok})` : ''}`);
+  console.log(
+    `layers ${info.num_hidden_layers}, hidden ${info.hidden_size}, heads ${info.num_attention_heads}, kv heads ${info.num_key_value_heads}, vocab ${info.vocab_size}`,
+  );
+  console.log(
+    `head_dim ${d.head_dim}, R = H/Hkv = ${d.n_rep}, intermediate ${d.intermediate_size}${info.use_moe ? ` (MoE: ${info.num_experts ?? info.n_routed_experts} experts, top-${info.num_experts_per_tok})` : ''}`,
+  );
   console.log(`q_proj [${d.q_proj}], k_proj [${d.k_proj}], v_proj [${d.v_proj}], o_proj [${d.o_proj}]`);
-  console.log(`q/k norm ${info.use_qk_norm ? 'yes' : 'no'} (generation ${info.generation}), rms_norm_eps ${info.rms_norm_eps}, rope_theta ${info.rope_theta}`);
+  console.log(
+    `q/k norm ${info.use_qk_norm ? 'yes' : 'no'} (generation ${info.generation}), rms_norm_eps ${info.rms_norm_eps}, rope_theta ${info.rope_theta}`,
+  );
   console.log(`parameters ${info.parameters.toLocaleString('en-US')} (${(info.weight_bytes / 2 ** 20).toFixed(1)} MiB as float32)`);
 }
 
@@ -132,7 +145,10 @@ async function commandRun(mm, values) {
   const model = await openModel(mm, values);
   try {
     const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
-    const attention = trace.filter((e) => e.stage === 'attn_weights').sort((a, b) => a.layer - b.layer).map((e) => nestedArray(e, 3));
+    const attention = trace
+      .filter((e) => e.stage === 'attn_weights')
+      .sort((a, b) => a.layer - b.layer)
+      .map((e) => nestedArray(e, 3));
     const logitRows = nestedArray(logits, 2);
     if (values.json) {
       return console.log(JSON.stringify({ ids, tokens: labels, attention, logits: logitRows }));
@@ -145,7 +161,13 @@ async function commandRun(mm, values) {
       });
     });
     console.log(`\nlogits [${logits.shape.slice(1)}]: top 5 next tokens per position`);
-    logitRows.forEach((row, i) => console.log(`  after ${labels[i]}: ${topK(row, 5).map((id) => `${id} (${row[id].toFixed(3)})`).join(', ')}`));
+    logitRows.forEach((row, i) =>
+      console.log(
+        `  after ${labels[i]}: ${topK(row, 5)
+          .map((id) => `${id} (${row[id].toFixed(3)})`)
+          .join(', ')}`,
+      ),
+    );
   } finally {
     model.dispose();
   }
@@ -205,7 +227,9 @@ export async function main(argv) {
     await COMMANDS[command](mm, parsed.values);
     return 0;
   } catch (error) {
-    const message = String(error?.message ?? error).split('\n').join('; ');
+    const message = String(error?.message ?? error)
+      .split('\n')
+      .join('; ');
     console.error(`minimind: ${message}`);
     if (error instanceof UsageError) console.error('run "minimind help" for usage');
     return error instanceof UsageError ? 2 : 1;

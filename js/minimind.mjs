@@ -34,7 +34,9 @@ export function loadMiniMind(options = {}) {
 
 async function instantiate(variant, options) {
   const baseName = variant === 'simd' ? 'minimind' : 'minimind-scalar';
-  const moduleUrl = options.moduleUrl ? new URL(options.moduleUrl, import.meta.url) : new URL(`../dist/wasm/${baseName}.mjs`, import.meta.url);
+  const moduleUrl = options.moduleUrl
+    ? new URL(options.moduleUrl, import.meta.url)
+    : new URL(`../dist/wasm/${baseName}.mjs`, import.meta.url);
   const moduleOptions = {};
   if (options.wasmBinary) {
     moduleOptions.wasmBinary = options.wasmBinary;
@@ -84,7 +86,8 @@ function describe(value) {
 
 // ids: number[] or Int32Array, each an integer id (the core checks the vocabulary).
 function toIdArray(ids, name) {
-  if (!(ids instanceof Int32Array) && !Array.isArray(ids)) throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(ids)}`);
+  if (!(ids instanceof Int32Array) && !Array.isArray(ids))
+    throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(ids)}`);
   if (ids.length === 0) throw new RangeError(`${name} is empty: give at least one token id`);
   const out = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i += 1) out[i] = checkInteger(ids[i], `${name}[${i}]`, -(2 ** 31), 2 ** 31 - 1);
@@ -107,11 +110,13 @@ function configText(config, name) {
 function traceRequest(trace, numLayers) {
   if (trace === undefined || trace === null || trace === false) return {};
   if (trace === true) return { layers: [...Array(numLayers).keys()] };
-  if (typeof trace !== 'object' || Array.isArray(trace)) throw new TypeError(`trace must be true or {layers, stages}, got ${describe(trace)}`);
+  if (typeof trace !== 'object' || Array.isArray(trace))
+    throw new TypeError(`trace must be true or {layers, stages}, got ${describe(trace)}`);
   const request = {};
   if (trace.layers !== undefined) {
     if (trace.layers === 'all') request.layers = [...Array(numLayers).keys()];
-    else if (!Array.isArray(trace.layers)) throw new TypeError(`trace.layers must be an array of layer indices or "all", got ${describe(trace.layers)}`);
+    else if (!Array.isArray(trace.layers))
+      throw new TypeError(`trace.layers must be an array of layer indices or "all", got ${describe(trace.layers)}`);
     else request.layers = trace.layers.map((l, i) => checkInteger(l, `trace.layers[${i}]`, 0, 1 << 20));
   } else {
     request.layers = [...Array(numLayers).keys()];
@@ -125,16 +130,19 @@ function traceRequest(trace, numLayers) {
 }
 
 function samplingOptions(sampling = {}) {
-  if (typeof sampling !== 'object' || sampling === null || Array.isArray(sampling)) throw new TypeError(`sampling must be an object, got ${describe(sampling)}`);
+  if (typeof sampling !== 'object' || sampling === null || Array.isArray(sampling))
+    throw new TypeError(`sampling must be an object, got ${describe(sampling)}`);
   const out = {};
   if (sampling.greedy !== undefined) {
-    if (typeof sampling.greedy !== 'boolean') throw new TypeError(`sampling.greedy must be true or false, got ${describe(sampling.greedy)}`);
+    if (typeof sampling.greedy !== 'boolean')
+      throw new TypeError(`sampling.greedy must be true or false, got ${describe(sampling.greedy)}`);
     out.greedy = sampling.greedy;
   }
   if (sampling.temperature !== undefined) out.temperature = checkNumber(sampling.temperature, 'sampling.temperature');
   if (sampling.topK !== undefined) out.topK = checkInteger(sampling.topK, 'sampling.topK', 0, 1 << 24);
   if (sampling.topP !== undefined) out.topP = checkNumber(sampling.topP, 'sampling.topP');
-  if (sampling.repetitionPenalty !== undefined) out.repetitionPenalty = checkNumber(sampling.repetitionPenalty, 'sampling.repetitionPenalty');
+  if (sampling.repetitionPenalty !== undefined)
+    out.repetitionPenalty = checkNumber(sampling.repetitionPenalty, 'sampling.repetitionPenalty');
   if (sampling.seed !== undefined) out.seed = checkInteger(sampling.seed, 'sampling.seed');
   return out;
 }
@@ -237,13 +245,17 @@ export class Model {
     const rows = batch.map((row, b) => toIdArray(row, batch.length > 1 ? `ids[${b}]` : 'ids'));
     const T = rows[0].length;
     rows.forEach((row, b) => {
-      if (row.length !== T) throw new RangeError(`every sequence of a batch needs the same length: ids[${b}] has ${row.length}, ids[0] has ${T}`);
+      if (row.length !== T)
+        throw new RangeError(`every sequence of a batch needs the same length: ids[${b}] has ${row.length}, ids[0] has ${T}`);
     });
     const flat = new Int32Array(rows.length * T);
     rows.forEach((row, b) => flat.set(row, b * T));
     let mask = new Int32Array(0);
     if (options.attentionMask !== undefined) {
-      const maskRows = rows.length === 1 && !Array.isArray(options.attentionMask[0]) && !(options.attentionMask[0] instanceof Int32Array) ? [options.attentionMask] : options.attentionMask;
+      const maskRows =
+        rows.length === 1 && !Array.isArray(options.attentionMask[0]) && !(options.attentionMask[0] instanceof Int32Array)
+          ? [options.attentionMask]
+          : options.attentionMask;
       if (!Array.isArray(maskRows) || maskRows.length !== rows.length) throw new RangeError('attentionMask needs one row per sequence');
       mask = new Int32Array(flat.length);
       maskRows.forEach((row, b) => {
@@ -256,7 +268,8 @@ export class Model {
       });
     }
     for (const flag of ['causalMask', 'scaleScores']) {
-      if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
+      if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
+        throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
     }
     const request = {
       trace: traceRequest(options.trace, this.#info.num_hidden_layers),
@@ -277,7 +290,10 @@ export class Model {
   generator(prompt, sampling = {}, options = {}) {
     const native = this.#live();
     const request = traceRequest(options.prefillTrace, this.#info.num_hidden_layers);
-    return new Generator(native.generator(toIdArray(prompt, 'prompt'), JSON.stringify(samplingOptions(sampling)), JSON.stringify(request)), this.#info);
+    return new Generator(
+      native.generator(toIdArray(prompt, 'prompt'), JSON.stringify(samplingOptions(sampling)), JSON.stringify(request)),
+      this.#info,
+    );
   }
 
   /** Frees the model's Wasm memory. Generators made from it stay usable. */

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Configures and builds one native build tree: build/native (Release) or,
-# with "asan", build/asan (AddressSanitizer + UndefinedBehaviorSanitizer).
+# Configures and builds one build tree:
+#   native       build/native       Release: core, tests, minimind-lab
+#   asan         build/asan         AddressSanitizer + UndefinedBehaviorSanitizer
+#   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128) and the Wasm tests
+#   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour="${1:-native}"
+configure=(cmake)
 case "$flavour" in
   native) args=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) args=(-DCMAKE_BUILD_TYPE=Debug -DMINIMIND_SANITIZE=ON) ;;
-  *) echo "build: unknown flavour '$flavour' (native or asan)" >&2; exit 2 ;;
+  wasm) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release) ;;
+  wasm-scalar) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_SIMD=OFF -DMINIMIND_TESTS=OFF) ;;
+  *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar)" >&2; exit 2 ;;
 esac
-cmake -S . -B "build/$flavour" "${args[@]}" >/dev/null
+"${configure[@]}" -S . -B "build/$flavour" "${args[@]}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)"

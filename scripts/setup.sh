@@ -16,6 +16,8 @@ have_command clang-format || missing+=(clang-format)
 have_file /usr/include/eigen3/Eigen/Core || missing+=(libeigen3-dev)
 have_file /usr/include/catch2/catch.hpp || missing+=(catch2)
 have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_command em++ || missing+=(emscripten)
+have_command git || missing+=(git)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
@@ -32,7 +34,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${apt_get[@]}" -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [ -f package-lock.json ] && [ ! -d node_modules ]; then
+# npm ci when node_modules is missing or older than the lockfile.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
 fi

@@ -130,7 +130,10 @@ test('arguments are checked in JS, not coerced by embind', () => {
 test('C++ errors arrive as Error with the message, and the module keeps working', () => {
   const model = mm.createModel({ preset: 'lab-a' });
   assert.throws(() => mm.createModel({ preset: 'gpt-5' }), { name: 'Error', message: /unknown preset "gpt-5"; known presets: lab-a/ });
-  assert.throws(() => mm.createModel({ config: { hidden_size: 100, num_attention_heads: 8 } }), /hidden_size 100 is not divisible by num_attention_heads 8/);
+  assert.throws(
+    () => mm.createModel({ config: { hidden_size: 100, num_attention_heads: 8 } }),
+    /hidden_size 100 is not divisible by num_attention_heads 8/,
+  );
   assert.throws(() => mm.createModel({ config: '{"hidden_size": ' }), /config.json is not valid JSON/);
   assert.throws(() => mm.createModel({ config: { hidden_size: 4096, num_hidden_layers: 1000, vocab_size: 6400 } }), /over the 2 GiB limit/);
   assert.throws(() => mm.loadModel({ config: mm.presetConfig('lab-a'), weights: new Uint8Array([1, 2, 3]) }), /file is 3 bytes/);

@@ -51,19 +51,39 @@ test('run --text splits on whitespace and labels the matrices with the words', a
 test('generate --greedy --json gives the reference continuation', async () => {
   const c = loadCase('gen2_dense');
   const prompt = Array.from(c.expected.tensors['greedy.prompt'].data);
-  const { code, stdout } = await cli('generate', '--model', fileURLToPath(c.dir), '--ids', prompt.join(','), '--greedy', '--max-new-tokens', '8', '--json');
+  const { code, stdout } = await cli(
+    'generate',
+    '--model',
+    fileURLToPath(c.dir),
+    '--ids',
+    prompt.join(','),
+    '--greedy',
+    '--max-new-tokens',
+    '8',
+    '--json',
+  );
   assert.equal(code, 0);
   const out = JSON.parse(stdout);
   assert.deepEqual(out.generated, Array.from(c.expected.tensors['greedy.ids'].data));
   assert.deepEqual(out.ids, [...prompt, ...out.generated]);
-  const penalised = JSON.parse((await cli('generate', '--model', fileURLToPath(c.dir), '--ids', prompt.join(','), '--greedy', '--repetition-penalty', '1.3', '--json')).stdout);
+  const penalised = JSON.parse(
+    (await cli('generate', '--model', fileURLToPath(c.dir), '--ids', prompt.join(','), '--greedy', '--repetition-penalty', '1.3', '--json'))
+      .stdout,
+  );
   assert.deepEqual(penalised.generated, Array.from(c.expected.tensors['greedy_penalty.ids'].data));
 });
 
 test('lab prints the lesson 11 record lines, computed by the module', async () => {
   const a = await cli('lab', '--preset', 'lab-a');
   assert.equal(a.code, 0);
-  for (const line of ['x.shape=(2, 5, 64)', 'q_proj(x).shape=(2, 5, 64)', 'k_proj(x).shape=(2, 5, 32)', 'v_proj(x).shape=(2, 5, 32)', 'scores.shape=(2, 4, 5, 5)', 'future_attention_mass_for_batch0_head0=0.0000000000']) {
+  for (const line of [
+    'x.shape=(2, 5, 64)',
+    'q_proj(x).shape=(2, 5, 64)',
+    'k_proj(x).shape=(2, 5, 32)',
+    'v_proj(x).shape=(2, 5, 32)',
+    'scores.shape=(2, 4, 5, 5)',
+    'future_attention_mass_for_batch0_head0=0.0000000000',
+  ]) {
     assert.ok(a.stdout.split('\n').includes(line), `missing "${line}"`);
   }
   const diff = Number(/manual_vs_module_max_abs_diff=([0-9.]+)/.exec(a.stdout)[1]);
@@ -88,7 +108,11 @@ test('info --json reports the config, derived shapes and parameter count', async
 
 test('errors print one clear line and exit non-zero', async () => {
   const cases = [
-    [['run', '--preset', 'lab-a', '--ids', '1,2,999'], 1, /^minimind: token id 999 at position 2 is outside the vocabulary \(0\.\.127\)\n$/],
+    [
+      ['run', '--preset', 'lab-a', '--ids', '1,2,999'],
+      1,
+      /^minimind: token id 999 at position 2 is outside the vocabulary \(0\.\.127\)\n$/,
+    ],
     [['run', '--preset', 'nope', '--ids', '1'], 1, /^minimind: unknown preset "nope"/],
     [['run', '--model', '/nonexistent-dir', '--ids', '1'], 1, /^minimind: no config\.json in \/nonexistent-dir\n$/],
     [['run', '--model', fileURLToPath(new URL('../fixtures/', import.meta.url)), '--ids', '1'], 1, /no config\.json/],

@@ -22,7 +22,9 @@ test('the SIMD build multiplies and adds with f32x4 instructions; the scalar bui
   const simd = vectorOps('minimind.wasm');
   const scalar = vectorOps('minimind-scalar.wasm');
   const total = (c) => Object.values(c).reduce((a, b) => a + b, 0);
-  console.log(`# SIMD build: ${total(simd)} vector instructions (f32x4.mul ${simd['f32x4.mul'] ?? 0}, f32x4.add ${simd['f32x4.add'] ?? 0}); scalar build: ${total(scalar)}`);
+  console.log(
+    `# SIMD build: ${total(simd)} vector instructions (f32x4.mul ${simd['f32x4.mul'] ?? 0}, f32x4.add ${simd['f32x4.add'] ?? 0}); scalar build: ${total(scalar)}`,
+  );
   assert.ok((simd['f32x4.mul'] ?? 0) >= 16, `f32x4.mul count ${simd['f32x4.mul']}`);
   assert.ok((simd['f32x4.add'] ?? 0) >= 16, `f32x4.add count ${simd['f32x4.add']}`);
   assert.equal(total(scalar), 0);

@@ -1,0 +1,176 @@
+// Type declarations of the MiniMind Playground JS API (js/minimind.mjs).
+// Written by hand: Emscripten 3.1.6 does not generate them.
+
+/** A float32 tensor, row-major. */
+export interface Tensor {
+  shape: number[];
+  data: Float32Array;
+}
+
+/** One traced stage of one layer (layer -1: model-level stages). Batch-first shapes. */
+export interface TraceEntry extends Tensor {
+  layer: number;
+  stage: StageName;
+}
+
+/** The trace entries, with a lookup by layer and stage. */
+export interface TraceResult extends Array<TraceEntry> {
+  get(layer: number, stage: StageName): TraceEntry | undefined;
+}
+
+export type StageName =
+  | 'block_input'
+  | 'attn_norm'
+  | 'q_proj'
+  | 'k_proj'
+  | 'v_proj'
+  | 'q_norm'
+  | 'k_norm'
+  | 'q_rope'
+  | 'k_rope'
+  | 'scores_raw'
+  | 'scores_scaled'
+  | 'scores_masked'
+  | 'attn_weights'
+  | 'head_outputs'
+  | 'attn_concat'
+  | 'o_proj'
+  | 'attn_residual'
+  | 'ffn_norm'
+  | 'ffn_gate'
+  | 'ffn_up'
+  | 'ffn_act'
+  | 'ffn_down'
+  | 'router_probs'
+  | 'router_experts'
+  | 'router_weights'
+  | 'block_output'
+  | 'final_norm'
+  | 'logits';
+
+export type PresetName = 'lab-a' | 'lab-b' | 'minimind2-small' | 'minimind2' | 'minimind2-moe' | 'minimind-3' | 'minimind-3-moe';
+
+/** Which intermediates to capture: true = every stage of every layer. */
+export type TraceRequest =
+  | boolean
+  | {
+      /** Layer indices, or 'all' (the default). */
+      layers?: number[] | 'all';
+      /** Stage names; all stages when omitted. */
+      stages?: StageName[];
+      /** Bound on the floats kept (default 64 Mi); a larger trace throws. */
+      maxFloats?: number;
+    };
+
+export interface ForwardOptions {
+  trace?: TraceRequest;
+  /** [B][T] (or [T] for one sequence): 1 real token, 0 padding (adds -1e9 to its scores). */
+  attentionMask?: ArrayLike<number> | ArrayLike<number>[];
+  /** false: no causal mask, the future leaks into every row. Default true. */
+  causalMask?: boolean;
+  /** false: no ÷√head_dim, softmax turns winner-takes-all. Default true. */
+  scaleScores?: boolean;
+}
+
+export interface ForwardResult {
+  /** [B, T, V]; row t predicts token t + 1. */
+  logits: Tensor;
+  trace: TraceResult;
+}
+
+export interface SamplingOptions {
+  /** argmax instead of sampling. */
+  greedy?: boolean;
+  temperature?: number; // default 0.85
+  topK?: number; // default 50, 0 = off
+  topP?: number; // default 0.85, 1 = off
+  repetitionPenalty?: number; // default 1.0
+  seed?: number; // default 0
+}
+
+/** config.json fields (Hugging Face key names) plus what the core derives. */
+export interface ModelInfo {
+  hidden_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim: number;
+  intermediate_size: number;
+  vocab_size: number;
+  rms_norm_eps: number;
+  rope_theta: number;
+  max_position_embeddings: number;
+  tie_word_embeddings: boolean;
+  use_qk_norm: boolean;
+  use_moe: boolean;
+  generation: 2 | 3;
+  derived: {
+    head_dim: number;
+    n_rep: number;
+    q_proj: [number, number];
+    k_proj: [number, number];
+    v_proj: [number, number];
+    o_proj: [number, number];
+    intermediate_size: number;
+  };
+  parameters: number;
+  weight_bytes: number;
+  [key: string]: unknown;
+}
+
+export interface GenerationStep {
+  token: number;
+  isEos: boolean;
+  /** [V] logits the token was chosen from. */
+  logits: Float32Array;
+  /** [V] the distribution it was drawn from (after temperature, penalty, top-k, top-p). */
+  probabilities: Float32Array;
+  /** The new token's forward: attention rows are [1, H, 1, Tk]. */
+  trace: TraceResult;
+}
+
+export interface CacheInfo {
+  tokens: number;
+  layers: number;
+  /** [tokens, Hkv, head_dim] for k and for v, per layer. */
+  shapePerLayer: [number, number, number];
+  bytes: number;
+}
+
+export class Generator {
+  readonly prefillTrace: TraceResult;
+  /** Default trace: attention weights of every layer. */
+  step(options?: { trace?: TraceRequest }): GenerationStep;
+  readonly ids: number[];
+  readonly finished: boolean;
+  readonly cache: CacheInfo;
+  dispose(): void;
+}
+
+export class Model {
+  info(): ModelInfo;
+  forward(ids: ArrayLike<number> | ArrayLike<number>[], options?: ForwardOptions): ForwardResult;
+  generator(prompt: ArrayLike<number>, sampling?: SamplingOptions, options?: { prefillTrace?: TraceRequest }): Generator;
+  /** Frees the Wasm memory of the model; generators made from it stay usable. */
+  dispose(): void;
+}
+
+export class MiniMind {
+  readonly variant: 'simd' | 'scalar';
+  readonly stages: StageName[];
+  presets(): PresetName[];
+  presetConfig(name: PresetName | string): Record<string, unknown>;
+  /** Every problem of the config, one sentence each; [] when usable. */
+  configProblems(config: string | Record<string, unknown>): string[];
+  labRecord(preset?: 'lab-a' | 'lab-b' | string, seed?: number): string;
+  createModel(spec?: { preset?: PresetName | string; config?: string | Record<string, unknown>; seed?: number }): Model;
+  loadModel(files: { config: string | Record<string, unknown>; weights: Uint8Array | ArrayBuffer }): Model;
+}
+
+export function loadMiniMind(options?: {
+  variant?: 'simd' | 'scalar';
+  /** Where minimind.mjs is; its .wasm is looked up next to it. */
+  moduleUrl?: string | URL;
+  /** The .wasm bytes, when the caller has them already. */
+  wasmBinary?: Uint8Array;
+}): Promise<MiniMind>;

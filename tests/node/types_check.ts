@@ -1,0 +1,20 @@
+// Compiled with `tsc --noEmit --strict` in npm test: the hand-written
+// declarations in js/minimind.d.ts must describe the API as the tests use it.
+import { loadMiniMind, type ForwardResult, type GenerationStep, type ModelInfo } from '../../js/minimind.mjs';
+
+async function usage(): Promise<number> {
+  const mm = await loadMiniMind({ variant: 'simd' });
+  const model = mm.createModel({ preset: 'lab-a', seed: 0 });
+  const info: ModelInfo = model.info();
+  const result: ForwardResult = model.forward([3, 4, 5], { trace: { layers: [0], stages: ['attn_weights'] }, causalMask: true });
+  const weights = result.trace.get(0, 'attn_weights');
+  const generator = model.generator([3, 4], { greedy: true }, { prefillTrace: true });
+  const step: GenerationStep = generator.step({ trace: { layers: 'all', stages: ['attn_weights'] } });
+  const cacheBytes: number = generator.cache.bytes;
+  generator.dispose();
+  model.dispose();
+  const problems: string[] = mm.configProblems({ hidden_size: 64 });
+  return info.derived.head_dim + (weights?.shape[0] ?? 0) + step.token + cacheBytes + problems.length + mm.stages.length;
+}
+
+void usage;
