@@ -32,10 +32,9 @@ struct TraceTarget {
 // a: [T, D] normed block input; the layer's cache holds P rows and gets T
 // more; key_mask: [P + T] with 1 for real tokens and 0 for padding, or empty.
 // Returns o_proj output: [T, D].
-Matrix attention_forward(const ModelConfig& config, const LayerWeights& w, const RotaryEmbedding& rope,
-                         const Matrix& a, int64_t start_position, LayerKVCache& cache,
-                         const std::vector<int32_t>& key_mask, const AttentionOptions& options,
-                         const TraceTarget& target);
+Matrix attention_forward(const ModelConfig& config, const LayerWeights& w, const RotaryEmbedding& rope, const Matrix& a,
+                         int64_t start_position, LayerKVCache& cache, const std::vector<int32_t>& key_mask,
+                         const AttentionOptions& options, const TraceTarget& target);
 
 // Row-wise softmax in place over n values (float32, max-subtracted as torch
 // does); a row of all -inf stays all-zero instead of NaN.

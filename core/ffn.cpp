@@ -11,7 +11,7 @@ float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 Matrix swiglu_ffn(const FfnWeights& w, const Matrix& b, const TraceTarget& target) {
   const int64_t T = b.rows(), F = w.gate_proj.rows();
-  Matrix gate = linear(b, w.gate_proj);  // [T, F]
+  Matrix gate = linear(b, w.gate_proj);    // [T, F]
   const Matrix up = linear(b, w.up_proj);  // [T, F]
   Trace* trace = target.trace;
   if (trace && trace->wants(target.layer, stage::kFfnGate)) {

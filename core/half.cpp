@@ -43,7 +43,7 @@ uint16_t f32_to_f16(float value) {
   const uint32_t u = float_bits(value);
   const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
+  if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN
   if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past 65504: inf
   if (abs < 0x38800000u) {
     // Result is subnormal or zero: scale by 2^24 and round to an integer

@@ -6,9 +6,9 @@
 
 namespace minimind {
 
-float f16_to_f32(uint16_t bits);   // exact (every f16 is a float32), incl. subnormals, inf, NaN
-float bf16_to_f32(uint16_t bits);  // exact: the upper half of a float32
-uint16_t f32_to_f16(float value);  // round to nearest even, overflow to inf
-uint16_t f32_to_bf16(float value); // round to nearest even, NaN stays NaN
+float f16_to_f32(uint16_t bits);    // exact (every f16 is a float32), incl. subnormals, inf, NaN
+float bf16_to_f32(uint16_t bits);   // exact: the upper half of a float32
+uint16_t f32_to_f16(float value);   // round to nearest even, overflow to inf
+uint16_t f32_to_bf16(float value);  // round to nearest even, NaN stays NaN
 
 }  // namespace minimind

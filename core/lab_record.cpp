@@ -30,7 +30,7 @@ std::string lesson11_lab_record(const std::string& preset, uint64_t seed) {
   }
   TraceRequest request;
   request.layers = {0};
-  request.stages = {stage::kAttnNorm, stage::kQProj, stage::kKProj, stage::kVProj,
+  request.stages = {stage::kAttnNorm,     stage::kQProj,       stage::kKProj, stage::kVProj,
                     stage::kScoresScaled, stage::kAttnWeights, stage::kOProj};
   Trace trace(request, B);
   model.forward_batch(ids, {}, {}, &trace);
@@ -56,7 +56,8 @@ std::string lesson11_lab_record(const std::string& preset, uint64_t seed) {
     const std::vector<float> xb(x.data.begin() + b * T * D, x.data.begin() + (b + 1) * T * D);
     const ManualAttention manual = manual_attention(config, model.weights().layers[0], rope, xb, T);
     for (int64_t i = 0; i < T * D; ++i) {
-      max_diff = std::max(max_diff, double(std::fabs(manual.output[size_t(i)] - module_out.data[size_t(b * T * D + i)])));
+      max_diff =
+          std::max(max_diff, double(std::fabs(manual.output[size_t(i)] - module_out.data[size_t(b * T * D + i)])));
     }
   }
 

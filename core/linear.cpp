@@ -28,8 +28,8 @@ float dot(const float* a, const float* b, int64_t n) {
   return reduce_lanes(acc);
 }
 
-void linear_rows(const float* x, int64_t T, int64_t in, int64_t x_stride, const float* W, int64_t out,
-                 int64_t w_stride, float* y, int64_t y_stride) {
+void linear_rows(const float* x, int64_t T, int64_t in, int64_t x_stride, const float* W, int64_t out, int64_t w_stride,
+                 float* y, int64_t y_stride) {
   constexpr int64_t kRowTile = 4;  // x rows sharing one pass over a weight row
   int64_t t = 0;
   for (; t + kRowTile <= T; t += kRowTile) {

@@ -19,7 +19,7 @@ Matrix linear(const Matrix& x, const Matrix& W);
 
 // The same on raw row-major buffers: x [T, in] with row stride x_stride,
 // W [out, in] with row stride w_stride, y [T, out] with row stride y_stride.
-void linear_rows(const float* x, int64_t T, int64_t in, int64_t x_stride, const float* W, int64_t out,
-                 int64_t w_stride, float* y, int64_t y_stride);
+void linear_rows(const float* x, int64_t T, int64_t in, int64_t x_stride, const float* W, int64_t out, int64_t w_stride,
+                 float* y, int64_t y_stride);
 
 }  // namespace minimind

@@ -46,8 +46,8 @@ void rotate(std::vector<float>& x, int64_t T, int64_t heads, int64_t Dh, const R
 ManualAttention manual_attention(const ModelConfig& c, const LayerWeights& w, const RotaryEmbedding& rope,
                                  const std::vector<float>& x, int64_t T) {
   const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, Dh = c.head_dim, R = c.n_rep();
-  std::vector<float> q = linear(x, T, w.q_proj);  // [T, H, Dh]
-  std::vector<float> k = linear(x, T, w.k_proj);  // [T, Hkv, Dh]
+  std::vector<float> q = linear(x, T, w.q_proj);        // [T, H, Dh]
+  std::vector<float> k = linear(x, T, w.k_proj);        // [T, Hkv, Dh]
   const std::vector<float> v = linear(x, T, w.v_proj);  // [T, Hkv, Dh]
   if (c.use_qk_norm) {
     norm_heads(q, w.q_norm, T * H, Dh, float(c.rms_norm_eps));

@@ -14,7 +14,8 @@ namespace minimind {
 namespace {
 
 void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_index, const Matrix& m) {
-  if (trace && trace->wants(layer, stage_name)) trace->put(layer, stage_name, batch_index, {m.rows(), m.cols()}, m.data());
+  if (trace && trace->wants(layer, stage_name))
+    trace->put(layer, stage_name, batch_index, {m.rows(), m.cols()}, m.data());
 }
 
 }  // namespace
@@ -138,9 +139,10 @@ Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,
   Tensor logits({B, T, config_.vocab_size});
   for (int64_t b = 0; b < B; ++b) {
     const std::vector<int32_t> no_mask;
-    const Matrix row_logits = forward(ids[size_t(b)], nullptr, attention_mask.empty() ? no_mask : attention_mask[size_t(b)],
-                                      options, trace, b);
-    std::copy(row_logits.data(), row_logits.data() + row_logits.size(), logits.data.begin() + b * T * config_.vocab_size);
+    const Matrix row_logits = forward(ids[size_t(b)], nullptr,
+                                      attention_mask.empty() ? no_mask : attention_mask[size_t(b)], options, trace, b);
+    std::copy(row_logits.data(), row_logits.data() + row_logits.size(),
+              logits.data.begin() + b * T * config_.vocab_size);
   }
   return logits;
 }

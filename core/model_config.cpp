@@ -19,8 +19,10 @@ std::string join_lines(const std::vector<std::string>& lines) {
 std::string format_bytes(double bytes) {
   std::ostringstream out;
   out.precision(3);
-  if (bytes >= double(int64_t{1} << 30)) out << bytes / double(int64_t{1} << 30) << " GiB";
-  else out << bytes / double(1 << 20) << " MiB";
+  if (bytes >= double(int64_t{1} << 30))
+    out << bytes / double(int64_t{1} << 30) << " GiB";
+  else
+    out << bytes / double(1 << 20) << " MiB";
   return out.str();
 }
 
@@ -38,8 +40,7 @@ double parameter_count_estimate(const ModelConfig& c) {
           double(c.n_shared_experts) * 3 * D * double(c.intermediate_size);
   }
   const double embed = double(c.vocab_size) * D;
-  return embed + double(c.num_hidden_layers) * (attention + ffn) + D +
-         (c.tie_word_embeddings ? 0 : embed);
+  return embed + double(c.num_hidden_layers) * (attention + ffn) + D + (c.tie_word_embeddings ? 0 : embed);
 }
 
 // Readers for one config.json key each: absent keeps the default, a wrong
@@ -66,22 +67,28 @@ class JsonReader {
   void number(const char* key, double& out) {
     if (!has(key)) return;
     const json& v = j_.at(key);
-    if (v.is_number()) out = v.get<double>();
-    else problems_.push_back(std::string(key) + " must be a number, got " + v.dump());
+    if (v.is_number())
+      out = v.get<double>();
+    else
+      problems_.push_back(std::string(key) + " must be a number, got " + v.dump());
   }
 
   void boolean(const char* key, bool& out) {
     if (!has(key)) return;
     const json& v = j_.at(key);
-    if (v.is_boolean()) out = v.get<bool>();
-    else problems_.push_back(std::string(key) + " must be true or false, got " + v.dump());
+    if (v.is_boolean())
+      out = v.get<bool>();
+    else
+      problems_.push_back(std::string(key) + " must be true or false, got " + v.dump());
   }
 
   void string(const char* key, std::string& out) {
     if (!has(key)) return;
     const json& v = j_.at(key);
-    if (v.is_string()) out = v.get<std::string>();
-    else problems_.push_back(std::string(key) + " must be a string, got " + v.dump());
+    if (v.is_string())
+      out = v.get<std::string>();
+    else
+      problems_.push_back(std::string(key) + " must be a string, got " + v.dump());
   }
 
  private:
@@ -99,7 +106,7 @@ int64_t ModelConfig::parameter_count() const { return int64_t(parameter_count_es
 int64_t default_intermediate_size(int generation, int64_t hidden_size) {
   const double d = double(hidden_size);
   if (generation == 2) return 64 * int64_t(std::ceil(d * 8.0 / 3.0 / 64.0));  // MiniMind2 FeedForward
-  return int64_t(std::ceil(d * M_PI / 64.0)) * 64;                           // MiniMindConfig
+  return int64_t(std::ceil(d * M_PI / 64.0)) * 64;                            // MiniMindConfig
 }
 
 std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weight_bytes) {
@@ -130,8 +137,7 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
       sizes_ok = false;
     }
   }
-  if (c.num_attention_heads > 0 && c.num_key_value_heads > 0 &&
-      c.num_attention_heads % c.num_key_value_heads != 0) {
+  if (c.num_attention_heads > 0 && c.num_key_value_heads > 0 && c.num_attention_heads % c.num_key_value_heads != 0) {
     problems.push_back("num_attention_heads " + std::to_string(c.num_attention_heads) +
                        " is not a multiple of num_key_value_heads " + std::to_string(c.num_key_value_heads) +
                        " (each kv head must serve the same number of q heads)");
@@ -156,7 +162,8 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
   if (c.inference_rope_scaling) {
     const RopeScaling& r = c.rope_scaling;
     if (!(r.factor > 0) || r.original_max_position_embeddings <= 0 || !(r.beta_fast > 0) || !(r.beta_slow > 0)) {
-      problems.push_back("rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
+      problems.push_back(
+          "rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
     }
   }
   if (c.use_moe) {
@@ -201,14 +208,16 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes)
   JsonReader read(j, problems);
   ModelConfig c;
   // Keys only MiniMind2's LMConfig writes mark a generation-2 config.
-  const bool gen2 = read.has("n_routed_experts") || read.has("scoring_func") || read.has("aux_loss_alpha") ||
-                    read.has("seq_aux");
+  const bool gen2 =
+      read.has("n_routed_experts") || read.has("scoring_func") || read.has("aux_loss_alpha") || read.has("seq_aux");
   if (gen2) {
     c.generation = 2;
     c.hidden_size = 512;
     c.num_key_value_heads = 2;
     c.rms_norm_eps = 1e-5;
     c.use_qk_norm = false;
+    c.num_experts_per_tok = 2;  // MiniMind2's MoE defaults: top-2 of 4, one shared expert
+    c.n_shared_experts = 1;
   }
   read.integer("hidden_size", c.hidden_size);
   read.integer("num_hidden_layers", c.num_hidden_layers);
@@ -218,8 +227,10 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes)
                               : c.num_attention_heads;  // null means one kv head per q head
   read.integer("num_key_value_heads", c.num_key_value_heads);
   c.explicit_head_dim = read.has("head_dim");
-  if (c.explicit_head_dim) read.integer("head_dim", c.head_dim);
-  else if (c.num_attention_heads > 0) c.head_dim = c.hidden_size / c.num_attention_heads;
+  if (c.explicit_head_dim)
+    read.integer("head_dim", c.head_dim);
+  else if (c.num_attention_heads > 0)
+    c.head_dim = c.hidden_size / c.num_attention_heads;
   c.intermediate_size = default_intermediate_size(c.generation, c.hidden_size);
   read.integer("intermediate_size", c.intermediate_size);
   read.integer("vocab_size", c.vocab_size);
@@ -233,20 +244,9 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes)
   read.integer("eos_token_id", c.eos_token_id);
 
   read.boolean("inference_rope_scaling", c.inference_rope_scaling);
-  if (read.has("rope_scaling")) {
-    const json& rs = j.at("rope_scaling");
-    if (!rs.is_object()) {
-      problems.push_back("rope_scaling must be an object or null, got " + rs.dump());
-    } else {
-      JsonReader rope(rs, problems);
-      rope.number("beta_fast", c.rope_scaling.beta_fast);
-      rope.number("beta_slow", c.rope_scaling.beta_slow);
-      rope.number("factor", c.rope_scaling.factor);
-      rope.integer("original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings);
-      rope.number("attention_factor", c.rope_scaling.attention_factor);
-      c.inference_rope_scaling = true;  // a rope_scaling block is what turns YaRN on
-    }
-  }
+  // MiniMind fixes the YaRN parameters (RopeScaling's defaults) and turns
+  // them on with inference_rope_scaling alone; a rope_scaling block in the
+  // file is ignored, as MiniMindConfig overwrites it.
 
   read.boolean("use_moe", c.use_moe);
   read.integer(gen2 ? "n_routed_experts" : "num_experts", c.num_experts);
@@ -295,17 +295,17 @@ std::string config_to_json(const ModelConfig& c) {
                          {"attention_factor", c.rope_scaling.attention_factor},
                          {"type", "yarn"}};
   }
-  if (c.use_moe) {
-    j["num_experts_per_tok"] = c.num_experts_per_tok;
-    j["norm_topk_prob"] = c.norm_topk_prob;
-    if (c.generation == 2) {
-      j["n_routed_experts"] = c.num_experts;
-      j["n_shared_experts"] = c.n_shared_experts;
-      j["scoring_func"] = "softmax";
-    } else {
-      j["num_experts"] = c.num_experts;
-      j["moe_intermediate_size"] = c.moe_intermediate_size;
-    }
+  // MoE keys even for dense models, as save_pretrained writes every config
+  // attribute: for generation 2 they are what marks the generation.
+  j["num_experts_per_tok"] = c.num_experts_per_tok;
+  j["norm_topk_prob"] = c.norm_topk_prob;
+  if (c.generation == 2) {
+    j["n_routed_experts"] = c.num_experts;
+    j["n_shared_experts"] = c.n_shared_experts;
+    j["scoring_func"] = "softmax";
+  } else {
+    j["num_experts"] = c.num_experts;
+    j["moe_intermediate_size"] = c.moe_intermediate_size;
   }
   return j.dump(2);
 }

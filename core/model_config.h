@@ -35,16 +35,16 @@ struct ModelConfig {
   // (minimind2) has neither. Only the defaults and the MoE flavour differ.
   int generation = 3;
 
-  int64_t hidden_size = 768;               // D
-  int64_t num_hidden_layers = 8;           // L
-  int64_t num_attention_heads = 8;         // H
-  int64_t num_key_value_heads = 4;         // Hkv
-  int64_t head_dim = 96;                   // Dh
+  int64_t hidden_size = 768;        // D
+  int64_t num_hidden_layers = 8;    // L
+  int64_t num_attention_heads = 8;  // H
+  int64_t num_key_value_heads = 4;  // Hkv
+  int64_t head_dim = 96;            // Dh
   // False when head_dim was derived as hidden_size / num_attention_heads,
   // which then must divide exactly (MiniMind's default).
   bool explicit_head_dim = false;
-  int64_t intermediate_size = 2432;        // F
-  int64_t vocab_size = 6400;               // V
+  int64_t intermediate_size = 2432;  // F
+  int64_t vocab_size = 6400;         // V
   int64_t max_position_embeddings = 32768;
   double rms_norm_eps = 1e-6;
   double rope_theta = 1e6;
@@ -58,20 +58,18 @@ struct ModelConfig {
   RopeScaling rope_scaling;
 
   bool use_moe = false;
-  int64_t num_experts = 4;              // E routed experts (gen 2: n_routed_experts)
-  int64_t num_experts_per_tok = 1;      // top-k
-  int64_t moe_intermediate_size = 2432; // gen 2 experts use intermediate_size
+  int64_t num_experts = 4;               // E routed experts (gen 2: n_routed_experts)
+  int64_t num_experts_per_tok = 1;       // top-k
+  int64_t moe_intermediate_size = 2432;  // gen 2 experts use intermediate_size
   bool norm_topk_prob = true;
-  int64_t n_shared_experts = 0;         // gen 2 only: always-on experts
+  int64_t n_shared_experts = 0;  // gen 2 only: always-on experts
 
   // Derived sizes.
   int64_t n_rep() const { return num_attention_heads / num_key_value_heads; }  // R
   int64_t q_dim() const { return num_attention_heads * head_dim; }             // H·Dh
   int64_t kv_dim() const { return num_key_value_heads * head_dim; }            // Hkv·Dh
-  int64_t expert_intermediate_size() const {
-    return generation == 2 ? intermediate_size : moe_intermediate_size;
-  }
-  int64_t parameter_count() const;  // every stored weight (tied head counted once)
+  int64_t expert_intermediate_size() const { return generation == 2 ? intermediate_size : moe_intermediate_size; }
+  int64_t parameter_count() const;                                // every stored weight (tied head counted once)
   int64_t weight_bytes() const { return parameter_count() * 4; }  // as float32 in memory
 };
 
@@ -83,13 +81,11 @@ int64_t default_intermediate_size(int generation, int64_t hidden_size);
 constexpr int64_t kDefaultMaxWeightBytes = int64_t{2} << 30;
 
 // Every problem of the config, one clear sentence each; empty when usable.
-std::vector<std::string> validate_config(const ModelConfig& config,
-                                         int64_t max_weight_bytes = kDefaultMaxWeightBytes);
+std::vector<std::string> validate_config(const ModelConfig& config, int64_t max_weight_bytes = kDefaultMaxWeightBytes);
 
 // Parses config.json text (Hugging Face key names) and validates it.
 // Throws ConfigError naming every bad or missing value.
-ModelConfig parse_config_json(const std::string& text,
-                              int64_t max_weight_bytes = kDefaultMaxWeightBytes);
+ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes = kDefaultMaxWeightBytes);
 
 // The config as config.json text, with the key names MiniMind writes.
 std::string config_to_json(const ModelConfig& config);

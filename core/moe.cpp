@@ -15,7 +15,7 @@ Matrix moe_ffn(const ModelConfig& c, const MoeWeights& w, const Matrix& b, const
   for (int64_t t = 0; t < T; ++t) softmax_inplace(probs.row(t).data(), E);
 
   // torch.topk per token: the K largest probabilities (ties: lower index).
-  Matrix chosen(T, K), chosen_weight(T, K);  // [T, k]
+  Matrix chosen(T, K), chosen_weight(T, K);                                   // [T, k]
   const bool renormalise = c.norm_topk_prob && (c.generation == 3 || K > 1);  // gen 2 only when k > 1
   for (int64_t t = 0; t < T; ++t) {
     std::vector<int64_t> order(static_cast<size_t>(E));

@@ -13,11 +13,16 @@ using nlohmann::json;
 namespace {
 
 bool parse_dtype(const std::string& s, DType& out) {
-  if (s == "F32") out = DType::F32;
-  else if (s == "F16") out = DType::F16;
-  else if (s == "BF16") out = DType::BF16;
-  else if (s == "I32") out = DType::I32;
-  else return false;
+  if (s == "F32")
+    out = DType::F32;
+  else if (s == "F16")
+    out = DType::F16;
+  else if (s == "BF16")
+    out = DType::BF16;
+  else if (s == "I32")
+    out = DType::I32;
+  else
+    return false;
   return true;
 }
 
@@ -81,10 +86,14 @@ T load_le(const uint8_t* p) {
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-    case DType::I32: return "I32";
+    case DType::F32:
+      return "F32";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
+    case DType::I32:
+      return "I32";
   }
   return "?";
 }
@@ -152,7 +161,7 @@ void SafetensorsFile::read_floats(const SafetensorsEntry& entry, float* out) con
   const size_t n = (entry.end - entry.begin) / dtype_size(entry.dtype);
   switch (entry.dtype) {
     case DType::F32:
-      std::memcpy(out, p, n * 4);
+      if (n) std::memcpy(out, p, n * 4);  // an empty tensor may come with out == nullptr
       return;
     case DType::F16:
       for (size_t i = 0; i < n; ++i) out[i] = f16_to_f32(load_le<uint16_t>(p + 2 * i));

@@ -8,13 +8,12 @@ namespace minimind {
 
 const std::vector<std::string>& all_stage_names() {
   static const std::vector<std::string> names = {
-      stage::kBlockInput,    stage::kAttnNorm,     stage::kQProj,        stage::kKProj,
-      stage::kVProj,         stage::kQNorm,        stage::kKNorm,        stage::kQRope,
-      stage::kKRope,         stage::kScoresRaw,    stage::kScoresScaled, stage::kScoresMasked,
-      stage::kAttnWeights,   stage::kHeadOutputs,  stage::kAttnConcat,   stage::kOProj,
-      stage::kAttnResidual,  stage::kFfnNorm,      stage::kFfnGate,      stage::kFfnUp,
-      stage::kFfnAct,        stage::kFfnDown,      stage::kRouterProbs,  stage::kRouterExperts,
-      stage::kRouterWeights, stage::kBlockOutput,  stage::kFinalNorm,    stage::kLogits,
+      stage::kBlockInput,   stage::kAttnNorm,     stage::kQProj,       stage::kKProj,         stage::kVProj,
+      stage::kQNorm,        stage::kKNorm,        stage::kQRope,       stage::kKRope,         stage::kScoresRaw,
+      stage::kScoresScaled, stage::kScoresMasked, stage::kAttnWeights, stage::kHeadOutputs,   stage::kAttnConcat,
+      stage::kOProj,        stage::kAttnResidual, stage::kFfnNorm,     stage::kFfnGate,       stage::kFfnUp,
+      stage::kFfnAct,       stage::kFfnDown,      stage::kRouterProbs, stage::kRouterExperts, stage::kRouterWeights,
+      stage::kBlockOutput,  stage::kFinalNorm,    stage::kLogits,
   };
   return names;
 }

@@ -15,35 +15,35 @@ namespace minimind {
 
 // Stages and their per-sequence shapes (the trace prepends the batch, B).
 namespace stage {
-inline constexpr const char* kBlockInput = "block_input";      // [T, D] residual stream entering the block
-inline constexpr const char* kAttnNorm = "attn_norm";          // [T, D] input_layernorm(h): the lesson's x
-inline constexpr const char* kQProj = "q_proj";                // [T, H, Dh] as projected
-inline constexpr const char* kKProj = "k_proj";                // [T, Hkv, Dh]
-inline constexpr const char* kVProj = "v_proj";                // [T, Hkv, Dh] (v is never normed or rotated)
-inline constexpr const char* kQNorm = "q_norm";                // [T, H, Dh] after q_norm (gen 3)
-inline constexpr const char* kKNorm = "k_norm";                // [T, Hkv, Dh] after k_norm (gen 3)
-inline constexpr const char* kQRope = "q_rope";                // [T, H, Dh] after RoPE
-inline constexpr const char* kKRope = "k_rope";                // [T, Hkv, Dh] after RoPE (what the cache stores)
-inline constexpr const char* kScoresRaw = "scores_raw";        // [H, T, Tk] q·k
-inline constexpr const char* kScoresScaled = "scores_scaled";  // [H, T, Tk] q·k / sqrt(Dh)
-inline constexpr const char* kScoresMasked = "scores_masked";  // [H, T, Tk] + causal (-inf) and padding (-1e9)
-inline constexpr const char* kAttnWeights = "attn_weights";    // [H, T, Tk] softmax
-inline constexpr const char* kHeadOutputs = "head_outputs";    // [H, T, Dh] weights · v
-inline constexpr const char* kAttnConcat = "attn_concat";      // [T, H·Dh] heads side by side
-inline constexpr const char* kOProj = "o_proj";                // [T, D]
-inline constexpr const char* kAttnResidual = "attn_residual";  // [T, D] h + o_proj
-inline constexpr const char* kFfnNorm = "ffn_norm";            // [T, D] post_attention_layernorm
-inline constexpr const char* kFfnGate = "ffn_gate";            // [T, F] gate_proj (dense only)
-inline constexpr const char* kFfnUp = "ffn_up";                // [T, F] up_proj (dense only)
-inline constexpr const char* kFfnAct = "ffn_act";              // [T, F] silu(gate) * up (dense only)
-inline constexpr const char* kFfnDown = "ffn_down";            // [T, D] the FFN's (or MoE's) output
-inline constexpr const char* kRouterProbs = "router_probs";    // [T, E] softmax of the router (MoE)
-inline constexpr const char* kRouterExperts = "router_experts";// [T, k] chosen experts (MoE)
-inline constexpr const char* kRouterWeights = "router_weights";// [T, k] their weights (MoE)
-inline constexpr const char* kBlockOutput = "block_output";    // [T, D] residual stream after the block
+inline constexpr const char* kBlockInput = "block_input";        // [T, D] residual stream entering the block
+inline constexpr const char* kAttnNorm = "attn_norm";            // [T, D] input_layernorm(h): the lesson's x
+inline constexpr const char* kQProj = "q_proj";                  // [T, H, Dh] as projected
+inline constexpr const char* kKProj = "k_proj";                  // [T, Hkv, Dh]
+inline constexpr const char* kVProj = "v_proj";                  // [T, Hkv, Dh] (v is never normed or rotated)
+inline constexpr const char* kQNorm = "q_norm";                  // [T, H, Dh] after q_norm (gen 3)
+inline constexpr const char* kKNorm = "k_norm";                  // [T, Hkv, Dh] after k_norm (gen 3)
+inline constexpr const char* kQRope = "q_rope";                  // [T, H, Dh] after RoPE
+inline constexpr const char* kKRope = "k_rope";                  // [T, Hkv, Dh] after RoPE (what the cache stores)
+inline constexpr const char* kScoresRaw = "scores_raw";          // [H, T, Tk] q·k
+inline constexpr const char* kScoresScaled = "scores_scaled";    // [H, T, Tk] q·k / sqrt(Dh)
+inline constexpr const char* kScoresMasked = "scores_masked";    // [H, T, Tk] + causal (-inf) and padding (-1e9)
+inline constexpr const char* kAttnWeights = "attn_weights";      // [H, T, Tk] softmax
+inline constexpr const char* kHeadOutputs = "head_outputs";      // [H, T, Dh] weights · v
+inline constexpr const char* kAttnConcat = "attn_concat";        // [T, H·Dh] heads side by side
+inline constexpr const char* kOProj = "o_proj";                  // [T, D]
+inline constexpr const char* kAttnResidual = "attn_residual";    // [T, D] h + o_proj
+inline constexpr const char* kFfnNorm = "ffn_norm";              // [T, D] post_attention_layernorm
+inline constexpr const char* kFfnGate = "ffn_gate";              // [T, F] gate_proj (dense only)
+inline constexpr const char* kFfnUp = "ffn_up";                  // [T, F] up_proj (dense only)
+inline constexpr const char* kFfnAct = "ffn_act";                // [T, F] silu(gate) * up (dense only)
+inline constexpr const char* kFfnDown = "ffn_down";              // [T, D] the FFN's (or MoE's) output
+inline constexpr const char* kRouterProbs = "router_probs";      // [T, E] softmax of the router (MoE)
+inline constexpr const char* kRouterExperts = "router_experts";  // [T, k] chosen experts (MoE)
+inline constexpr const char* kRouterWeights = "router_weights";  // [T, k] their weights (MoE)
+inline constexpr const char* kBlockOutput = "block_output";      // [T, D] residual stream after the block
 // Model-level stages (layer -1).
-inline constexpr const char* kFinalNorm = "final_norm";        // [T, D]
-inline constexpr const char* kLogits = "logits";               // [T, V]
+inline constexpr const char* kFinalNorm = "final_norm";  // [T, D]
+inline constexpr const char* kLogits = "logits";         // [T, V]
 }  // namespace stage
 
 // Every stage name, in pipeline order (block stages, then model stages).
@@ -66,8 +66,7 @@ class Trace {
   bool wants(int64_t layer, const char* stage) const;
   // Stores the tensor of one sequence, `per_sequence_shape`, as slice
   // `batch_index` of a [B, ...] tensor.
-  void put(int64_t layer, const char* stage, int64_t batch_index, const Shape& per_sequence_shape,
-           const float* data);
+  void put(int64_t layer, const char* stage, int64_t batch_index, const Shape& per_sequence_shape, const float* data);
 
   // nullptr when not captured.
   const Tensor* get(int64_t layer, const std::string& stage) const;

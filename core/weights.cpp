@@ -20,12 +20,12 @@ FfnWeights allocate_ffn(int64_t d, int64_t f) {
 }
 
 void add_ffn_slots(std::vector<WeightSlot>& slots, const std::string& prefix, FfnWeights& w) {
-  slots.push_back({prefix + ".gate_proj.weight", {w.gate_proj.rows(), w.gate_proj.cols()}, WeightKind::Linear,
-                   w.gate_proj.data()});
+  slots.push_back(
+      {prefix + ".gate_proj.weight", {w.gate_proj.rows(), w.gate_proj.cols()}, WeightKind::Linear, w.gate_proj.data()});
   slots.push_back(
       {prefix + ".up_proj.weight", {w.up_proj.rows(), w.up_proj.cols()}, WeightKind::Linear, w.up_proj.data()});
-  slots.push_back({prefix + ".down_proj.weight", {w.down_proj.rows(), w.down_proj.cols()}, WeightKind::Linear,
-                   w.down_proj.data()});
+  slots.push_back(
+      {prefix + ".down_proj.weight", {w.down_proj.rows(), w.down_proj.cols()}, WeightKind::Linear, w.down_proj.data()});
 }
 
 WeightSlot matrix_slot(const std::string& name, Matrix& m, WeightKind kind) {

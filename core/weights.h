@@ -13,15 +13,15 @@ namespace minimind {
 
 class SafetensorsFile;
 
-struct FfnWeights {       // one SwiGLU feed-forward (FeedForward)
-  Matrix gate_proj;       // [F, D]
-  Matrix up_proj;         // [F, D]
-  Matrix down_proj;       // [D, F]
+struct FfnWeights {  // one SwiGLU feed-forward (FeedForward)
+  Matrix gate_proj;  // [F, D]
+  Matrix up_proj;    // [F, D]
+  Matrix down_proj;  // [D, F]
 };
 
-struct MoeWeights {                     // MOEFeedForward
-  Matrix gate;                          // router: [E, D]
-  std::vector<FfnWeights> experts;      // E experts
+struct MoeWeights {                        // MOEFeedForward
+  Matrix gate;                             // router: [E, D]
+  std::vector<FfnWeights> experts;         // E experts
   std::vector<FfnWeights> shared_experts;  // generation 2 only
 };
 
@@ -39,10 +39,10 @@ struct LayerWeights {               // MiniMindBlock
 };
 
 struct ModelWeights {
-  Matrix embed_tokens;              // [V, D]
-  std::vector<LayerWeights> layers; // L
-  Vector norm;                      // [D]
-  Matrix lm_head;                   // [V, D]; empty when tied to embed_tokens
+  Matrix embed_tokens;               // [V, D]
+  std::vector<LayerWeights> layers;  // L
+  Vector norm;                       // [D]
+  Matrix lm_head;                    // [V, D]; empty when tied to embed_tokens
 
   const Matrix& output_head() const { return lm_head.size() ? lm_head : embed_tokens; }
 };
@@ -54,7 +54,7 @@ struct WeightSlot {
   std::string name;  // MiniMind's state-dict name
   Shape shape;
   WeightKind kind;
-  float* data;       // row-major storage of `shape` inside ModelWeights
+  float* data;  // row-major storage of `shape` inside ModelWeights
 };
 
 // Allocates every tensor the config calls for (zero-filled).

@@ -41,6 +41,22 @@ double max_abs_diff(const A& actual, const B& expected) {
   return m;
 }
 
+// Matches an exception whose what() contains `fragment`:
+//   REQUIRE_THROWS_MATCHES(expr, ConfigError, message_contains("hidden_size"))
+// checks the type and the message at once, and prints both on failure.
+class MessageContains : public Catch::MatcherBase<std::exception> {
+ public:
+  explicit MessageContains(std::string fragment) : fragment_(std::move(fragment)) {}
+  bool match(const std::exception& e) const override {
+    return std::string(e.what()).find(fragment_) != std::string::npos;
+  }
+  std::string describe() const override { return "has a message containing \"" + fragment_ + "\""; }
+
+ private:
+  std::string fragment_;
+};
+inline MessageContains message_contains(std::string fragment) { return MessageContains(std::move(fragment)); }
+
 }  // namespace minimind::testing
 
 #define CHECK_CLOSE(actual, expected, atol, rtol) \

@@ -78,7 +78,7 @@ inline GoldenCase load_golden_case(const std::string& name) {
 }
 
 inline const std::vector<std::string>& golden_case_names() {
-  static const std::vector<std::string> names = {"gen3_dense", "gen2_dense", "gen3_moe",
+  static const std::vector<std::string> names = {"gen3_dense", "gen2_dense",      "gen3_moe",
                                                  "gen2_moe",   "untied_theta1e4", "gen3_yarn"};
   return names;
 }

@@ -54,10 +54,14 @@ TEST_CASE("golden: logits, attention weights and trace match the PyTorch referen
       }
 
       const std::vector<std::pair<std::string, const char*>> stages = {
-          {"trace.0.q_proj", stage::kQProj},         {"trace.0.q_rope", stage::kQRope},
-          {"trace.0.k_rope", stage::kKRope},         {"trace.0.v_proj", stage::kVProj},
-          {"trace.0.scores_raw", stage::kScoresRaw}, {"trace.0.head_outputs", stage::kHeadOutputs},
-          {"trace.0.o_proj", stage::kOProj},         {"trace.0.block_output", stage::kBlockOutput},
+          {"trace.0.q_proj", stage::kQProj},
+          {"trace.0.q_rope", stage::kQRope},
+          {"trace.0.k_rope", stage::kKRope},
+          {"trace.0.v_proj", stage::kVProj},
+          {"trace.0.scores_raw", stage::kScoresRaw},
+          {"trace.0.head_outputs", stage::kHeadOutputs},
+          {"trace.0.o_proj", stage::kOProj},
+          {"trace.0.block_output", stage::kBlockOutput},
           {"trace.0.router_probs", stage::kRouterProbs},
       };
       for (const auto& [key, stage_name] : stages) {

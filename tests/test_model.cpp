@@ -84,9 +84,9 @@ TEST_CASE("q heads of one GQA group read the same keys and values", "[model][inv
   const int64_t T = 6, H = 6, Dh = config.head_dim, R = config.n_rep();
   Trace trace(layers_and_stages({0}, {stage::kQRope, stage::kKRope, stage::kScoresRaw}), 1);
   model.forward(some_ids(T, config.vocab_size), nullptr, {}, {}, &trace);
-  const Tensor& q = *trace.get(0, stage::kQRope);       // [1, T, H, Dh]
-  const Tensor& k = *trace.get(0, stage::kKRope);       // [1, T, Hkv, Dh]
-  const Tensor& s = *trace.get(0, stage::kScoresRaw);   // [1, H, T, T]
+  const Tensor& q = *trace.get(0, stage::kQRope);      // [1, T, H, Dh]
+  const Tensor& k = *trace.get(0, stage::kKRope);      // [1, T, Hkv, Dh]
+  const Tensor& s = *trace.get(0, stage::kScoresRaw);  // [1, H, T, T]
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t i = 0; i < T; ++i) {
       for (int64_t j = 0; j < T; ++j) {
@@ -133,8 +133,10 @@ TEST_CASE("cached decoding equals full recomputation", "[model][cache]") {
     const std::vector<std::pair<size_t, size_t>> chunks = {{0, 5}, {5, 6}, {6, 8}, {8, 9}, {9, 10}, {10, 11}, {11, 12}};
     double max_diff = 0;
     for (const auto& [begin, end] : chunks) {
-      const Matrix part = model.forward(std::vector<int32_t>(ids.begin() + long(begin), ids.begin() + long(end)), &cache);
-      max_diff = std::max(max_diff, double((part - full.middleRows(long(begin), long(end - begin))).cwiseAbs().maxCoeff()));
+      const Matrix part =
+          model.forward(std::vector<int32_t>(ids.begin() + long(begin), ids.begin() + long(end)), &cache);
+      max_diff =
+          std::max(max_diff, double((part - full.middleRows(long(begin), long(end - begin))).cwiseAbs().maxCoeff()));
     }
     INFO(preset << " max abs diff " << max_diff);
     CHECK(max_diff <= 1e-5);

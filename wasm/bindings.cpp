@@ -142,7 +142,8 @@ class WasmModel {
       std::vector<std::vector<int32_t>> rows, mask_rows;
       for (size_t b = 0; b < size_t(batch); ++b) {
         rows.emplace_back(flat.begin() + long(b * T), flat.begin() + long((b + 1) * T));
-        if (!flat_mask.empty()) mask_rows.emplace_back(flat_mask.begin() + long(b * T), flat_mask.begin() + long((b + 1) * T));
+        if (!flat_mask.empty())
+          mask_rows.emplace_back(flat_mask.begin() + long(b * T), flat_mask.begin() + long((b + 1) * T));
       }
       ForwardOptions forward_options;
       forward_options.attention.causal_mask = options.value("causalMask", true);
