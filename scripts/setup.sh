@@ -18,6 +18,7 @@ have_file /usr/include/catch2/catch.hpp || missing+=(catch2)
 have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_command em++ || missing+=(emscripten)
 have_command git || missing+=(git)
+have_file /usr/bin/chromium || missing+=(chromium)  # browser tests (playwright-core drives it)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

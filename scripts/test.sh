@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm test: sets up what is missing, builds, and runs every test:
 # format and type checks, the Catch2 suite natively, under ASan+UBSan and as
-# WebAssembly (all through ctest), then the Node tests of the module, API and CLI.
+# WebAssembly (all through ctest), then the Node tests of the module, API and
+# CLI and the browser tests in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ jobs="$(nproc)"
 
 echo "== format and type checks"
 git ls-files -- '*.h' '*.cpp' | xargs clang-format --dry-run -Werror
-node_modules/.bin/prettier --check --log-level warn js tests/node
+node_modules/.bin/prettier --check --log-level warn js tests/node tests/browser scripts
 node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext tests/node/types_check.ts
 
 echo "== native build and tests"
@@ -27,5 +28,5 @@ bash scripts/build.sh wasm
 bash scripts/build.sh wasm-scalar
 ctest --test-dir build/wasm --no-tests=error --output-on-failure -j "$jobs"
 
-echo "== Node tests: the module through the JS API and the CLI"
-node --test tests/node/
+echo "== Node and browser tests: the module through the JS API, the CLI, headless Chromium"
+node --test tests/node/ tests/browser/

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// A static file server for the playground and the browser tests: GET/HEAD
+// only, files under one root, .wasm served as application/wasm (streaming
+// compilation needs it), loopback only.
+//   node scripts/serve.mjs [root] [--port N]    (port 0: any free port)
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
+};
+
+/** Starts serving `root`; resolves to {url, close()}. */
+export function serve(root, { port = 0, host = '127.0.0.1' } = {}) {
+  const base = resolve(root);
+  const server = createServer(async (request, response) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { Allow: 'GET, HEAD' }).end();
+      return;
+    }
+    let path;
+    try {
+      path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+    } catch {
+      response.writeHead(400).end('bad request');
+      return;
+    }
+    let file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) {
+      response.writeHead(403).end('forbidden');
+      return;
+    }
+    try {
+      let info = await stat(file);
+      if (info.isDirectory()) {
+        file = join(file, 'index.html');
+        info = await stat(file);
+      }
+      response.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Content-Length': info.size,
+        'Cache-Control': 'no-cache',
+      });
+      if (request.method === 'HEAD') response.end();
+      else createReadStream(file).pipe(response);
+    } catch {
+      response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${path}`);
+    }
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const { port: actual } = server.address();
+      resolvePromise({ url: `http://${host}:${actual}/`, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const portIndex = args.indexOf('--port');
+  const port = portIndex >= 0 ? Number(args[portIndex + 1]) : 8080;
+  const root = args.find((a, i) => !a.startsWith('--') && i !== portIndex + 1) ?? '.';
+  const { url } = await serve(root, { port });
+  console.log(`MiniMind Playground: ${url}`);
+}
