@@ -163,7 +163,15 @@ export class MiniMind {
   /** Every problem of the config, one sentence each; [] when usable. */
   configProblems(config: string | Record<string, unknown>): string[];
   labRecord(preset?: 'lab-a' | 'lab-b' | string, seed?: number): string;
-  createModel(spec?: { preset?: PresetName | string; config?: string | Record<string, unknown>; seed?: number }): Model;
+  createModel(spec?: {
+    preset?: PresetName | string;
+    config?: string | Record<string, unknown>;
+    seed?: number;
+    /** Called with the fraction of weights initialised (0..1) while a model builds. */
+    onProgress?: (fraction: number) => void;
+  }): Model;
+  /** Derived shapes and sizes of a config without building weights; throws its problems. */
+  describeConfig(config: string | Record<string, unknown>): ModelInfo;
   loadModel(files: { config: string | Record<string, unknown>; weights: Uint8Array | ArrayBuffer }): Model;
 }
 

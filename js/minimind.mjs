@@ -194,13 +194,22 @@ export class MiniMind {
 
   /**
    * A model with seeded random weights, from a preset or a config.
-   * @param {{preset?: string, config?: object|string, seed?: number}} spec
+   * @param {{preset?: string, config?: object|string, seed?: number, onProgress?: (fraction: number) => void}} spec
    */
   createModel(spec = {}) {
     const seed = checkInteger(spec.seed ?? 0, 'seed');
     if (spec.preset !== undefined && spec.config !== undefined) throw new TypeError('give either preset or config, not both');
-    if (spec.config !== undefined) return new Model(this.#native.NativeModel.fromConfig(configText(spec.config, 'config'), seed));
-    return new Model(this.#native.NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed));
+    if (spec.onProgress !== undefined && typeof spec.onProgress !== 'function') {
+      throw new TypeError(`onProgress must be a function, got ${describe(spec.onProgress)}`);
+    }
+    const NativeModel = this.#native.NativeModel;
+    if (spec.config !== undefined) return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress));
+    return new Model(NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed, spec.onProgress));
+  }
+
+  /** Derived shapes and sizes of a config, without building weights; throws its problems. */
+  describeConfig(config) {
+    return JSON.parse(this.#native.describeConfig(configText(config, 'config')));
   }
 
   /**

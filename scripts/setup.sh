@@ -19,6 +19,8 @@ have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_command em++ || missing+=(emscripten)
 have_command git || missing+=(git)
 have_file /usr/bin/chromium || missing+=(chromium)  # browser tests (playwright-core drives it)
+# A CJK font, so that the browser tests' screenshots show Chinese tokens.
+have_file /usr/share/fonts/truetype/wqy/wqy-microhei.ttc || missing+=(fonts-wqy-microhei)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

@@ -167,3 +167,27 @@ test('info reports config, derived shapes, parameters and bytes', () => {
   assert.throws(() => model.info(), /disposed/);
   assert.throws(() => model.forward([1]), /disposed/);
 });
+
+test('building a model reports progress, and describeConfig gives shapes without weights', () => {
+  const fractions = [];
+  const model = mm.createModel({ preset: 'lab-b', seed: 1, onProgress: (f) => fractions.push(f) });
+  assert.ok(fractions.length > 10, `${fractions.length} reports`);
+  assert.equal(fractions.at(-1), 1);
+  assert.ok(
+    fractions.every((f, i) => i === 0 || f >= fractions[i - 1]),
+    'fractions never go back',
+  );
+  model.dispose();
+  assert.throws(() => mm.createModel({ preset: 'lab-a', onProgress: 5 }), { name: 'TypeError' });
+  const info = mm.describeConfig({
+    hidden_size: 96,
+    num_attention_heads: 6,
+    num_key_value_heads: 3,
+    vocab_size: 128,
+    num_hidden_layers: 2,
+  });
+  assert.equal(info.derived.head_dim, 16);
+  assert.deepEqual(info.derived.k_proj, [48, 96]);
+  assert.equal(info.derived.n_rep, 2);
+  assert.throws(() => mm.describeConfig({ hidden_size: 96, num_attention_heads: 5 }), /not divisible/);
+});

@@ -1,0 +1,187 @@
+// The [T, T] matrix of one layer, head and stage as a high-DPI canvas
+// heatmap: queries are rows, keys are columns, token labels on both axes,
+// masked future cells hatched. Hover or focus (arrow keys) a cell to read
+// it; click a row or press Enter to select it. Labels are drawn with
+// fillText, so token text is never parsed as HTML.
+import { hatchPattern, textColorOn } from '../colors.mjs';
+
+const FONT = '13px system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif';
+
+export class HeatmapView {
+  #canvas;
+  #ctx;
+  #model = null; // what render() was given
+  #layout = null;
+  #focus = null; // {i, j}
+  #handlers;
+
+  constructor(canvas, handlers) {
+    this.#canvas = canvas;
+    this.#ctx = canvas.getContext('2d');
+    this.#handlers = handlers;
+    canvas.tabIndex = 0;
+    canvas.addEventListener('mousemove', (e) => this.#setFocus(this.#cellAt(e), false));
+    canvas.addEventListener('mouseleave', () => this.#setFocus(null, false));
+    canvas.addEventListener('click', (e) => {
+      const cell = this.#cellAt(e, true);
+      if (cell) handlers.onRowSelect?.(cell.i);
+    });
+    canvas.addEventListener('focus', () => {
+      if (!this.#focus && this.#model?.tokens.length) this.#setFocus({ i: 0, j: 0 }, true);
+    });
+    canvas.addEventListener('blur', () => this.#setFocus(null, true));
+    canvas.addEventListener('keydown', (e) => this.#key(e));
+  }
+
+  /**
+   * model: {tokens, values: Float32Array [T·T] of the stage shown, masked(i, j),
+   *         scale: {color}, decimals, selectedRow}
+   */
+  render(model) {
+    this.#model = model;
+    if (this.#focus && (this.#focus.i >= model.tokens.length || this.#focus.j >= model.tokens.length)) this.#focus = null;
+    this.#draw();
+  }
+
+  /** The canvas with its labels, for the PNG export. */
+  get canvas() {
+    return this.#canvas;
+  }
+
+  #measure() {
+    const { tokens } = this.#model;
+    const ctx = this.#ctx;
+    ctx.font = FONT;
+    const labelWidth = Math.min(140, Math.max(24, ...tokens.map((t) => ctx.measureText(t).width))) + 10;
+    const available = Math.max(200, (this.#canvas.parentElement?.clientWidth ?? 600) - labelWidth - 8);
+    const cell = Math.max(10, Math.min(56, Math.floor(available / Math.max(1, tokens.length))));
+    const rotate = tokens.some((t) => ctx.measureText(t).width > cell - 4);
+    const top = rotate ? Math.min(140, labelWidth * 0.75) + 8 : 24;
+    return { cell, left: labelWidth, top, rotate, width: labelWidth + cell * tokens.length + 4, height: top + cell * tokens.length + 4 };
+  }
+
+  #draw() {
+    const model = this.#model;
+    const layout = (this.#layout = this.#measure());
+    const ratio = globalThis.devicePixelRatio || 1;
+    const canvas = this.#canvas;
+    canvas.width = Math.round(layout.width * ratio);
+    canvas.height = Math.round(layout.height * ratio);
+    canvas.style.width = `${layout.width}px`;
+    canvas.style.height = `${layout.height}px`;
+    const ctx = this.#ctx;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, layout.width, layout.height);
+    ctx.font = FONT;
+    const { tokens, values, masked, scale, decimals, selectedRow } = model;
+    const T = tokens.length;
+    const { cell, left, top } = layout;
+    const hatch = hatchPattern(ctx);
+    for (let i = 0; i < T; i += 1) {
+      for (let j = 0; j < T; j += 1) {
+        const x = left + j * cell;
+        const y = top + i * cell;
+        if (masked(i, j)) {
+          ctx.fillStyle = hatch;
+          ctx.fillRect(x, y, cell, cell);
+          continue;
+        }
+        const fill = scale.color(values[i * T + j]);
+        ctx.fillStyle = fill;
+        ctx.fillRect(x, y, cell, cell);
+        if (cell >= 34) {
+          ctx.fillStyle = textColorOn(fill);
+          ctx.textAlign = 'center';
+          ctx.textBaseline = 'middle';
+          ctx.font = '11px system-ui, sans-serif';
+          ctx.fillText(values[i * T + j].toFixed(decimals), x + cell / 2, y + cell / 2);
+          ctx.font = FONT;
+        }
+      }
+    }
+    // Grid lines, selected row, focused cell.
+    ctx.strokeStyle = 'rgba(255,255,255,0.6)';
+    ctx.lineWidth = 1;
+    for (let k = 0; k <= T; k += 1) {
+      ctx.beginPath();
+      ctx.moveTo(left + k * cell + 0.5, top);
+      ctx.lineTo(left + k * cell + 0.5, top + T * cell);
+      ctx.moveTo(left, top + k * cell + 0.5);
+      ctx.lineTo(left + T * cell, top + k * cell + 0.5);
+      ctx.stroke();
+    }
+    if (selectedRow !== null && selectedRow < T) {
+      ctx.strokeStyle = '#d62728';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(left + 1, top + selectedRow * cell + 1, T * cell - 2, cell - 2);
+    }
+    if (this.#focus) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 3;
+      ctx.strokeRect(left + this.#focus.j * cell + 1.5, top + this.#focus.i * cell + 1.5, cell - 3, cell - 3);
+      ctx.strokeStyle = '#fff';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(left + this.#focus.j * cell + 1.5, top + this.#focus.i * cell + 1.5, cell - 3, cell - 3);
+    }
+    // Labels: rows (queries) on the left, columns (keys) on top.
+    ctx.fillStyle = '#1a1a1a';
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    tokens.forEach((t, i) => {
+      ctx.font = i === selectedRow ? `bold ${FONT}` : FONT;
+      ctx.fillText(t, left - 6, top + i * cell + cell / 2, left - 8);
+    });
+    ctx.font = FONT;
+    tokens.forEach((t, j) => {
+      const x = left + j * cell + cell / 2;
+      if (layout.rotate) {
+        ctx.save();
+        ctx.translate(x, top - 6);
+        ctx.rotate(-Math.PI / 3);
+        ctx.textAlign = 'left';
+        ctx.fillText(t, 0, 0, top * 1.1);
+        ctx.restore();
+      } else {
+        ctx.textAlign = 'center';
+        ctx.fillText(t, x, top - 12, cell);
+      }
+    });
+  }
+
+  #cellAt(event, allowLabel = false) {
+    if (!this.#layout || !this.#model) return null;
+    const rect = this.#canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const y = event.clientY - rect.top;
+    const { cell, left, top } = this.#layout;
+    const T = this.#model.tokens.length;
+    const i = Math.floor((y - top) / cell);
+    const j = Math.floor((x - left) / cell);
+    if (i < 0 || i >= T) return null;
+    if (j < 0 || j >= T) return allowLabel && x < left ? { i, j: 0 } : null;
+    return { i, j };
+  }
+
+  #setFocus(cell, announce) {
+    const same = cell && this.#focus && cell.i === this.#focus.i && cell.j === this.#focus.j;
+    if (same || (!cell && !this.#focus)) return;
+    this.#focus = cell;
+    if (this.#model) this.#draw();
+    this.#handlers.onCellFocus?.(cell, announce);
+  }
+
+  #key(event) {
+    const T = this.#model?.tokens.length ?? 0;
+    if (!T) return;
+    const f = this.#focus ?? { i: 0, j: 0 };
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -T], End: [0, T] };
+    if (moves[event.key]) {
+      const [di, dj] = moves[event.key];
+      this.#setFocus({ i: Math.min(T - 1, Math.max(0, f.i + di)), j: Math.min(T - 1, Math.max(0, f.j + dj)) }, true);
+      event.preventDefault();
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      this.#handlers.onRowSelect?.(f.i);
+      event.preventDefault();
+    }
+  }
+}
