@@ -2,7 +2,8 @@
 // A static file server for the playground and the browser tests: GET/HEAD
 // only, files under one root, .wasm served as application/wasm (streaming
 // compilation needs it), loopback only.
-//   node scripts/serve.mjs [root] [--port N]    (port 0: any free port)
+//   node scripts/serve.mjs [root] [--port N] [--find-free-port]
+//   (port 0: any free port; --find-free-port: N, or the next free one)
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -74,6 +75,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const portIndex = args.indexOf('--port');
   const port = portIndex >= 0 ? Number(args[portIndex + 1]) : 8080;
   const root = args.find((a, i) => !a.startsWith('--') && i !== portIndex + 1) ?? '.';
-  const { url } = await serve(root, { port });
-  console.log(`MiniMind Playground: ${url}`);
+  const tries = args.includes('--find-free-port') ? 20 : 1;
+  for (let k = 0; k < tries; k += 1) {
+    try {
+      const { url } = await serve(root, { port: port + k });
+      console.log(`MiniMind Playground: ${url}  (Ctrl+C to stop)`);
+      break;
+    } catch (error) {
+      if (error.code !== 'EADDRINUSE' || k === tries - 1) {
+        console.error(`serve: cannot listen on port ${port + k}: ${error.message}`);
+        process.exit(1);
+      }
+    }
+  }
 }

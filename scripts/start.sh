@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# npm start: sets up what is missing, builds, and shows lesson 11's lab
-# record for lab-a computed by the core.
+# npm start: sets up what is missing, builds the Wasm module and the static
+# site, and serves the playground on localhost (PORT, default 8080, or the
+# next free port), printing its URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh native >/dev/null
-./build/native/core/minimind-lab "${1:-lab-a}" "${2:-0}"
+echo "Building the WebAssembly module and the page (the first build takes a minute)..."
+bash scripts/build.sh wasm >/dev/null
+node scripts/build_site.mjs
+exec node scripts/serve.mjs dist/site --port "${PORT:-8080}" --find-free-port

@@ -24,7 +24,11 @@ const CONFIG_FIELDS = [
   'intermediate_size',
   'rope_theta',
 ];
-const TYPING_DEBOUNCE_MS = 40;
+// Typing waits only when a forward is slow: a model that answers in a few
+// milliseconds redraws on every keystroke (the worker drops stale requests).
+const SLOW_FORWARD_MS = 8;
+const MAX_TYPING_DEBOUNCE_MS = 150;
+let lastComputeMs = 0;
 
 const $ = (id) => document.getElementById(id);
 const initial = readUrlState(location.search);
@@ -56,6 +60,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
     compute();
   },
   onResult: ({ ids, entries, computeMs }) => {
+    lastComputeMs = computeMs;
     const list = Object.assign(entries, { get: (layer, stage) => entries.find((e) => e.layer === layer && e.stage === stage) });
     store.set({ result: { tokens: requestTokens, ids, entries: list, T: ids.length, computeMs }, computeError: null });
   },
@@ -94,7 +99,8 @@ function compute() {
 let computeTimer = null;
 function computeSoon() {
   clearTimeout(computeTimer);
-  computeTimer = setTimeout(compute, TYPING_DEBOUNCE_MS);
+  if (lastComputeMs < SLOW_FORWARD_MS) compute();
+  else computeTimer = setTimeout(compute, Math.min(MAX_TYPING_DEBOUNCE_MS, lastComputeMs));
 }
 
 // ---------------------------------------------------------------- views
