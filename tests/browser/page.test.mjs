@@ -29,9 +29,20 @@ after(async () => {
   await server?.close();
 });
 
-async function openPlayground(query = '', { languages = ['en-US', 'en'] } = {}) {
+async function openPlayground(query = '', { languages = ['en-US', 'en'], watchProgress = false } = {}) {
   const { page, errors } = await openPage(browser.context);
   await page.setViewportSize({ width: 1400, height: 1000 });
+  if (watchProgress) {
+    // Notes whether the build progress bar was ever visible with some progress.
+    await page.addInitScript(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        const bar = document.getElementById('build-progress');
+        new MutationObserver(() => {
+          if (!bar.hidden) window.progressSeen = true;
+        }).observe(bar, { attributes: true });
+      });
+    });
+  }
   // The browser's language preference, as navigator.languages reports it.
   await page.addInitScript((list) => Object.defineProperty(navigator, 'languages', { get: () => list }), languages);
   await page.goto(`${server.url}${query}`);
@@ -159,6 +170,34 @@ test('the stage switch shows QKᵀ, ÷√d, + mask and softmax with their shapes
       }
     }
   }
+  await page.close();
+});
+
+test('the switches show why: no mask leaks the future, no √d makes softmax winner-takes-all', async () => {
+  const { page } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`);
+  await waitForTokens(page, LESSON.split(' '));
+  const peak = (table) => table.cells.reduce((sum, row) => sum + Math.max(...row.map((c) => c.value ?? 0)), 0) / table.cells.length;
+  const normal = await readTable(page);
+  await page.uncheck('#causal');
+  await page.waitForFunction(() => !document.querySelector('#matrix-table td[data-masked]'));
+  const leaked = await readTable(page);
+  const future = leaked.cells.flatMap((row, i) => row.slice(i + 1)).reduce((a, c) => a + c.value, 0);
+  assert.ok(future > 1, `the future now gets weight (${future})`);
+  assert.match(await page.textContent('#toggle-note'), /Causal mask is off: tokens now read the future\. \d+\.\d% of this head/);
+  await page.check('#causal');
+  await page.uncheck('#scale');
+  await page.waitForFunction(() => document.getElementById('toggle-note').textContent.includes('No √d'));
+  await page.waitForFunction(() => location.search.includes('scale=0') && document.querySelector('#matrix-table td[data-masked]'));
+  const sharp = await readTable(page);
+  assert.ok(peak(sharp) > peak(normal), `largest weight per row grows: ${peak(normal)} -> ${peak(sharp)}`);
+  assert.match(await page.textContent('#toggle-note'), /scores are 4\.0× larger/);
+  await page.screenshot({ path: `${ARTIFACTS}no-scaling.png`, fullPage: true });
+  // The overview opens a head with a click; heads are grouped by kv head.
+  assert.equal(await page.$$eval('.kv-group', (groups) => groups.length), 4); // 2 layers × 2 kv heads
+  await page.click('.thumb[data-layer="1"][data-head="3"]');
+  assert.equal(await page.inputValue('#layer'), '1');
+  assert.equal(await page.inputValue('#head'), '3');
+  assert.match(await page.textContent('#view-title'), /Layer 1 · head 3 \(reads kv head 1\)/);
   await page.close();
 });
 
@@ -297,7 +336,7 @@ test('exports: CSV and JSON hold the matrix, PNG is an image', async () => {
 
 test('timings: load to first matrix and keystroke to redraw (lab-a, minimind2-small)', async () => {
   for (const preset of ['lab-a', 'minimind2-small']) {
-    const { page } = await openPlayground(`?preset=${preset}&text=${encodeURIComponent(LESSON)}`);
+    const { page } = await openPlayground(`?preset=${preset}&text=${encodeURIComponent(LESSON)}`, { watchProgress: true });
     await waitForTokens(page, LESSON.split(' '));
     const firstMatrix = await page.evaluate(() => performance.getEntriesByName('minimind:first-matrix')[0].startTime);
     const redraws = [];
@@ -311,6 +350,8 @@ test('timings: load to first matrix and keystroke to redraw (lab-a, minimind2-sm
       `# ${preset}: load to first matrix ${firstMatrix.toFixed(0)} ms; keystroke to redraw median ${redraws[2].toFixed(1)} ms (${redraws.map((r) => r.toFixed(1)).join(', ')})`,
     );
     assert.ok(firstMatrix > 0);
+    // The build showed its progress bar (in the worker, the page stayed live).
+    assert.ok(await page.evaluate(() => window.progressSeen), 'a progress bar was shown while the model built');
     if (preset === 'minimind2-small') await page.screenshot({ path: `${ARTIFACTS}minimind2-small.png`, fullPage: true });
     await page.close();
   }
