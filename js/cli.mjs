@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // minimind: the playground's model from the command line, on the Wasm module.
 // Run `minimind help` for the commands.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { loadMiniMind } from './minimind.mjs';
@@ -11,20 +11,29 @@ import { whitespaceTokens } from './whitespace_tokens.mjs';
 const USAGE = `usage: minimind <command> [options]
 
 commands:
-  info      (--preset NAME [--seed N] | --model DIR) [--json]
+  info      MODEL [--json]
             config, derived shapes, parameter count
-  run       (--preset NAME [--seed N] | --model DIR) (--ids 1,2,3 | --text "...") [--json]
+  run       MODEL (--ids 1,2,3 | --text "...") [--json]
             tokens, attention weights of every layer and head, logits
-  generate  (--preset NAME [--seed N] | --model DIR) (--ids ... | --text "...")
-            [--max-new-tokens N] [--greedy | --temperature T --top-k K --top-p P
+  generate  MODEL (--ids ... | --text "...") [--chat] [--max-new-tokens N]
+            [--greedy | --temperature T --top-k K --top-p P
             --repetition-penalty R --sample-seed S] [--json]
   lab       [--preset lab-a|lab-b] [--seed N]
             lesson 11's lab record, computed by the module
 
-A model folder DIR holds config.json and model.safetensors (F32, F16 or BF16).
---text splits on whitespace and numbers the distinct words 3, 4, 5, ... in order
-of first appearance (ids 0-2 are MiniMind's special tokens); it is a stand-in
-until a tokenizer is loaded.`;
+MODEL is one of:
+  --preset NAME [--seed N]   a preset with seeded random weights
+  --model DIR                a MiniMind folder: config.json and model.safetensors
+                             (F32, F16 or BF16) or model.pth, and tokenizer.json
+  --model FILE.pth [--config config.json] [--heads N]
+                             a torch.save(state_dict) file; without --config the
+                             config is inferred from the tensor shapes (--heads:
+                             number of attention heads, default 8)
+--tokenizer FILE uses that tokenizer.json (a model folder's own is used by default).
+With a tokenizer, --text is encoded by it and generate prints the text. Without
+one, --text splits on whitespace and numbers the distinct words 3, 4, 5, ... in
+order of first appearance (ids 0-2 are MiniMind's special tokens).
+--chat wraps the prompt in MiniMind's chat template (for SFT models).`;
 
 class UsageError extends Error {}
 
@@ -42,6 +51,10 @@ const OPTIONS = {
   'top-p': { type: 'string' },
   'repetition-penalty': { type: 'string' },
   'sample-seed': { type: 'string' },
+  config: { type: 'string' },
+  heads: { type: 'string' },
+  tokenizer: { type: 'string' },
+  chat: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -60,37 +73,80 @@ function numberOption(values, name) {
   return value;
 }
 
+async function readInput(path, encoding) {
+  try {
+    return await readFile(path, encoding);
+  } catch (error) {
+    throw new Error(error.code === 'ENOENT' ? `no ${basename(path)} in ${dirname(path)}` : `cannot read ${path}: ${error.message}`);
+  }
+}
+
+async function exists(path) {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function asBytes(buffer) {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+// The model (and the tokenizer a folder brings) from --preset or --model.
 async function openModel(mm, values) {
   if (values.model !== undefined && values.preset !== undefined) throw new UsageError('give --preset or --model, not both');
-  if (values.model !== undefined) {
-    const read = async (file, encoding) => {
-      try {
-        return await readFile(join(values.model, file), encoding);
-      } catch (error) {
-        throw new Error(
-          error.code === 'ENOENT' ? `no ${file} in ${values.model}` : `cannot read ${join(values.model, file)}: ${error.message}`,
-        );
-      }
-    };
-    const config = await read('config.json', 'utf8');
-    const weights = await read('model.safetensors');
-    return mm.loadModel({ config, weights: new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength) });
+  if (values.model === undefined) {
+    if (values.config !== undefined || values.heads !== undefined) throw new UsageError('--config and --heads go with --model FILE.pth');
+    return { model: mm.createModel({ preset: values.preset ?? 'lab-a', seed: integerOption(values, 'seed', 0) }), folder: null };
   }
-  return mm.createModel({ preset: values.preset ?? 'lab-a', seed: integerOption(values, 'seed', 0) });
+  const hints = values.heads !== undefined ? { numAttentionHeads: integerOption(values, 'heads') } : {};
+  const isFolder = (await stat(values.model).catch(() => null))?.isDirectory() ?? !values.model.endsWith('.pth');
+  if (!isFolder) {
+    const config = values.config !== undefined ? await readInput(values.config, 'utf8') : undefined;
+    return { model: mm.loadModel({ config, weights: asBytes(await readInput(values.model)), hints }), folder: dirname(values.model) };
+  }
+  const folder = values.model;
+  const hasSafetensors = await exists(join(folder, 'model.safetensors'));
+  const weightsFile = hasSafetensors || !(await exists(join(folder, 'model.pth'))) ? 'model.safetensors' : 'model.pth';
+  const config =
+    (await exists(join(folder, 'config.json'))) || weightsFile === 'model.safetensors'
+      ? await readInput(join(folder, 'config.json'), 'utf8')
+      : undefined;
+  const weights = asBytes(await readInput(join(folder, weightsFile)));
+  return { model: mm.loadModel({ config, weights, hints }), folder };
+}
+
+// --tokenizer FILE, or the model folder's tokenizer.json, or none.
+async function openTokenizer(mm, values, folder) {
+  const path = values.tokenizer ?? (folder && (await exists(join(folder, 'tokenizer.json'))) ? join(folder, 'tokenizer.json') : null);
+  return path ? mm.loadTokenizer(await readInput(path, 'utf8')) : null;
+}
+
+// MiniMind's chat template (tokenizer_config.json), for one user turn.
+function chatPrompt(text) {
+  return `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`;
 }
 
 // Token ids and their labels from --ids or --text.
-function inputTokens(values) {
+function inputTokens(values, tokenizer) {
   if (values.ids !== undefined && values.text !== undefined) throw new UsageError('give --ids or --text, not both');
   if (values.ids !== undefined) {
     const parts = values.ids.split(',').map((s) => s.trim());
     if (parts.some((p) => !/^\d+$/.test(p)))
       throw new UsageError(`--ids must be comma-separated non-negative integers, got "${values.ids}"`);
     const ids = parts.map(Number);
-    return { ids, labels: ids.map(String) };
+    return { ids, labels: tokenizer ? tokenizer.display(ids).map((t) => t.text) : ids.map(String) };
   }
   if (values.text !== undefined) {
-    const { ids, tokens } = whitespaceTokens(values.text);
+    const text = values.chat ? chatPrompt(values.text) : values.text;
+    if (tokenizer) {
+      const ids = tokenizer.encode(text);
+      if (ids.length === 0) throw new UsageError('--text holds no tokens (it is empty)');
+      return { ids, labels: tokenizer.display(ids).map((t) => t.text) };
+    }
+    const { ids, tokens } = whitespaceTokens(text);
     if (ids.length === 0) throw new UsageError('--text holds no tokens (it is empty or only whitespace)');
     return { ids, labels: tokens };
   }
@@ -122,7 +178,7 @@ function topK(values, k) {
 }
 
 async function commandInfo(mm, values) {
-  const model = await openModel(mm, values);
+  const { model } = await openModel(mm, values);
   const info = model.info();
   model.dispose();
   if (values.json) return console.log(JSON.stringify(info, null, 2));
@@ -141,9 +197,10 @@ async function commandInfo(mm, values) {
 }
 
 async function commandRun(mm, values) {
-  const { ids, labels } = inputTokens(values);
-  const model = await openModel(mm, values);
+  const { model, folder } = await openModel(mm, values);
+  const tokenizer = await openTokenizer(mm, values, folder);
   try {
+    const { ids, labels } = inputTokens(values, tokenizer);
     const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
     const attention = trace
       .filter((e) => e.stage === 'attn_weights')
@@ -169,12 +226,12 @@ async function commandRun(mm, values) {
       ),
     );
   } finally {
+    tokenizer?.dispose();
     model.dispose();
   }
 }
 
 async function commandGenerate(mm, values) {
-  const { ids } = inputTokens(values);
   const maxNew = integerOption(values, 'max-new-tokens', 16);
   const sampling = { greedy: values.greedy === true };
   const temperature = numberOption(values, 'temperature');
@@ -185,16 +242,23 @@ async function commandGenerate(mm, values) {
   if (penalty !== undefined) sampling.repetitionPenalty = penalty;
   if (values['top-k'] !== undefined) sampling.topK = integerOption(values, 'top-k');
   if (values['sample-seed'] !== undefined) sampling.seed = integerOption(values, 'sample-seed');
-  const model = await openModel(mm, values);
-  const generator = model.generator(ids, sampling);
+  const { model, folder } = await openModel(mm, values);
+  const tokenizer = await openTokenizer(mm, values, folder);
+  let generator = null;
   try {
+    const { ids } = inputTokens(values, tokenizer);
+    generator = model.generator(ids, sampling);
     const generated = [];
     while (generated.length < maxNew && !generator.finished) generated.push(generator.step({ trace: false }).token);
-    if (values.json) return console.log(JSON.stringify({ prompt: ids, generated, ids: [...ids, ...generated] }));
+    const text = tokenizer ? tokenizer.decode(generated, { skipSpecialTokens: true }) : undefined;
+    if (values.json)
+      return console.log(JSON.stringify({ prompt: ids, generated, ids: [...ids, ...generated], ...(tokenizer ? { text } : {}) }));
     console.log(`prompt:    ${ids.join(' ')}`);
     console.log(`generated: ${generated.join(' ')}`);
+    if (tokenizer) console.log(`text:      ${text}`);
   } finally {
-    generator.dispose();
+    generator?.dispose();
+    tokenizer?.dispose();
     model.dispose();
   }
 }

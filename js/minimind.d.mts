@@ -155,6 +155,34 @@ export class Model {
   dispose(): void;
 }
 
+/** What tensor shapes cannot tell about a .pth. */
+export interface InferHints {
+  /** default 8 (needed for generation-2 checkpoints, which have no q_norm to give head_dim) */
+  numAttentionHeads?: number;
+  ropeTheta?: number;
+  rmsNormEps?: number;
+  numExpertsPerTok?: number;
+}
+
+export interface TokenDisplay {
+  /** readable text; bytes of an incomplete character as <0xE4><0xBD> */
+  text: string;
+  partial: boolean;
+  special: boolean;
+  /** tokens sharing a character have the same group */
+  group: number;
+  groupText: string;
+}
+
+export class Tokenizer {
+  readonly vocabSize: number;
+  encode(text: string): number[];
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  display(ids: ArrayLike<number>): TokenDisplay[];
+  tokenToId(token: string): number;
+  dispose(): void;
+}
+
 export class MiniMind {
   readonly variant: 'simd' | 'scalar';
   readonly stages: StageName[];
@@ -172,7 +200,14 @@ export class MiniMind {
   }): Model;
   /** Derived shapes and sizes of a config without building weights; throws its problems. */
   describeConfig(config: string | Record<string, unknown>): ModelInfo;
-  loadModel(files: { config: string | Record<string, unknown>; weights: Uint8Array | ArrayBuffer }): Model;
+  /** model.safetensors needs its config; a .pth (zip) may come without and is inferred with `hints`. */
+  loadModel(files: { config?: string | Record<string, unknown>; weights: Uint8Array | ArrayBuffer; hints?: InferHints }): Model;
+  /** The config a .pth implies, and which keys were assumed rather than read off the tensors. */
+  inferConfig(
+    weights: Uint8Array | ArrayBuffer,
+    hints?: InferHints,
+  ): { config: Record<string, unknown>; fields: { key: string; source: 'inferred' | 'hint' | 'default' }[]; assumed: string[] };
+  loadTokenizer(tokenizerJson: string | Record<string, unknown>): Tokenizer;
 }
 
 export function loadMiniMind(options?: {

@@ -85,10 +85,10 @@ function describe(value) {
 }
 
 // ids: number[] or Int32Array, each an integer id (the core checks the vocabulary).
-function toIdArray(ids, name) {
+function toIdArray(ids, name, { allowEmpty = false } = {}) {
   if (!(ids instanceof Int32Array) && !Array.isArray(ids))
     throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(ids)}`);
-  if (ids.length === 0) throw new RangeError(`${name} is empty: give at least one token id`);
+  if (ids.length === 0 && !allowEmpty) throw new RangeError(`${name} is empty: give at least one token id`);
   const out = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i += 1) out[i] = checkInteger(ids[i], `${name}[${i}]`, -(2 ** 31), 2 ** 31 - 1);
   return out;
@@ -213,11 +213,101 @@ export class MiniMind {
   }
 
   /**
-   * A model from MiniMind files: config.json (text or object) and the bytes
-   * of model.safetensors (F32, F16 or BF16).
+   * A model from MiniMind files: the weights as model.safetensors (F32, F16 or
+   * BF16) or as a PyTorch .pth state dict (read as data, never executed),
+   * recognised by their bytes; config.json text or object. A .pth may come
+   * without config: it is inferred from the tensor shapes, with `hints` for
+   * what shapes cannot tell (numAttentionHeads, default 8; ropeTheta; rmsNormEps).
    */
-  loadModel({ config, weights } = {}) {
-    return new Model(this.#native.NativeModel.fromSafetensors(configText(config, 'config'), toBytes(weights, 'weights')));
+  loadModel({ config, weights, hints } = {}) {
+    const bytes = toBytes(weights, 'weights');
+    const NativeModel = this.#native.NativeModel;
+    if (isZip(bytes)) {
+      const text = config === undefined ? '' : configText(config, 'config');
+      return new Model(NativeModel.fromPth(text, bytes, JSON.stringify(inferHints(hints))));
+    }
+    if (config === undefined) throw new TypeError('a model.safetensors needs its config.json (only a .pth can be loaded without one)');
+    return new Model(NativeModel.fromSafetensors(configText(config, 'config'), bytes));
+  }
+
+  /**
+   * The config a .pth implies: {config, fields: [{key, source: 'inferred'|'hint'|'default'}], assumed: [keys]}.
+   */
+  inferConfig(weights, hints) {
+    const bytes = toBytes(weights, 'weights');
+    if (!isZip(bytes)) throw new TypeError('inferConfig reads a PyTorch .pth (zip) file');
+    return JSON.parse(this.#native.inferPthConfig(bytes, JSON.stringify(inferHints(hints))));
+  }
+
+  /** A tokenizer from tokenizer.json text (byte-level BPE, as MiniMind's). */
+  loadTokenizer(json) {
+    return new Tokenizer(this.#native.NativeTokenizer.fromJson(configText(json, 'tokenizer.json')));
+  }
+}
+
+function isZip(bytes) {
+  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+}
+
+function inferHints(hints = {}) {
+  if (typeof hints !== 'object' || hints === null || Array.isArray(hints))
+    throw new TypeError(`hints must be an object, got ${describe(hints)}`);
+  const out = {};
+  if (hints.numAttentionHeads !== undefined)
+    out.numAttentionHeads = checkInteger(hints.numAttentionHeads, 'hints.numAttentionHeads', 1, 1024);
+  if (hints.ropeTheta !== undefined) out.ropeTheta = checkNumber(hints.ropeTheta, 'hints.ropeTheta');
+  if (hints.rmsNormEps !== undefined) out.rmsNormEps = checkNumber(hints.rmsNormEps, 'hints.rmsNormEps');
+  if (hints.numExpertsPerTok !== undefined) out.numExpertsPerTok = checkInteger(hints.numExpertsPerTok, 'hints.numExpertsPerTok', 1, 256);
+  return out;
+}
+
+// Lone UTF-16 surrogates would reach C++ as three bytes each; Hugging Face
+// sees one U+FFFD for each.
+function wellFormed(text) {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/** A tokenizer in Wasm memory; encode/decode exactly as Hugging Face tokenizers. */
+export class Tokenizer {
+  #native;
+
+  constructor(native) {
+    this.#native = native;
+    /** Number of ids (largest id + 1). */
+    this.vocabSize = native.vocabSize();
+  }
+
+  #live() {
+    if (!this.#native) throw new Error('this tokenizer was disposed');
+    return this.#native;
+  }
+
+  /** @returns {number[]} ids; nothing is added around them. */
+  encode(text) {
+    return [...this.#live().encode(wellFormed(checkString(text, 'text')))];
+  }
+
+  decode(ids, { skipSpecialTokens = false } = {}) {
+    return this.#live().decode(toIdArray(ids, 'ids', { allowEmpty: true }), skipSpecialTokens === true);
+  }
+
+  /**
+   * How to show each token: {text, partial, special, group, groupText};
+   * `partial` tokens hold part of a character (shown as <0x..> bytes), and
+   * tokens sharing a character have the same `group` whose `groupText` is it.
+   */
+  display(ids) {
+    return [...this.#live().displaySequence(toIdArray(ids, 'ids', { allowEmpty: true }))];
+  }
+
+  /** The id of a raw vocab string or special token ("<|im_start|>"), or -1. */
+  tokenToId(token) {
+    return this.#live().tokenToId(checkString(token, 'token'));
+  }
+
+  dispose() {
+    if (this.#native) this.#native.delete();
+    this.#native = null;
   }
 }
 

@@ -5,12 +5,16 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "generation.h"
+#include "infer_config.h"
+#include "pth.h"
+#include "tokenizer.h"
 #include "lab_record.h"
 #include "model.h"
 #include "presets.h"
@@ -62,6 +66,17 @@ val trace_entries(const Trace& trace) {
   return out;
 }
 
+// {"numAttentionHeads": 8, "ropeTheta": 1e6, ...} as the JS API writes it.
+InferHints parse_hints(const std::string& hints_json) {
+  const json j = json::parse(hints_json.empty() ? "{}" : hints_json);
+  InferHints h;
+  if (j.contains("numAttentionHeads")) h.num_attention_heads = j.at("numAttentionHeads").get<int64_t>();
+  if (j.contains("rmsNormEps")) h.rms_norm_eps = j.at("rmsNormEps").get<double>();
+  if (j.contains("ropeTheta")) h.rope_theta = j.at("ropeTheta").get<double>();
+  if (j.contains("numExpertsPerTok")) h.num_experts_per_tok = j.at("numExpertsPerTok").get<int64_t>();
+  return h;
+}
+
 // {"layers": [...], "stages": [...], "maxFloats": n} as the JS API writes it.
 TraceRequest parse_trace_request(const json& j) {
   TraceRequest r;
@@ -82,10 +97,14 @@ SamplingParams parse_sampling(const json& j) {
   return p;
 }
 
+std::function<void(double)> reporter(const val& callback) {
+  if (callback.typeOf().as<std::string>() != "function") return {};
+  return [callback](double fraction) { callback(fraction); };
+}
+
 std::vector<int32_t> to_ids(const val& typed) { return emscripten::convertJSArrayToNumberVector<int32_t>(typed); }
 
-json info_json(const Model& model) {
-  const ModelConfig& c = model.config();
+json info_json(const ModelConfig& c) {
   json j = json::parse(config_to_json(c));
   j["generation"] = c.generation;
   j["derived"] = {
@@ -111,11 +130,14 @@ class WasmModel {
  public:
   explicit WasmModel(Model model) : model_(std::make_shared<const Model>(std::move(model))) {}
 
-  static WasmModel* from_preset(const std::string& name, double seed) {
-    return guarded([&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed))); });
+  // progress: a JS function called with the fraction of weights initialised
+  // (undefined: no progress reports).
+  static WasmModel* from_preset(const std::string& name, double seed, const val& progress) {
+    return guarded([&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed), reporter(progress))); });
   }
-  static WasmModel* from_config(const std::string& config_json, double seed) {
-    return guarded([&] { return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed))); });
+  static WasmModel* from_config(const std::string& config_json, double seed, const val& progress) {
+    return guarded(
+        [&] { return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress))); });
   }
   static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {
     return guarded([&] {
@@ -125,8 +147,20 @@ class WasmModel {
     });
   }
 
+  // A torch.save(state_dict) .pth: with config.json text, or (empty text)
+  // with the config inferred from the tensor shapes and `hints_json`.
+  static WasmModel* from_pth(const std::string& config_json, const val& bytes, const std::string& hints_json) {
+    return guarded([&] {
+      const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+      const ModelConfig config = config_json.empty()
+                                     ? infer_config(PthFile(data.data(), data.size()), parse_hints(hints_json)).config
+                                     : parse_config_json(config_json);
+      return new WasmModel(Model::from_pth(config, data.data(), data.size()));
+    });
+  }
+
   std::string info() const {
-    return guarded([&] { return info_json(*model_).dump(); });
+    return guarded([&] { return info_json(model_->config()).dump(); });
   }
 
   // ids: Int32Array [B·T]; mask: Int32Array [B·T] or empty; options JSON:
@@ -227,6 +261,58 @@ WasmGenerator* WasmModel::generator(const val& prompt, const std::string& sampli
   });
 }
 
+// A Hugging Face tokenizer.json (byte-level BPE, as MiniMind's).
+class WasmTokenizer {
+ public:
+  explicit WasmTokenizer(Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
+
+  static WasmTokenizer* from_json(const std::string& text) {
+    return guarded([&] { return new WasmTokenizer(Tokenizer::from_json(text)); });
+  }
+  val encode(const std::string& text) const {
+    return guarded([&] {
+      const std::vector<int32_t> ids = tokenizer_.encode(text);
+      return typed_copy(ids.data(), ids.size());
+    });
+  }
+  std::string decode(const val& ids, bool skip_special_tokens) const {
+    return guarded([&] { return tokenizer_.decode(to_ids(ids), skip_special_tokens); });
+  }
+  // [{text, partial, special, group, groupText}] per token.
+  val display_sequence(const val& ids) const {
+    return guarded([&] {
+      val out = val::array();
+      for (const Tokenizer::SequenceToken& t : tokenizer_.display_sequence(to_ids(ids))) {
+        val entry = val::object();
+        entry.set("text", t.token.text);
+        entry.set("partial", t.token.partial_utf8);
+        entry.set("special", t.token.special);
+        entry.set("group", t.group);
+        entry.set("groupText", t.group_text);
+        out.call<void>("push", entry);
+      }
+      return out;
+    });
+  }
+  double vocab_size() const { return double(tokenizer_.vocab_size()); }
+  int token_to_id(const std::string& token) const { return tokenizer_.token_to_id(token); }
+
+ private:
+  Tokenizer tokenizer_;
+};
+
+// The config a .pth implies: {"config": {...}, "fields": [{key, source}], "assumed": [...]}.
+std::string infer_pth_config(const val& bytes, const std::string& hints_json) {
+  return guarded([&] {
+    const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+    const InferredConfig inferred = infer_config(PthFile(data.data(), data.size()), parse_hints(hints_json));
+    json fields = json::array();
+    for (const FieldOrigin& f : inferred.fields) fields.push_back({{"key", f.key}, {"source", field_source_name(f.source)}});
+    return json{{"config", json::parse(config_to_json(inferred.config))}, {"fields", fields}, {"assumed", inferred.assumed()}}
+        .dump();
+  });
+}
+
 val preset_names_array() {
   val out = val::array();
   for (const std::string& name : preset_names()) out.call<void>("push", name);
@@ -250,6 +336,12 @@ val config_problems(const std::string& config_json) {
   });
 }
 
+// A config's derived shapes and sizes without building weights (throws the
+// config's problems).
+std::string describe_config(const std::string& config_json) {
+  return guarded([&] { return info_json(parse_config_json(config_json)).dump(); });
+}
+
 std::string lab_record(const std::string& preset, double seed) {
   return guarded([&] { return lesson11_lab_record(preset, uint64_t(seed)); });
 }
@@ -264,6 +356,7 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .class_function("fromPreset", &WasmModel::from_preset, emscripten::allow_raw_pointers())
       .class_function("fromConfig", &WasmModel::from_config, emscripten::allow_raw_pointers())
       .class_function("fromSafetensors", &WasmModel::from_safetensors, emscripten::allow_raw_pointers())
+      .class_function("fromPth", &WasmModel::from_pth, emscripten::allow_raw_pointers())
       .function("info", &WasmModel::info)
       .function("forward", &WasmModel::forward)
       .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers());
@@ -273,9 +366,18 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("ids", &WasmGenerator::ids)
       .function("finished", &WasmGenerator::finished)
       .function("cacheInfo", &WasmGenerator::cache_info);
+  emscripten::class_<WasmTokenizer>("NativeTokenizer")
+      .class_function("fromJson", &WasmTokenizer::from_json, emscripten::allow_raw_pointers())
+      .function("encode", &WasmTokenizer::encode)
+      .function("decode", &WasmTokenizer::decode)
+      .function("displaySequence", &WasmTokenizer::display_sequence)
+      .function("vocabSize", &WasmTokenizer::vocab_size)
+      .function("tokenToId", &WasmTokenizer::token_to_id);
+  emscripten::function("inferPthConfig", &infer_pth_config);
   emscripten::function("presetNames", &preset_names_array);
   emscripten::function("presetConfig", &preset_config_json);
   emscripten::function("configProblems", &config_problems);
   emscripten::function("labRecord", &lab_record);
+  emscripten::function("describeConfig", &describe_config);
   emscripten::function("stageNames", &stage_names_json);
 }

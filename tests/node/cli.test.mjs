@@ -130,3 +130,57 @@ test('errors print one clear line and exit non-zero', async () => {
     assert.match(out.stderr, pattern, args.join(' '));
   }
 });
+
+test('a real tokenizer encodes --text, labels the matrices, and decodes what generate writes', async () => {
+  const tokenizer = fileURLToPath(new URL('../../../shared/minimind/tokenizer.json', import.meta.url));
+  const run1 = await cli('run', '--preset', 'minimind2-small', '--tokenizer', tokenizer, '--text', '你好，世界', '--json');
+  assert.equal(run1.code, 0, run1.stderr);
+  const out = JSON.parse(run1.stdout);
+  assert.deepEqual(out.tokens, ['你好', '，', '世界']);
+  assert.equal(out.attention.length, 8);
+  const gen = JSON.parse(
+    (await cli('generate', '--preset', 'lab-b', '--ids', '3,4', '--greedy', '--max-new-tokens', '3', '--json')).stdout,
+  );
+  assert.equal(gen.text, undefined, 'no tokenizer, no text');
+  const chat = await cli(
+    'generate',
+    '--preset',
+    'minimind2-small',
+    '--tokenizer',
+    tokenizer,
+    '--text',
+    '你好',
+    '--chat',
+    '--greedy',
+    '--max-new-tokens',
+    '2',
+    '--json',
+  );
+  const chatOut = JSON.parse(chat.stdout);
+  assert.deepEqual(chatOut.prompt.slice(0, 1), [1], 'the chat template starts with <|im_start|>');
+  assert.equal(typeof chatOut.text, 'string');
+});
+
+test('--model FILE.pth loads a state dict with its config inferred (or given), and refuses a hostile one', async () => {
+  const c = loadCase('gen2_dense');
+  const pth = fileURLToPath(new URL('model.pth', c.dir));
+  const ids = rows(c.expected.tensors.input_ids)[0];
+  const [, T, V] = c.expected.tensors.logits.shape;
+  const inferred = await cli('run', '--model', pth, '--heads', '4', '--ids', ids.join(','), '--json');
+  assert.equal(inferred.code, 0, inferred.stderr);
+  assertClose(JSON.parse(inferred.stdout).logits.flat(), c.expected.tensors.logits.data.subarray(0, T * V), { what: 'inferred' });
+  const given = await cli(
+    'run',
+    '--model',
+    pth,
+    '--config',
+    fileURLToPath(new URL('config.json', c.dir)),
+    '--ids',
+    ids.join(','),
+    '--json',
+  );
+  assertClose(JSON.parse(given.stdout).logits.flat(), c.expected.tensors.logits.data.subarray(0, T * V), { what: 'with --config' });
+  const hostile = await cli('info', '--model', fileURLToPath(new URL('../fixtures/pth/hostile_os_system.pth', import.meta.url)));
+  assert.equal(hostile.code, 1);
+  assert.match(hostile.stderr, /^minimind: model\.pth: pickle opcode GLOBAL '\w+ system' is not allowed/);
+});
