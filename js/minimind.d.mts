@@ -141,6 +141,8 @@ export class Generator {
   readonly prefillTrace: TraceResult;
   /** Default trace: attention weights of every layer. */
   step(options?: { trace?: TraceRequest }): GenerationStep;
+  /** [V] the distribution the next step draws from. */
+  nextProbabilities(): Float32Array;
   readonly ids: number[];
   readonly finished: boolean;
   readonly cache: CacheInfo;

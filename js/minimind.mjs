@@ -432,6 +432,11 @@ export class Generator {
     return { token: out.token, isEos: out.isEos, logits: out.logits, probabilities: out.probabilities, trace: traceResult(out.trace) };
   }
 
+  /** [V] the distribution the next step draws from (after temperature, penalty, top-k, top-p). */
+  nextProbabilities() {
+    return this.#live().nextProbabilities();
+  }
+
   /** Prompt + generated ids. */
   get ids() {
     return [...this.#live().ids()];

@@ -3,6 +3,8 @@ import { applyTranslations, browserLanguage, translate } from './i18n.mjs';
 import { scaleFor } from './colors.mjs';
 import { canvasPng, download, matrixCsv, matrixJson } from './export.mjs';
 import { ModelClient } from './model_client.mjs';
+import { classifyFiles, droppedFiles, readWithProgress } from './files.mjs';
+import { appendRows, withLookup } from './generation_matrix.mjs';
 import { createStore } from './store.mjs';
 import { tokenize } from './tokenize.mjs';
 import { DEFAULTS, STAGES, readUrlState, writeUrlState } from './url_state.mjs';
@@ -36,64 +38,183 @@ const store = createStore({
   ...initial,
   lang: initial.lang ?? browserLanguage(),
   model: { status: 'loading', fraction: 0, info: null, error: null },
-  result: null, // {tokens, ids, entries, T}
+  result: null, // {tokens, ids, dropped, entries, T}
   computeError: null,
   described: null, // {info, problems} of the config draft
+  files: null, // {name, tokenizer, assumed, inferred} of a model loaded from files
+  filesStatus: null, // {phase: 'reading' | 'parsing' | 'loaded' | 'error', fraction, name, message}
+  generation: null, // {ids, tokens, entries, T, cache, candidates, finished, step, chosen}
+  playing: false,
 });
 const t = (key, params) => translate(store.get().lang, key, params);
 
 // ---------------------------------------------------------------- worker
 
 let inputTime = null; // when the newest keystroke happened, for the timing marks
-let requestTokens = []; // tokens of the newest forward request
 let firstMatrixDrawn = false;
+let loadingFiles = null; // the File objects of the newest files load
 
 const client = new ModelClient(new URL('./worker.js', import.meta.url), {
-  onProgress: ({ fraction }) => store.set({ model: { ...store.get().model, status: 'building', fraction } }),
-  onLoaded: ({ info }) => {
+  onProgress: ({ fraction, phase }) => {
+    if (phase === 'parse') store.set({ filesStatus: { phase: 'parsing', fraction, name: loadingFiles?.weights.name } });
+    else store.set({ model: { ...store.get().model, status: 'building', fraction } });
+  },
+  onLoaded: ({ info, files }) => {
     const s = store.get();
     store.set({
+      files: files ? { ...files, name: loadingFiles.weights.name } : null,
+      filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,
+      generation: null,
+      playing: false,
       model: { status: 'ready', fraction: 1, info, error: null },
       layer: Math.min(s.layer, info.num_hidden_layers - 1),
       head: Math.min(s.head, info.num_attention_heads - 1),
     });
     compute();
   },
-  onResult: ({ ids, entries, computeMs }) => {
+  onResult: ({ ids, labels, dropped, entries, computeMs }) => {
     lastComputeMs = computeMs;
-    const list = Object.assign(entries, { get: (layer, stage) => entries.find((e) => e.layer === layer && e.stage === stage) });
-    store.set({ result: { tokens: requestTokens, ids, entries: list, T: ids.length, computeMs }, computeError: null });
+    const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs } : null;
+    store.set({ result, computeError: null });
   },
   onDescribed: ({ info, problems }) => store.set({ described: { info, problems } }),
+  onGenerationStart: ({ ids, labels, entries, cache, candidates }) => {
+    const generation = {
+      ids,
+      tokens: labels,
+      entries: withLookup(entries),
+      T: ids.length,
+      cache,
+      candidates,
+      finished: false,
+      step: 0,
+      chosen: null,
+    };
+    store.set({ generation, computeError: null });
+    continueGeneration();
+  },
+  onGenerationStep: (message) => {
+    const g = store.get().generation;
+    if (!g) return;
+    const T = g.T + 1;
+    store.set({
+      generation: {
+        ids: [...g.ids, message.token],
+        tokens: [...g.tokens, message.label],
+        entries: appendRows(g.entries, message.entries),
+        T,
+        cache: message.cache,
+        candidates: message.candidates,
+        finished: message.finished || T >= MAX_TOKENS,
+        step: g.step + 1,
+        chosen: { label: message.label, p: message.chosenP, isEos: message.isEos },
+      },
+    });
+    continueGeneration();
+  },
   onError: ({ request, message }) => {
-    if (request === 'load' || request === 'worker')
+    if (request === 'load' && loadingFiles) {
+      // The worker keeps the previous model when files fail to load.
+      const { model } = store.get();
+      store.set({ filesStatus: { phase: 'error', message }, model: { ...model, status: model.info ? 'ready' : 'error', fraction: 1 } });
+    } else if (request === 'load' || request === 'worker') {
       store.set({ model: { status: 'error', fraction: 0, info: store.get().model.info, error: message } });
-    else if (request === 'describe') store.set({ described: { info: null, problems: [message] } });
+    } else if (request === 'describe') store.set({ described: { info: null, problems: [message] } });
+    else if (request === 'gen-start' || request === 'gen-step') store.set({ playing: false, computeError: message });
     else store.set({ computeError: message });
   },
 });
 
 function loadModel() {
   const { preset, seed, config } = store.get();
-  store.set({ model: { status: 'building', fraction: 0, info: null, error: null }, result: null });
+  loadingFiles = null;
+  store.set({ model: { status: 'building', fraction: 0, info: null, error: null }, result: null, generation: null, playing: false });
   client.load({ preset, seed, config });
 }
 
+async function loadFiles(fileList) {
+  const chosen = classifyFiles(fileList);
+  if (!chosen.weights) return store.set({ filesStatus: { phase: 'error', message: t('files.noWeights') } });
+  if (/\.safetensors$/i.test(chosen.weights.name) && !chosen.config) {
+    return store.set({ filesStatus: { phase: 'error', message: t('files.noConfig') } });
+  }
+  loadingFiles = chosen;
+  const name = chosen.weights.name;
+  const weights = await readWithProgress(chosen.weights, (fraction) => store.set({ filesStatus: { phase: 'reading', fraction, name } }));
+  const heads = Number($('pth-heads').value);
+  client.loadFiles({
+    config: chosen.config ? await chosen.config.text() : undefined,
+    tokenizer: chosen.tokenizer ? await chosen.tokenizer.text() : undefined,
+    weights,
+    hints: Number.isSafeInteger(heads) && heads > 0 ? { numAttentionHeads: heads } : {},
+  });
+}
+
+// What to send for the current input: {ids, tokens} computed here, or
+// {text, viaWorker} for the loaded tokenizer in the worker, or {error}.
 function currentTokens() {
-  const { text, model } = store.get();
-  return model.info ? tokenize(text, model.info.vocab_size, MAX_TOKENS) : { tokens: [], ids: [], dropped: 0 };
+  const { text, model, inputMode, files } = store.get();
+  if (!model.info) return { ids: [], tokens: [], dropped: 0 };
+  if (inputMode === 'ids') {
+    const parts = text.split(/[\s,]+/u).filter(Boolean);
+    const bad = parts.find((p) => !/^\d+$/.test(p));
+    if (bad !== undefined) return { ids: [], tokens: [], dropped: 0, error: t('input.badIds', { token: bad }) };
+    const ids = parts.slice(0, MAX_TOKENS).map(Number);
+    return { ids, tokens: ids.map((id) => `#${id}`), dropped: Math.max(0, parts.length - MAX_TOKENS) };
+  }
+  if (files?.tokenizer) return { text, viaWorker: true };
+  return tokenize(text, model.info.vocab_size, MAX_TOKENS);
+}
+
+function requestTokens(current) {
+  return current.viaWorker ? { text: current.text, maxTokens: MAX_TOKENS } : { ids: current.ids, labels: current.tokens };
 }
 
 function compute() {
   const { model, causal, scale } = store.get();
   if (!model.info) return;
-  const { tokens, ids } = currentTokens();
-  if (ids.length === 0) {
-    store.set({ result: null });
+  const current = currentTokens();
+  if (!current.viaWorker && current.ids.length === 0) return store.set({ result: null });
+  client.forward(requestTokens(current), { causal, scale });
+}
+
+function samplingOptions() {
+  const number = (id) => Number($(id).value);
+  return {
+    greedy: $('gen-greedy').checked,
+    temperature: number('gen-temperature'),
+    topK: Math.max(0, Math.floor(number('gen-top-k'))),
+    topP: number('gen-top-p'),
+    repetitionPenalty: number('gen-penalty'),
+    seed: Math.max(0, Math.floor(number('gen-seed'))),
+  };
+}
+
+// Step: start from the prompt if needed, then one token; Play: keep going.
+let stepsWanted = 0;
+function requestSteps(count) {
+  const s = store.get();
+  if (!s.model.info) return;
+  stepsWanted = count;
+  if (s.generation) return continueGeneration();
+  const current = currentTokens();
+  if (!current.viaWorker && current.ids.length === 0) return;
+  client.startGeneration(requestTokens(current), { chat: $('gen-chat').checked, sampling: samplingOptions() });
+}
+
+function continueGeneration() {
+  const g = store.get().generation;
+  if (!g || g.finished || stepsWanted <= 0) {
+    if (store.get().playing) store.set({ playing: false });
     return;
   }
-  requestTokens = tokens;
-  client.forward(ids, { causal, scale });
+  stepsWanted -= 1;
+  client.step();
+}
+
+function resetGeneration() {
+  stepsWanted = 0;
+  store.set({ generation: null, playing: false });
 }
 
 let computeTimer = null;
@@ -110,6 +231,16 @@ const heatmap = new HeatmapView($('heatmap'), {
   onRowSelect: (row) => store.set({ row: store.get().row === row ? null : row }),
 });
 
+// The matrices on screen: the growing ones of a generation, else the forward's.
+function shown(s = store.get()) {
+  return s.generation ?? s.result;
+}
+
+// Generation runs MiniMind's attention as it is, with the causal mask.
+function causalShown(s = store.get()) {
+  return s.generation ? true : s.causal;
+}
+
 function isMasked(stage, causal) {
   // The causal mask hides keys after the query from "+ mask" on.
   return (i, j) => causal && j > i && (stage === 'scores_masked' || stage === 'attn_weights');
@@ -121,14 +252,15 @@ function headMatrix(entry, head, T) {
 
 function renderCellInfo(cell) {
   const s = store.get();
-  if (!cell || !s.result) {
+  const view = shown(s);
+  if (!cell || !view) {
     $('cell-info').textContent = '';
     return;
   }
-  const { tokens, entries, T } = s.result;
+  const { tokens, entries, T } = view;
   const value = (stage) => headMatrix(entries.get(s.layer, stage), s.head, T)[cell.i * T + cell.j];
   const params = { query: tokens[cell.i], key: tokens[cell.j] };
-  $('cell-info').textContent = isMasked('attn_weights', s.causal)(cell.i, cell.j)
+  $('cell-info').textContent = isMasked('attn_weights', causalShown(s))(cell.i, cell.j)
     ? t('matrix.cellMasked', params)
     : t('matrix.cell', {
         ...params,
@@ -149,16 +281,80 @@ function renderStatic() {
 function renderInput() {
   const s = store.get();
   if ($('text').value !== s.text) $('text').value = s.text;
-  const { tokens, ids, dropped } = currentTokens();
+  $('input-mode').value = s.inputMode;
+  const current = currentTokens();
+  // With a tokenizer the worker tokenizes: the chips follow its answer.
+  const { tokens, ids, dropped } = current.viaWorker ? (s.result ?? { tokens: [], ids: [], dropped: 0 }) : current;
   renderChips($('chips'), tokens, ids);
   const message = !s.model.info
     ? ''
-    : tokens.length === 0
-      ? t('input.empty')
-      : dropped > 0
-        ? t('input.dropped', { max: MAX_TOKENS, dropped })
-        : '';
+    : current.error
+      ? current.error
+      : tokens.length === 0 && !(current.viaWorker && s.text.trim())
+        ? t('input.empty')
+        : dropped > 0
+          ? t('input.dropped', { max: MAX_TOKENS, dropped })
+          : '';
   $('input-message').textContent = message;
+}
+
+function renderFiles() {
+  const { filesStatus: f, files } = store.get();
+  const progress = $('files-progress');
+  progress.hidden = !f || (f.phase !== 'reading' && f.phase !== 'parsing');
+  progress.value = f?.phase === 'reading' ? f.fraction : f?.phase === 'parsing' ? 1 : 0;
+  if (!f) {
+    $('files-status').textContent = '';
+  } else if (f.phase === 'reading') {
+    $('files-status').textContent = t('files.reading', { name: f.name, percent: Math.round(f.fraction * 100) });
+  } else if (f.phase === 'parsing') {
+    $('files-status').textContent = t('files.parsing', { name: f.name });
+  } else if (f.phase === 'error') {
+    $('files-status').textContent = t('files.error', { message: f.message });
+  } else {
+    const info = store.get().model.info;
+    const loaded = t('files.loaded', {
+      name: f.name,
+      mib: (info.weight_bytes / 2 ** 20).toFixed(1),
+      tokenizer: files?.tokenizer ? t('files.withTokenizer') : '',
+    });
+    $('files-status').textContent = files?.assumed.length ? `${loaded} ${t('files.assumed', { keys: files.assumed.join(', ') })}` : loaded;
+  }
+  $('files-status').classList.toggle('error', f?.phase === 'error');
+  $('pth-hints').hidden = !files?.inferred;
+}
+
+function renderGeneration() {
+  const s = store.get();
+  const g = s.generation;
+  $('gen-play').textContent = t(s.playing ? 'gen.pause' : 'gen.play');
+  $('gen-step').disabled = Boolean(g?.finished) || !s.model.info;
+  $('gen-play').disabled = (Boolean(g?.finished) || !s.model.info) && !s.playing;
+  $('gen-chat').disabled = !s.files?.tokenizer;
+  if (!g) {
+    $('gen-status').textContent = '';
+    $('gen-text').textContent = '';
+    $('gen-candidates').replaceChildren();
+    $('gen-cache').textContent = '';
+    return;
+  }
+  const status = !g.chosen
+    ? t('gen.started', { count: g.T })
+    : g.chosen.isEos
+      ? t('gen.eos', { step: g.step })
+      : t('gen.stepped', { step: g.step, token: g.chosen.label, p: g.chosen.p.toFixed(3) });
+  $('gen-status').textContent =
+    g.finished && !g.chosen?.isEos && g.T >= MAX_TOKENS ? `${status} ${t('gen.full', { max: MAX_TOKENS })}` : status;
+  $('gen-text').textContent = g.tokens.join('');
+  $('gen-candidates').replaceChildren(
+    ...g.candidates.map((c) => {
+      const item = document.createElement('li');
+      item.textContent = `${c.label} (#${c.id}): ${c.p.toFixed(3)}`;
+      return item;
+    }),
+  );
+  const [tokens, hkv, dh] = g.cache.shapePerLayer;
+  $('gen-cache').textContent = t('gen.cache', { tokens, hkv, dh, layers: g.cache.layers, kib: (g.cache.bytes / 1024).toFixed(1) });
 }
 
 function renderModelPanel() {
@@ -286,7 +482,8 @@ function renderSelectors() {
 function renderMatrix() {
   const s = store.get();
   const info = s.model.info;
-  const result = s.result;
+  const result = shown(s);
+  const causal = causalShown(s);
   $('compute-message').hidden = !s.computeError;
   $('compute-message').textContent = s.computeError ? t('error.compute', { message: s.computeError }) : '';
   if (!info || !result) {
@@ -300,7 +497,9 @@ function renderMatrix() {
   const Dh = info.head_dim;
   const entry = entries.get(s.layer, s.stage);
   const values = headMatrix(entry, s.head, T);
-  const masked = isMasked(s.stage, s.causal);
+  // NaN: scores cached decoding never computed (older rows, newer keys).
+  const causalMask = isMasked(s.stage, causal);
+  const masked = (i, j) => causalMask(i, j) || Number.isNaN(values[i * T + j]);
   const scale = scaleFor(s.stage, values);
   const kv = Math.floor(s.head / (H / Hkv));
   $('view-title').textContent = t('view.title', {
@@ -315,14 +514,19 @@ function renderMatrix() {
     scale,
     stage: s.stage,
     maskedLabel: t('matrix.masked'),
-    showMasked: s.causal && s.stage !== 'scores_raw' && s.stage !== 'scores_scaled',
+    showMasked: causal && s.stage !== 'scores_raw' && s.stage !== 'scores_scaled',
   });
   renderMatrixTable($('matrix-table'), {
     caption: t('matrix.tableCaption', { layer: s.layer, head: s.head, stage: t(`stage.${s.stage}`) }),
     tokens,
     values,
     masked,
-    maskedText: s.stage === 'attn_weights' ? `0.000 (${t('matrix.masked')})` : `−∞ (${t('matrix.masked')})`,
+    maskedText: (i, j) =>
+      Number.isNaN(values[i * T + j])
+        ? t('matrix.notComputed')
+        : s.stage === 'attn_weights'
+          ? `0.000 (${t('matrix.masked')})`
+          : `−∞ (${t('matrix.masked')})`,
     queryLabel: `${t('matrix.query')} \\ ${t('matrix.key')}`,
   });
   const weights = headMatrix(entries.get(s.layer, 'attn_weights'), s.head, T);
@@ -335,7 +539,7 @@ function renderMatrix() {
     kvHeads: Hkv,
     T,
     stage: s.stage,
-    masked,
+    masked: causalMask,
     current: { layer: s.layer, head: s.head },
     t,
     onOpen: (layer, head) => store.set({ layer, head }),
@@ -374,17 +578,20 @@ function markTimings() {
 
 // ---------------------------------------------------------------- state -> views
 
-const SHAREABLE = ['text', 'preset', 'seed', 'config', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'lang'];
+const SHAREABLE = ['text', 'inputMode', 'preset', 'seed', 'config', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'lang'];
 
 store.subscribe((state, changed) => {
   if (changed.has('lang')) renderStatic();
   if (SHAREABLE.some((k) => changed.has(k))) history.replaceState(null, '', `${location.pathname}${writeUrlState(state)}${location.hash}`);
-  if (['text', 'model', 'lang'].some((k) => changed.has(k))) renderInput();
+  if (['text', 'model', 'lang', 'inputMode', 'result', 'files'].some((k) => changed.has(k))) renderInput();
+  if (['filesStatus', 'files', 'model', 'lang'].some((k) => changed.has(k))) renderFiles();
+  if (['generation', 'playing', 'model', 'files', 'lang'].some((k) => changed.has(k))) renderGeneration();
   if (['model', 'preset', 'seed', 'config', 'lang'].some((k) => changed.has(k))) renderModelPanel();
   if (changed.has('model') && state.model.info && !state.described) fillConfigForm(state.model.info);
   if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   if (['model', 'layer', 'head', 'stage', 'causal', 'scale'].some((k) => changed.has(k))) renderSelectors();
-  if (['result', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model'].some((k) => changed.has(k))) renderMatrix();
+  if (['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model'].some((k) => changed.has(k)))
+    renderMatrix();
 });
 
 // ---------------------------------------------------------------- events
@@ -392,6 +599,7 @@ store.subscribe((state, changed) => {
 $('text').addEventListener('input', (event) => {
   inputTime = performance.now();
   store.set({ text: event.target.value, row: null });
+  if (store.get().generation) resetGeneration();
   computeSoon();
 });
 $('lang').addEventListener('change', (event) => store.set({ lang: event.target.value }));
@@ -436,6 +644,37 @@ for (const button of document.querySelectorAll('[data-stage]')) {
     event.preventDefault();
   });
 }
+$('input-mode').addEventListener('change', (event) => {
+  resetGeneration();
+  store.set({ inputMode: event.target.value, row: null });
+  compute();
+});
+$('file-input').addEventListener('change', (event) => loadFiles(event.target.files));
+$('folder-input').addEventListener('change', (event) => loadFiles(event.target.files));
+$('drop-zone').addEventListener('dragover', (event) => {
+  event.preventDefault();
+  $('drop-zone').classList.add('dragging');
+});
+$('drop-zone').addEventListener('dragleave', () => $('drop-zone').classList.remove('dragging'));
+$('drop-zone').addEventListener('drop', async (event) => {
+  event.preventDefault();
+  $('drop-zone').classList.remove('dragging');
+  loadFiles(await droppedFiles(event.dataTransfer));
+});
+$('pth-reload').addEventListener('click', () => {
+  if (loadingFiles) loadFiles([loadingFiles.weights, loadingFiles.config, loadingFiles.tokenizer].filter(Boolean));
+});
+$('gen-step').addEventListener('click', () => requestSteps(1));
+$('gen-play').addEventListener('click', () => {
+  if (store.get().playing) {
+    stepsWanted = 0;
+    store.set({ playing: false });
+    return;
+  }
+  store.set({ playing: true });
+  requestSteps(Infinity);
+});
+$('gen-reset').addEventListener('click', () => resetGeneration());
 $('causal').addEventListener('change', (event) => {
   store.set({ causal: event.target.checked });
   compute();

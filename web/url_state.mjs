@@ -4,6 +4,7 @@ export const STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_wei
 
 export const DEFAULTS = {
   text: '小明 把 苹果 给了 小红 ， 她 很 开心',
+  inputMode: 'text', // 'text' or 'ids' (token ids typed directly)
   preset: 'lab-a',
   seed: 0,
   config: null, // config edits (Hugging Face keys) on top of the preset, or null
@@ -27,6 +28,7 @@ export function readUrlState(search) {
   const q = new URLSearchParams(search);
   const state = { ...DEFAULTS };
   if (q.has('text')) state.text = q.get('text').slice(0, 10000);
+  if (q.get('input') === 'ids') state.inputMode = 'ids';
   if (q.has('preset')) state.preset = q.get('preset');
   state.seed = integer(q.get('seed'), DEFAULTS.seed, 0, Number.MAX_SAFE_INTEGER);
   if (q.has('config')) {
@@ -51,6 +53,7 @@ export function readUrlState(search) {
 export function writeUrlState(state) {
   const q = new URLSearchParams();
   if (state.text !== DEFAULTS.text) q.set('text', state.text);
+  if (state.inputMode !== DEFAULTS.inputMode) q.set('input', state.inputMode);
   if (state.preset !== DEFAULTS.preset) q.set('preset', state.preset);
   if (state.seed !== DEFAULTS.seed) q.set('seed', String(state.seed));
   if (state.config) q.set('config', JSON.stringify(state.config));

@@ -74,7 +74,9 @@ test('step-by-step generation: each step returns the new token attention row, eq
   assert.deepEqual(generator.prefillTrace.get(0, 'attn_weights').shape, [1, 6, 4, 4]);
   for (let step = 0; step < 5; step += 1) {
     const before = generator.ids;
+    const next = generator.nextProbabilities();
     const out = generator.step();
+    assert.deepEqual(Array.from(out.probabilities), Array.from(next));
     const full = model.forward([...before, out.token], { trace: { layers: 'all', stages: ['attn_weights'] } });
     for (const layer of [0, 1]) {
       const row = out.trace.get(layer, 'attn_weights'); // [1, H, 1, Tk]

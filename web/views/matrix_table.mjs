@@ -28,7 +28,7 @@ export function renderMatrixTable(table, { caption, tokens, values, masked, mask
       const td = document.createElement('td');
       if (masked(i, j)) {
         td.dataset.masked = 'true';
-        td.textContent = maskedText;
+        td.textContent = typeof maskedText === 'function' ? maskedText(i, j) : maskedText;
       } else {
         td.dataset.value = String(values[i * T + j]);
         td.textContent = values[i * T + j].toFixed(3);
