@@ -9,6 +9,17 @@ if(MINIMIND_SANITIZE)
   target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
 endif()
 
+if(MINIMIND_FUZZ)
+  # libFuzzer coverage for every file of the core, plus ASan and UBSan; only
+  # the fuzz targets link libFuzzer's main (tests/fuzz/CMakeLists.txt).
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "MINIMIND_FUZZ needs clang: configure with CC=clang CXX=clang++ (scripts/fuzz.sh does)")
+  endif()
+  target_compile_options(minimind_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                                                  -fno-sanitize-recover=undefined -g)
+  target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
 if(EMSCRIPTEN)
   # Wasm exceptions so C++ catch works and errors reach JS as messages.
   target_compile_options(minimind_flags INTERFACE -fwasm-exceptions)

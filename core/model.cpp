@@ -6,6 +6,7 @@
 #include "ffn.h"
 #include "linear.h"
 #include "moe.h"
+#include "pth.h"
 #include "rmsnorm.h"
 #include "safetensors.h"
 
@@ -38,14 +39,20 @@ Model::Model(ModelConfig config, ModelWeights weights)
   if (!problems.empty()) throw ConfigError(problems);
 }
 
-Model Model::random(const ModelConfig& config, uint64_t seed) {
+Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress) {
   const auto problems = validate_config(config);
   if (!problems.empty()) throw ConfigError(problems);
-  return Model(config, random_weights(config, seed));
+  return Model(config, random_weights(config, seed, progress));
 }
 
 Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
   const SafetensorsFile file(bytes, size);
+  LoadedWeights loaded = load_weights(config, file);
+  return Model(std::move(loaded.config), std::move(loaded.weights));
+}
+
+Model Model::from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size) {
+  const PthFile file(bytes, size);
   LoadedWeights loaded = load_weights(config, file);
   return Model(std::move(loaded.config), std::move(loaded.weights));
 }

@@ -24,9 +24,12 @@ class Model {
   Model(ModelConfig config, ModelWeights weights);
 
   // A model with seeded random weights (see random_weights for the recipe).
-  static Model random(const ModelConfig& config, uint64_t seed);
+  static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {});
   // A model from a config and safetensors bytes (F32/F16/BF16).
   static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
+  // A model from a config and the bytes of a torch.save(state_dict) .pth
+  // file (F32/F16/BF16; read as data, nothing in it is executed).
+  static Model from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size);
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }

@@ -84,22 +84,6 @@ T load_le(const uint8_t* p) {
 
 }  // namespace
 
-const char* dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return "F32";
-    case DType::F16:
-      return "F16";
-    case DType::BF16:
-      return "BF16";
-    case DType::I32:
-      return "I32";
-  }
-  return "?";
-}
-
-size_t dtype_size(DType dtype) { return dtype == DType::F16 || dtype == DType::BF16 ? 2 : 4; }
-
 SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
   if (size < 8) {
     throw SafetensorsError("file is " + std::to_string(size) +
@@ -157,22 +141,10 @@ const SafetensorsEntry* SafetensorsFile::find(const std::string& name) const {
 }
 
 void SafetensorsFile::read_floats(const SafetensorsEntry& entry, float* out) const {
-  const uint8_t* p = data_ + entry.begin;
-  const size_t n = (entry.end - entry.begin) / dtype_size(entry.dtype);
-  switch (entry.dtype) {
-    case DType::F32:
-      if (n) std::memcpy(out, p, n * 4);  // an empty tensor may come with out == nullptr
-      return;
-    case DType::F16:
-      for (size_t i = 0; i < n; ++i) out[i] = f16_to_f32(load_le<uint16_t>(p + 2 * i));
-      return;
-    case DType::BF16:
-      for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_le<uint16_t>(p + 2 * i));
-      return;
-    case DType::I32:
-      break;
+  if (entry.dtype == DType::I32) {
+    throw SafetensorsError("tensor \"" + entry.name + "\" holds integers (I32), not floating-point weights");
   }
-  throw SafetensorsError("tensor \"" + entry.name + "\" holds integers (I32), not floating-point weights");
+  widen_to_f32(entry.dtype, data_ + entry.begin, (entry.end - entry.begin) / dtype_size(entry.dtype), out);
 }
 
 std::vector<int32_t> SafetensorsFile::read_int32(const SafetensorsEntry& entry) const {
@@ -182,6 +154,18 @@ std::vector<int32_t> SafetensorsFile::read_int32(const SafetensorsEntry& entry) 
   std::vector<int32_t> out((entry.end - entry.begin) / 4);
   if (!out.empty()) std::memcpy(out.data(), data_ + entry.begin, out.size() * 4);
   return out;
+}
+
+std::vector<std::string> SafetensorsFile::tensor_names() const {
+  std::vector<std::string> names;
+  for (const auto& e : entries_) names.push_back(e.name);
+  return names;
+}
+
+void SafetensorsFile::read_tensor(const std::string& name, float* out) const {
+  const SafetensorsEntry* entry = find(name);
+  if (!entry) throw SafetensorsError("no tensor \"" + name + "\" in the file");
+  read_floats(*entry, out);
 }
 
 std::vector<uint8_t> write_safetensors(const std::vector<NamedTensor>& tensors,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensor.h"
+#include "tensor_source.h"
 
 namespace minimind {
 
@@ -20,22 +21,14 @@ class SafetensorsError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class DType { F32, F16, BF16, I32 };
-
-const char* dtype_name(DType dtype);
-size_t dtype_size(DType dtype);
-
-struct SafetensorsEntry {
-  std::string name;
-  DType dtype;
-  Shape shape;
-  size_t begin = 0;  // byte offset into the data section
+struct SafetensorsEntry : TensorInfo {  // name, dtype, shape
+  size_t begin = 0;                     // byte offset into the data section
   size_t end = 0;
 };
 
 // A parsed view of safetensors bytes. Does not copy the bytes: they must
 // outlive the object.
-class SafetensorsFile {
+class SafetensorsFile : public TensorSource {
  public:
   // Header JSON larger than this is refused before parsing (a real header of
   // a MiniMind checkpoint is a few tens of KB).
@@ -50,6 +43,11 @@ class SafetensorsFile {
   // Widens F32/F16/BF16 data to float32 into out (entry's element count).
   void read_floats(const SafetensorsEntry& entry, float* out) const;
   std::vector<int32_t> read_int32(const SafetensorsEntry& entry) const;
+
+  // TensorSource
+  std::vector<std::string> tensor_names() const override;
+  const TensorInfo* tensor_info(const std::string& name) const override { return find(name); }
+  void read_tensor(const std::string& name, float* out) const override;
 
  private:
   const uint8_t* data_ = nullptr;  // start of the data section

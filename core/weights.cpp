@@ -5,7 +5,7 @@
 
 #include "half.h"
 #include "random.h"
-#include "safetensors.h"
+#include "tensor_source.h"
 
 namespace minimind {
 
@@ -106,10 +106,15 @@ std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) {
   return slots;
 }
 
-ModelWeights random_weights(const ModelConfig& config, uint64_t seed) {
+ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress) {
   ModelWeights weights = allocate_weights(config);
-  for (const WeightSlot& slot : weight_slots(config, weights)) {
+  const std::vector<WeightSlot> slots = weight_slots(config, weights);
+  int64_t total = 0, done = 0;
+  for (const WeightSlot& slot : slots) total += shape_numel(slot.shape);
+  for (const WeightSlot& slot : slots) {
     const int64_t n = shape_numel(slot.shape);
+    if (progress) progress(double(done) / double(total));  // before this tensor
+    done += n;
     if (slot.kind == WeightKind::Norm) {
       std::fill(slot.data, slot.data + n, 1.0f);
       continue;
@@ -118,6 +123,7 @@ ModelWeights random_weights(const ModelConfig& config, uint64_t seed) {
     SplitMix64 rng(seed ^ fnv1a64(slot.name));
     for (int64_t i = 0; i < n; ++i) slot.data[i] = f16_to_f32(f32_to_f16(rng.uniform_symmetric() * bound));
   }
+  if (progress) progress(1.0);
   return weights;
 }
 
@@ -136,10 +142,11 @@ void check_finite(const std::vector<WeightSlot>& slots) {
   if (!problems.empty()) throw ConfigError(problems);
 }
 
-LoadedWeights load_weights(ModelConfig config, const SafetensorsFile& file) {
+LoadedWeights load_weights(ModelConfig config, const TensorSource& file) {
   // q/k norm is decided by the file: generation-2 checkpoints have none.
+  const std::vector<std::string> names = file.tensor_names();
   bool any_qk_norm = false;
-  for (const auto& e : file.entries()) any_qk_norm = any_qk_norm || is_qk_norm(e.name);
+  for (const std::string& name : names) any_qk_norm = any_qk_norm || is_qk_norm(name);
   config.use_qk_norm = any_qk_norm;
 
   LoadedWeights out{config, allocate_weights(config)};
@@ -148,7 +155,7 @@ LoadedWeights load_weights(ModelConfig config, const SafetensorsFile& file) {
   std::set<std::string> expected;
   for (const WeightSlot& slot : slots) {
     expected.insert(slot.name);
-    const SafetensorsEntry* entry = file.find(slot.name);
+    const TensorInfo* entry = file.tensor_info(slot.name);
     if (!entry) {
       problems.push_back("missing tensor " + slot.name + " (expected shape " + shape_to_string(slot.shape) + ")");
     } else if (entry->shape != slot.shape) {
@@ -158,12 +165,12 @@ LoadedWeights load_weights(ModelConfig config, const SafetensorsFile& file) {
       problems.push_back("tensor " + slot.name + " is I32; weights must be F32, F16 or BF16");
     }
   }
-  for (const auto& e : file.entries()) {
+  for (const std::string& name : names) {
     // A tied checkpoint may still carry lm_head.weight (PyTorch's state_dict
     // lists both names of the shared tensor); it is the embedding, ignore it.
-    if (e.name == "lm_head.weight" && config.tie_word_embeddings) continue;
-    if (!expected.count(e.name)) {
-      problems.push_back("unexpected tensor " + e.name + " " + shape_to_string(e.shape) +
+    if (name == "lm_head.weight" && config.tie_word_embeddings) continue;
+    if (!expected.count(name)) {
+      problems.push_back("unexpected tensor " + name + " " + shape_to_string(file.tensor_info(name)->shape) +
                          " (does the config match this checkpoint?)");
     }
   }
@@ -173,7 +180,7 @@ LoadedWeights load_weights(ModelConfig config, const SafetensorsFile& file) {
     problems.push_back("... and " + std::to_string(more) + " more problems");
   }
   if (!problems.empty()) throw ConfigError(problems);
-  for (const WeightSlot& slot : slots) file.read_floats(*file.find(slot.name), slot.data);
+  for (const WeightSlot& slot : slots) file.read_tensor(slot.name, slot.data);
   check_finite(slots);
   return out;
 }

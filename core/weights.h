@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@
 
 namespace minimind {
 
-class SafetensorsFile;
+class TensorSource;
 
 struct FfnWeights {  // one SwiGLU feed-forward (FeedForward)
   Matrix gate_proj;  // [F, D]
@@ -71,9 +72,12 @@ std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& we
 //   Linear [out, in]: u * (1 / sqrt(in)) in float32; Embedding: u;
 //   both rounded to the nearest float16 value (so F16 storage is exact);
 //   norms: 1.0, as PyTorch initialises RMSNorm.
-ModelWeights random_weights(const ModelConfig& config, uint64_t seed);
+// `progress` (optional) is called after each tensor with the fraction of
+// elements done, so a page can show progress while a large preset builds.
+ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {});
 
-// Loads weights from safetensors bytes against the table. Returns the config
+// Loads weights from a weight file (safetensors or .pth, see
+// tensor_source.h) against the table. Returns the config
 // actually used: a file without q_norm/k_norm tensors is a generation-2 model
 // and turns q/k norm off. Throws ConfigError listing every missing,
 // misshapen or unexpected tensor (name, expected and found shape).
@@ -81,7 +85,7 @@ struct LoadedWeights {
   ModelConfig config;
   ModelWeights weights;
 };
-LoadedWeights load_weights(ModelConfig config, const SafetensorsFile& file);
+LoadedWeights load_weights(ModelConfig config, const TensorSource& file);
 
 // Weights with a NaN or infinite value are refused with the tensor's name.
 void check_finite(const std::vector<WeightSlot>& slots);

@@ -8,6 +8,11 @@ What it makes (under tests/fixtures/):
                               greedy-generation ids (tensor list in tests/fixtures/README.md).
   random_init.json            first values and sums of the C++ seeded random initialisation
                               (preset lab-a, seed 42), re-implemented here in numpy.
+  <case>/model.pth            gen3_dense, gen2_dense, gen2_moe: the same weights as torch.save
+                              writes a state dict (three styles, see PTH_STYLES).
+  pth/*.pth                   small torch.save files for the .pth reader: views with storage
+                              offsets (BF16), a transposed (non-contiguous) tensor, and a
+                              hostile pickle that would call os.system if unpickled.
 
 The reference is written from the MiniMind spec (MINIMIND.md) in plain torch ops, float32
 on CPU, one function per stage. Weights are drawn with a fixed torch seed per case and rounded
@@ -18,6 +23,7 @@ Re-run from the repository root (deterministic, byte-identical output):
     /usr/bin/python3 tests/make_fixtures.py
 Bump FORMAT_VERSION when the layout of the files changes.
 """
+import collections
 import json
 import math
 import os
@@ -336,10 +342,66 @@ def make_case(c):
         f.write("\n")
     write_safetensors(os.path.join(out, "model.safetensors"),
                       {n: (c["dtype"], w) for n, w in weights.items()}, {"format": "pt"})
+    if c["name"] in PTH_STYLES:
+        write_pth(os.path.join(out, "model.pth"), c, weights)
     write_safetensors(os.path.join(out, "expected.safetensors"), expected, {
         "format_version": str(FORMAT_VERSION), "generator": GENERATOR, "case": c["name"],
         "greedy_max_new_tokens": str(GREEDY_MAX_NEW_TOKENS),
         "repetition_penalty": str(REPETITION_PENALTY)})
+
+
+# ----------------------------------------------------------------------------- .pth
+# How MiniMind users get .pth files, one style per case; the values are exactly the case's
+# model.safetensors values (F16 cases were rounded to F16 before, gen3_dense stays float32).
+PTH_STYLES = {
+    # model.state_dict() of a tied float32 model: an OrderedDict with _metadata (pickled with
+    # BUILD), lm_head.weight listed too and sharing the embedding's storage.
+    "gen3_dense": "state_dict",
+    # MiniMind's trainer: torch.save({k: v.half() for k, v in state_dict.items()}): a plain
+    # dict; .half() makes lm_head.weight a separate copy of the embedding.
+    "gen2_dense": "trainer",
+    # A DistributedDataParallel + torch.compile model: every name prefixed "module._orig_mod.".
+    "gen2_moe": "wrapped",
+}
+
+
+def write_pth(path, c, weights):
+    """weights: name -> float32 tensor (already rounded to the case's dtype)."""
+    style = PTH_STYLES[c["name"]]
+    names = list(weights) + ([] if not c["tied"] else ["lm_head.weight"])
+    source = dict(weights, **({"lm_head.weight": weights["model.embed_tokens.weight"]} if c["tied"] else {}))
+    if style == "trainer":
+        state = {n: source[n].half() for n in names}
+    else:
+        prefix = "module._orig_mod." if style == "wrapped" else ""
+        state = collections.OrderedDict((prefix + n, source[n].to(TORCH_DTYPE[c["dtype"]])) for n in names)
+        state._metadata = collections.OrderedDict([("", {"version": 1})])
+    torch.save(state, path)
+
+
+class CallsOsSystem:
+    """Unpickling this runs os.system: the reader must refuse it, never execute it."""
+
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def make_pth_extras():
+    """Small .pth files for reader edge cases (tests/fixtures/pth/)."""
+    out = os.path.join(FIXTURES_DIR, "pth")
+    os.makedirs(out, exist_ok=True)
+    base = torch.arange(12, dtype=torch.float32).to(torch.bfloat16)              # one storage of 12
+    grid = base.view(3, 4)
+    torch.save(collections.OrderedDict([
+        ("grid", grid),                          # offset 0, [3, 4]
+        ("row1", grid[1]),                       # offset 4, [4]
+        ("tail", grid[1:]),                      # offset 4, [2, 4]
+        ("one", grid[2:3, 1:2]),                 # offset 9, [1, 1], strides (4, 1)
+        ("empty", grid[3:]),                     # offset 12, [0, 4]
+    ]), os.path.join(out, "views_bf16.pth"))
+    torch.save({"t": torch.arange(6, dtype=torch.float16).view(2, 3).t()},           # strides (1, 3)
+               os.path.join(out, "transposed.pth"))
+    torch.save({"model.embed_tokens.weight": CallsOsSystem()}, os.path.join(out, "hostile_os_system.pth"))
 
 
 # ----------------------------------------------------------------------------- random init
@@ -404,6 +466,7 @@ def main():
     for c in CASES:
         make_case(c)
     make_random_init()
+    make_pth_extras()
     print("wrote fixtures to", FIXTURES_DIR)
 
 

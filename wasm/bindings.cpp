@@ -233,6 +233,13 @@ class WasmGenerator {
   val ids() const {
     return guarded([&] { return typed_copy(generator_->ids().data(), generator_->ids().size()); });
   }
+  // [V] the distribution the next step draws from.
+  val next_probabilities() const {
+    return guarded([&] {
+      const std::vector<float> p = generator_->next_probabilities();
+      return typed_copy(p.data(), p.size());
+    });
+  }
   bool finished() const { return generator_->finished(); }
 
   std::string cache_info() const {
@@ -364,6 +371,7 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("step", &WasmGenerator::step)
       .function("prefillTrace", &WasmGenerator::prefill_trace)
       .function("ids", &WasmGenerator::ids)
+      .function("nextProbabilities", &WasmGenerator::next_probabilities)
       .function("finished", &WasmGenerator::finished)
       .function("cacheInfo", &WasmGenerator::cache_info);
   emscripten::class_<WasmTokenizer>("NativeTokenizer")
