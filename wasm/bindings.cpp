@@ -13,12 +13,12 @@
 
 #include "generation.h"
 #include "infer_config.h"
-#include "pth.h"
-#include "tokenizer.h"
 #include "lab_record.h"
 #include "model.h"
 #include "presets.h"
+#include "pth.h"
 #include "safetensors.h"
+#include "tokenizer.h"
 
 using emscripten::val;
 using nlohmann::json;
@@ -133,11 +133,13 @@ class WasmModel {
   // progress: a JS function called with the fraction of weights initialised
   // (undefined: no progress reports).
   static WasmModel* from_preset(const std::string& name, double seed, const val& progress) {
-    return guarded([&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed), reporter(progress))); });
+    return guarded(
+        [&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed), reporter(progress))); });
   }
   static WasmModel* from_config(const std::string& config_json, double seed, const val& progress) {
-    return guarded(
-        [&] { return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress))); });
+    return guarded([&] {
+      return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress)));
+    });
   }
   static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {
     return guarded([&] {
@@ -314,8 +316,10 @@ std::string infer_pth_config(const val& bytes, const std::string& hints_json) {
     const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
     const InferredConfig inferred = infer_config(PthFile(data.data(), data.size()), parse_hints(hints_json));
     json fields = json::array();
-    for (const FieldOrigin& f : inferred.fields) fields.push_back({{"key", f.key}, {"source", field_source_name(f.source)}});
-    return json{{"config", json::parse(config_to_json(inferred.config))}, {"fields", fields}, {"assumed", inferred.assumed()}}
+    for (const FieldOrigin& f : inferred.fields)
+      fields.push_back({{"key", f.key}, {"source", field_source_name(f.source)}});
+    return json{
+        {"config", json::parse(config_to_json(inferred.config))}, {"fields", fields}, {"assumed", inferred.assumed()}}
         .dump();
   });
 }
