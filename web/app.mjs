@@ -345,7 +345,8 @@ function renderGeneration() {
       : t('gen.stepped', { step: g.step, token: g.chosen.label, p: g.chosen.p.toFixed(3) });
   $('gen-status').textContent =
     g.finished && !g.chosen?.isEos && g.T >= MAX_TOKENS ? `${status} ${t('gen.full', { max: MAX_TOKENS })}` : status;
-  $('gen-text').textContent = g.tokens.join('');
+  // Tokenizer pieces carry their own spaces; bare ids need them.
+  $('gen-text').textContent = g.tokens.join(s.files?.tokenizer ? '' : ' ');
   $('gen-candidates').replaceChildren(
     ...g.candidates.map((c) => {
       const item = document.createElement('li');
@@ -370,7 +371,7 @@ function renderModelPanel() {
   const progress = $('build-progress');
   progress.hidden = s.model.status !== 'building';
   progress.value = s.model.fraction;
-  const name = s.config ? `${s.preset} + ${t('model.custom')}` : s.preset;
+  const name = s.files ? s.files.name : s.config ? `${s.preset} + ${t('model.custom')}` : s.preset;
   const info = s.model.info;
   $('model-status').textContent =
     s.model.status === 'building'
@@ -378,7 +379,7 @@ function renderModelPanel() {
       : s.model.status === 'error'
         ? t('model.error', { message: s.model.error })
         : info
-          ? t('model.ready', {
+          ? t(s.files ? 'model.readyFiles' : 'model.ready', {
               name,
               params: info.parameters.toLocaleString(s.lang),
               layers: info.num_hidden_layers,
@@ -586,7 +587,7 @@ store.subscribe((state, changed) => {
   if (['text', 'model', 'lang', 'inputMode', 'result', 'files'].some((k) => changed.has(k))) renderInput();
   if (['filesStatus', 'files', 'model', 'lang'].some((k) => changed.has(k))) renderFiles();
   if (['generation', 'playing', 'model', 'files', 'lang'].some((k) => changed.has(k))) renderGeneration();
-  if (['model', 'preset', 'seed', 'config', 'lang'].some((k) => changed.has(k))) renderModelPanel();
+  if (['model', 'preset', 'seed', 'config', 'lang', 'files'].some((k) => changed.has(k))) renderModelPanel();
   if (changed.has('model') && state.model.info && !state.described) fillConfigForm(state.model.info);
   if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   if (['model', 'layer', 'head', 'stage', 'causal', 'scale'].some((k) => changed.has(k))) renderSelectors();

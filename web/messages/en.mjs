@@ -54,6 +54,7 @@ export default {
   'model.custom': 'custom config',
   'model.building': 'Building {name}: {percent}%',
   'model.ready': '{name}: {params} parameters, {layers} layers × {heads} heads, random weights (seed {seed})',
+  'model.readyFiles': '{name}: {params} parameters, {layers} layers × {heads} heads, weights from your file',
   'model.error': 'The model could not be built: {message}',
   'config.title': 'Edit the config',
   'config.apply': 'Build this config',

@@ -54,6 +54,7 @@ export default {
   'model.custom': '自定义配置',
   'model.building': '正在构建 {name}：{percent}%',
   'model.ready': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，随机权重（种子 {seed}）',
+  'model.readyFiles': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，权重来自你的文件',
   'model.error': '模型无法构建：{message}',
   'config.title': '修改配置',
   'config.apply': '构建这个配置',

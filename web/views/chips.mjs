@@ -10,7 +10,8 @@ export function renderChips(list, tokens, ids) {
       const id = document.createElement('span');
       id.className = 'chip-id';
       id.textContent = `#${ids[i]}`;
-      item.append(text, id);
+      item.append(text);
+      if (token !== `#${ids[i]}`) item.append(id); // typed ids need no second label
       return item;
     }),
   );
