@@ -63,6 +63,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
     const s = store.get();
     store.set({
       files: files ? { ...files, name: loadingFiles.weights.name } : null,
+      result: null, // the old model's matrices do not fit the new one
       filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,
       generation: null,
       playing: false,

@@ -15,6 +15,7 @@
 #include "infer_config.h"
 #include "pth.h"
 #include "safetensors.h"
+#include "tokenizer.h"
 #include "weights.h"
 
 namespace minimind::fuzz {
@@ -62,12 +63,27 @@ inline void pth(const uint8_t* data, size_t size) {
   }
 }
 
+// tokenizer.json text; what parses then encodes the input itself as text
+// (any bytes, invalid UTF-8 included), decodes the ids and displays them.
+inline void tokenizer(const uint8_t* data, size_t size) {
+  try {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    const Tokenizer tokenizer = Tokenizer::from_json(text);
+    const std::vector<int32_t> ids = tokenizer.encode(text.substr(0, 4096));
+    tokenizer.decode(ids);
+    tokenizer.decode(ids, true);
+    tokenizer.display_sequence(ids);
+  } catch (const TokenizerError&) {
+  }
+}
+
 // Fuzz target name (its file name, its regressions folder) -> parse path.
 using ParsePath = void (*)(const uint8_t* data, size_t size);
 inline const std::map<std::string, ParsePath>& parse_paths() {
   static const std::map<std::string, ParsePath> paths = {
       {"fuzz_safetensors", safetensors},
       {"fuzz_pth", pth},
+      {"fuzz_tokenizer", tokenizer},
   };
   return paths;
 }
