@@ -4,9 +4,12 @@
 #   asan         build/asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128) and the Wasm tests
 #   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
+# An optional second argument builds only that target (npm start: minimind_wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour="${1:-native}"
+target=()
+[ $# -ge 2 ] && target=(--target "$2")
 configure=(cmake)
 case "$flavour" in
   native) args=(-DCMAKE_BUILD_TYPE=Release) ;;
@@ -16,4 +19,4 @@ case "$flavour" in
   *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar)" >&2; exit 2 ;;
 esac
 "${configure[@]}" -S . -B "build/$flavour" "${args[@]}" >/dev/null
-cmake --build "build/$flavour" -j "$(nproc)"
+cmake --build "build/$flavour" -j "$(nproc)" "${target[@]}"
