@@ -11,7 +11,7 @@ jobs="$(nproc)"
 
 echo "== format and type checks"
 git ls-files -- '*.h' '*.cpp' | xargs clang-format --dry-run -Werror
-node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts
+node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts bench
 node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext tests/node/types_check.ts
 
 echo "== native build and tests"

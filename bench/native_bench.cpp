@@ -1,0 +1,185 @@
+// native_bench: times the core's forward pass natively, for bench/run.mjs,
+// which builds it twice (-march=native, and 128-bit SSE only) and compares
+// it with the WebAssembly module and ONNX Runtime Web.
+//
+// Usage:
+//   native_bench --preset NAME [--seed N] --work KIND --tokens T[,T...] [--reps N]
+//       runs each token count, prints one JSON object per line;
+//   native_bench --preset NAME [--seed N] --serve
+//       keeps the model and answers requests read from stdin, one per line:
+//       "KIND TOKENS REPS", one JSON line each (run.mjs interleaves these
+//       with the other runtimes, repetition by repetition).
+// Work kinds (T = TOKENS):
+//   prefill  forward of T tokens, no cache, no trace;
+//   trace    the same with every stage of every layer traced;
+//   decode   prefill of a T-token prompt, then T greedy steps with the cache:
+//            only the steps are timed;
+//   matmul   linear_rows on x [M, K] and W [N, K], TOKENS written MxKxN
+//            (the preset is then only loaded, not used).
+// Output: {"work", "tokens", "reps", "ms": [one per repetition], ...}.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "generation.h"
+#include "linear.h"
+#include "model.h"
+#include "presets.h"
+#include "trace.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The benchmark's token ids (bench/run.mjs computes the same): a fixed
+// scramble of 0, 1, 2, ... into [3, V), past MiniMind's special tokens.
+std::vector<int32_t> bench_ids(int64_t n, int64_t vocab) {
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < n; ++i) ids.push_back(int32_t(3 + (uint32_t(i) * 2654435761u) % uint32_t(vocab - 3)));
+  return ids;
+}
+
+const char* isa() {
+#if defined(__AVX512F__)
+  return "avx512";
+#elif defined(__AVX2__)
+  return "avx2";
+#elif defined(__AVX__)
+  return "avx";
+#elif defined(__SSE4_2__)
+  return "sse4.2";
+#elif defined(__SSE2__)
+  return "sse2";
+#elif defined(__wasm_simd128__)
+  return "wasm-simd128";
+#elif defined(__wasm__)
+  return "wasm";
+#else
+  return "other";
+#endif
+}
+
+std::string json_ms(const std::vector<double>& ms) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < ms.size(); ++i) out << (i ? "," : "") << ms[i];
+  return out.str() + "]";
+}
+
+// One request: KIND TOKENS REPS. Returns the JSON line.
+std::string run(const minimind::Model& model, const std::string& kind, const std::string& tokens, int reps) {
+  using namespace minimind;
+  const ModelConfig& c = model.config();
+  std::vector<double> ms;
+  std::ostringstream extra;
+  if (kind == "matmul") {
+    int64_t M = 0, K = 0, N = 0;
+    if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &M, &K, &N) != 3) throw std::invalid_argument("matmul wants MxKxN");
+    std::vector<float> x(size_t(M * K)), w(size_t(N * K)), y(size_t(M * N));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) / 8.0f;
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 13) - 6) / 64.0f;
+    for (int r = 0; r < reps; ++r) {
+      const auto start = Clock::now();
+      linear_rows(x.data(), M, K, K, w.data(), N, K, y.data(), N);
+      ms.push_back(ms_since(start));
+    }
+    extra << ",\"checksum\":" << double(y[0]) + double(y[y.size() - 1]);
+  } else {
+    const int64_t T = std::stoll(tokens);
+    const std::vector<int32_t> ids = bench_ids(T, c.vocab_size);
+    std::vector<int32_t> generated;
+    for (int r = 0; r < reps; ++r) {
+      if (kind == "prefill") {
+        const auto start = Clock::now();
+        const Matrix logits = model.forward(ids);
+        ms.push_back(ms_since(start));
+        if (r == 0) extra << ",\"logit0\":" << logits(T - 1, 0);
+      } else if (kind == "trace") {
+        TraceRequest request;
+        for (int64_t l = 0; l < c.num_hidden_layers; ++l) request.layers.push_back(l);
+        const auto start = Clock::now();
+        Trace trace(request, 1);
+        model.forward(ids, nullptr, {}, {}, &trace, 0);
+        ms.push_back(ms_since(start));
+      } else if (kind == "decode") {
+        SamplingParams greedy;
+        greedy.greedy = true;
+        Generator generator(model, ids, greedy);
+        generated.clear();
+        const auto start = Clock::now();
+        for (int64_t s = 0; s < T && !generator.finished(); ++s) generated.push_back(generator.step().token);
+        ms.push_back(ms_since(start));
+      } else {
+        throw std::invalid_argument("unknown work kind '" + kind + "' (prefill, trace, decode, matmul)");
+      }
+    }
+    if (kind == "decode")
+      extra << ",\"generated\":" << json_ms(std::vector<double>(generated.begin(), generated.end()));
+  }
+  std::ostringstream out;
+  out << "{\"work\":\"" << kind << "\",\"tokens\":\"" << tokens << "\",\"reps\":" << reps << ",\"isa\":\"" << isa()
+      << "\",\"ms\":" << json_ms(ms) << extra.str() << "}";
+  return out.str();
+}
+
+std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (argv[i] == name) return argv[i + 1];
+  return fallback;
+}
+
+bool flag(int argc, char** argv, const std::string& name) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i] == name) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string preset = arg(argc, argv, "--preset", "lab-a");
+    const uint64_t seed = std::strtoull(arg(argc, argv, "--seed", "0").c_str(), nullptr, 10);
+    const auto start = Clock::now();
+    const minimind::Model model = minimind::Model::random(minimind::preset_config(preset), seed);
+    std::fprintf(stderr, "native_bench: %s (seed %llu, %s) built in %.0f ms\n", preset.c_str(),
+                 static_cast<unsigned long long>(seed), isa(), ms_since(start));
+    if (flag(argc, argv, "--serve")) {
+      std::string line;
+      while (std::getline(std::cin, line)) {
+        std::istringstream request(line);
+        std::string kind, tokens;
+        int reps = 1;
+        if (!(request >> kind >> tokens >> reps)) continue;
+        try {
+          std::cout << run(model, kind, tokens, reps) << std::endl;
+        } catch (const std::exception& e) {
+          std::string message = e.what();
+          for (char& ch : message)
+            if (ch == '"' || ch == '\\' || ch == '\n') ch = '\'';
+          std::cout << "{\"error\":\"" << message << "\"}" << std::endl;
+        }
+      }
+      return 0;
+    }
+    const std::string kind = arg(argc, argv, "--work", "prefill");
+    const int reps = std::atoi(arg(argc, argv, "--reps", "10").c_str());
+    std::istringstream list(arg(argc, argv, "--tokens", "64"));
+    std::string tokens;
+    while (std::getline(list, tokens, ',')) std::cout << run(model, kind, tokens, reps) << std::endl;
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "native_bench: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,412 @@
+// Writes BENCHMARKS.md and bench/time_vs_length.svg from the results of
+// bench/run.mjs (the same data it saves to build/bench/results.json).
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, relative } from 'node:path';
+
+const RUNTIMES = ['wasm-simd', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
+const BASELINE = 'ort-web';
+// Okabe-Ito colours (colour-blind safe), plus a dash pattern each.
+const STYLE = {
+  'wasm-simd': { color: '#0072B2', dash: '' },
+  'wasm-scalar': { color: '#56B4E9', dash: '6 3' },
+  'ort-web': { color: '#D55E00', dash: '' },
+  native: { color: '#009E73', dash: '2 3' },
+  'native-sse': { color: '#CC79A7', dash: '8 3 2 3' },
+};
+const MiB = 2 ** 20;
+
+const fmt = (x, digits = 1) => (x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
+const ratio = (x) => (x === undefined ? '–' : `${x.toFixed(2)}×`);
+const mib = (bytes) => (bytes === undefined ? '–' : `${(bytes / MiB).toFixed(0)} MiB`);
+
+function workLabel(item, data) {
+  if (item.work === 'prefill') return `prefill ${item.T}`;
+  if (item.work === 'decode') return `decode ${data.decode.steps} (after ${data.decode.prompt})`;
+  return `forward ${item.T}, trace`;
+}
+
+function runsNote(data) {
+  const slow = [];
+  const more = [];
+  for (const [preset, reps] of Object.entries(data.reps)) {
+    for (const [runtime, n] of Object.entries(reps)) if (n < data.baseReps) slow.push(`${runtime} on ${preset}: ${n}`);
+    if (Object.values(reps).every((n) => n > data.baseReps)) more.push(`${preset}: ${Math.min(...Object.values(reps))}`);
+  }
+  return (
+    (more.length ? ` More for the cheap presets, against the noise (${more.join('; ')}).` : '') +
+    (slow.length ? ` Fewer for the slow combinations, to keep the run short: ${slow.join('; ')}.` : '')
+  );
+}
+
+function headline(data) {
+  const rows = [];
+  const pick = (preset, work, T) => data.results.find((r) => r.preset === preset)?.items.find((i) => i.work === work && i.T === T);
+  const wanted = [
+    ['minimind2-small', 'prefill', 64],
+    ['minimind2-small', 'decode', data.decode.steps],
+    ['minimind-3', 'prefill', 256],
+    ['minimind-3', 'decode', data.decode.steps],
+  ];
+  for (const [preset, work, T] of wanted) {
+    const item = pick(preset, work, T);
+    if (!item) continue;
+    const base = item.stats[BASELINE].median;
+    rows.push(
+      `| ${preset} | ${workLabel(item, data)} | ${fmt(base)} ms | ` +
+        ['wasm-simd', 'wasm-scalar', 'native', 'native-sse'].map((r) => ratio(base / item.stats[r]?.median)).join(' | ') +
+        ' |',
+    );
+  }
+  const notes = [];
+  const overheads = data.results.map((r) => {
+    const stats = r.items.find((i) => i.work === 'trace')?.stats ?? {};
+    const off = stats['wasm-simd no trace']?.median;
+    const on = stats['wasm-simd trace']?.median;
+    return `${r.preset} ${fmt(((on - off) / off) * 100, 0)} %`;
+  });
+  notes.push(`- Full trace at ${data.traceTokens} tokens, wasm-simd: ${overheads.join(', ')} slower than without.`);
+  const micro = [...new Set(data.matmul.map((m) => m.shape))].map((shape) => {
+    const at = (runtime) => data.matmul.find((m) => m.shape === shape && m.runtime === runtime)?.stats.median;
+    return `${shape.replaceAll('x', '·')} ${ratio(at('native-sse') / at('wasm-simd'))}`;
+  });
+  if (micro.length) notes.push(`- Matrix product alone, wasm-simd against native-sse (same kernel): ${micro.join(', ')}.`);
+  if (!rows.length) return notes.join('\n');
+  return [
+    '| preset | work | ort-web median | wasm-simd | wasm-scalar | native | native-sse |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...notes,
+  ].join('\n');
+}
+
+function presetTable(result, data) {
+  const lines = [
+    '| work | runtime | median ms | p25–p75 ms | runs | tokens/s | GFLOP/s | × ort-web |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const item of result.items.filter((i) => i.work !== 'trace')) {
+    const base = item.stats[BASELINE]?.median;
+    for (const runtime of RUNTIMES) {
+      const s = item.stats[runtime];
+      if (!s) continue;
+      lines.push(
+        `| ${workLabel(item, data)} | ${runtime} | ${fmt(s.median)} | ${fmt(s.p25)}–${fmt(s.p75)} | ${s.runs} | ` +
+          `${fmt((item.tokens / s.median) * 1000)} | ${fmt(item.flops / s.median / 1e6, 2)} | ${ratio(base / s.median)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function traceTable(data) {
+  const lines = [
+    `| preset | runtime | forward ${data.traceTokens} ms | with full trace ms | overhead | ort-web forward ${data.traceTokens} ms | traced × ort-web |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const result of data.results) {
+    const item = result.items.find((i) => i.work === 'trace');
+    const ortPrefill = item.stats[BASELINE]?.median; // measured in the same rounds
+    for (const runtime of ['wasm-simd', 'native-sse']) {
+      const off = item.stats[`${runtime} no trace`]?.median;
+      const on = item.stats[`${runtime} trace`]?.median;
+      if (off === undefined) continue;
+      lines.push(
+        `| ${result.preset} | ${runtime} | ${fmt(off)} | ${fmt(on)} | ${fmt(((on - off) / off) * 100, 0)} % | ${fmt(ortPrefill)} | ${ratio(ortPrefill / on)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function checksTable(data) {
+  const lines = [
+    '| preset | T | max \\|logit\\| | ort-web − wasm-simd | wasm-scalar − wasm-simd | native, native-sse − wasm-simd (logit 0 of the last row) |',
+    '|---|---|---|---|---|---|',
+  ];
+  const decode = [];
+  for (const result of data.results) {
+    for (const check of result.checks) {
+      if (check.T !== undefined) {
+        lines.push(
+          `| ${result.preset} | ${check.T} | ${fmt(check.logitScale)} | ${check.ortVsSimd.toExponential(1)} | ` +
+            `${check.scalarVsSimd.toExponential(1)} | ${check.nativeVsSimd.toExponential(1)} |`,
+        );
+      } else if (check.decodeTokens) {
+        const ref = JSON.stringify(check.decodeTokens['wasm-simd']);
+        const same = Object.entries(check.decodeTokens)
+          .filter(([, t]) => JSON.stringify(t) === ref)
+          .map(([n]) => n);
+        const differ = Object.keys(check.decodeTokens).filter((n) => !same.includes(n));
+        decode.push(
+          `- ${result.preset}: the ${data.decode.steps} greedy tokens agree in ${same.join(', ')}` +
+            (differ.length ? `; differ in ${differ.join(', ')}` : '') +
+            ` (first ones: ${check.decodeTokens['wasm-simd'].slice(0, 6).join(', ')}, …).`,
+        );
+      }
+    }
+  }
+  return `${lines.join('\n')}\n\n${decode.join('\n')}`;
+}
+
+function memoryTable(data) {
+  const lines = [
+    '| preset | weights (float32) | runtime | Wasm memory: empty instance | after build | after a 256-token forward | RSS Δ across the build |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const result of data.results) {
+    for (const [runtime, m] of Object.entries(result.memory)) {
+      lines.push(
+        `| ${result.preset} | ${mib(result.params * 4)} | ${runtime}${m.highWater ? ' ¹' : ''} | ${mib(m.before)} | ${mib(m.built)} | ` +
+          `${mib(m.forward256)} | ${mib(m.rssBuilt)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function matmulTable(data) {
+  if (!data.matmul.length) return '';
+  const lines = ['| shape M·K·N | runtime | median ms | GFLOP/s | × native-sse |', '|---|---|---|---|---|'];
+  for (const shape of [...new Set(data.matmul.map((m) => m.shape))]) {
+    const rows = data.matmul.filter((m) => m.shape === shape);
+    const sse = rows.find((m) => m.runtime === 'native-sse')?.stats.median;
+    for (const m of rows)
+      lines.push(
+        `| ${shape.replaceAll('x', '·')} | ${m.runtime} | ${fmt(m.stats.median, 2)} | ${fmt(m.flops / m.stats.median / 1e6, 1)} | ${ratio(sse / m.stats.median)} |`,
+      );
+  }
+  return lines.join('\n');
+}
+
+// Shares of the FLOPs of a prefill by kind of matrix product.
+function flopTable(data) {
+  const T = data.traceTokens;
+  const lines = [
+    `| preset | FLOPs of prefill ${T} | q,k,v,o projections | attention (q·kᵀ, P·v) | FFN | lm_head |`,
+    '|---|---|---|---|---|---|',
+  ];
+  for (const { preset, config: c } of data.results) {
+    const proj = c.L * (2 * T * c.D * c.H * c.Dh + 4 * T * c.D * c.Hkv * c.Dh + 2 * T * c.H * c.Dh * c.D);
+    const attn = c.L * 4 * c.H * T * T * c.Dh;
+    const ffn = c.L * 6 * T * c.D * c.F;
+    const head = 2 * T * c.D * c.V;
+    const total = proj + attn + ffn + head;
+    const pct = (x) => `${((x / total) * 100).toFixed(0)} %`;
+    lines.push(`| ${preset} | ${(total / 1e9).toFixed(2)} G | ${pct(proj)} | ${pct(attn)} | ${pct(ffn)} | ${pct(head)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function writeReport(data, mdPath, svgPath) {
+  writeFileSync(svgPath, svgPlot(data));
+  const m = data.machine;
+  const svgRel = relative(dirname(mdPath), svgPath);
+  const md = `# Benchmarks
+
+MiniMind's forward pass on the same shapes and the same weights in five runtimes, measured in one
+run of \`${m.command}\` (\`bench/run.mjs\`). This file is written by that run; do not edit it by
+hand, re-run it.
+
+| | |
+|---|---|
+| CPU | ${m.cpu} (${m.simd}) |
+| cores | ${m.cores} (every runtime runs on one thread) |
+| memory | ${m.memoryGiB} GiB |
+| Node | ${m.node} |
+| Emscripten | ${m.emscripten} |
+| onnxruntime-web | ${m.ortWeb} |
+| native compiler | ${m.cxx} |
+| ONNX export | PyTorch ${m.torch}, opset 17 |
+| date | ${m.date} |
+| command | \`${m.command}\` (took ${Math.floor(m.seconds / 60)} min ${m.seconds % 60} s) |
+| load average | ${m.load} at the start, ${m.loadEnd} at the end |
+
+## Runtimes
+
+- **wasm-simd**: our WebAssembly module (\`dist/wasm/minimind.mjs\`, SIMD128) through the JS API
+  (\`js/minimind.mjs\`) in Node, one thread. Times include the JS API (argument checks, copying the
+  logits out of Wasm memory).
+- **wasm-scalar**: the same without SIMD (\`dist/wasm/minimind-scalar.*\`).
+- **ort-web**: ONNX Runtime Web ${m.ortWeb}, wasm backend in Node, \`numThreads = 1\`, SIMD, graph
+  optimisation \`all\`, on the graphs \`bench/make_onnx.py\` exports from a plain-PyTorch MiniMind
+  written from the spec with our seeded weights (two graphs per preset: prefill, and decode with
+  past/present k/v). Times are \`session.run\` calls, input tensors made inside.
+- **native**: the same C++ core built with \`-O3 -march=native\` (\`bench/native_bench.cpp\`,
+  \`build/bench-native\`), timed inside the process.
+- **native-sse**: the same with \`-O3 -msse4.2 -mno-avx\` (\`build/bench-sse\`): 128-bit vectors,
+  the width Wasm SIMD has.
+
+## Method
+
+- Work per preset: prefill (a forward without cache) of ${data.prefillLengths.join(', ')} tokens; cached decoding
+  of ${data.decode.steps} greedy tokens after a ${data.decode.prompt}-token prompt (our API:
+  \`model.generator(prompt, {greedy: true})\`, then \`step({trace: false})\` ${data.decode.steps} times; ONNX Runtime:
+  the decode graph fed its own present k/v and the argmax token), only the ${data.decode.steps} steps timed;
+  a ${data.traceTokens}-token forward with the full trace (\`forward(ids, {trace: true})\`: every stage of
+  every layer) against the same forward without.
+- Token ids: \`3 + (i · 2654435761 mod 2³²) mod (V − 3)\` for i = 0, 1, …
+- Median of ${data.baseReps} runs after one warm-up run.${runsNote(data)} p25–p75 is the interquartile range.
+- **The machine was shared with other builds during the run, so the numbers are noisy.** The
+  runtimes are interleaved: each round runs every runtime once, in a rotated order, so that load
+  from outside hits all of them alike; the ratios are more stable than the absolute times. Each
+  work item has its own rounds, so the same forward can take different times in two tables.
+- FLOPs count 2·m·n·k for every matrix product: per layer q, k, v, o projections
+  (2·T·D·H·Dh + 2·2·T·D·Hkv·Dh + 2·T·H·Dh·D), attention scores q·kᵀ and weights·v over the full
+  T × Tk matrices (2·2·H·T·Tk·Dh, Tk = cached + new tokens), SwiGLU (3·2·T·D·F); plus lm_head
+  (2·T·D·V). Norms, RoPE, softmax and SiLU are not counted. GFLOP/s = FLOPs / median time.
+- **× ort-web** = ONNX Runtime Web's median time / this runtime's median time: above 1 is faster
+  than ONNX Runtime Web, below 1 slower.
+
+## Key ratios (speed relative to ONNX Runtime Web)
+
+${headline(data)}
+
+## Results
+
+${data.results.map((r) => `### ${r.preset}\n\nD ${r.config.D}, L ${r.config.L}, H ${r.config.H}, Hkv ${r.config.Hkv}, Dh ${r.config.Dh}, F ${r.config.F}, V ${r.config.V}; ${(r.params / 1e6).toFixed(1)} M parameters.\n\n${presetTable(r, data)}`).join('\n\n')}
+
+### Prefill time against sequence length
+
+![Prefill time against sequence length, one line per runtime, log-log](${svgRel})
+
+### Trace overhead
+
+Measured in its own interleaved rounds, ONNX Runtime's forward of the same tokens among them (load
+changed during the run, so these times can differ from the prefill tables). The full trace copies
+every stage of every layer (for minimind-3 at 64 tokens ~${fmt(traceFloats(data, 'minimind-3') / MiB, 0)} Mi floats); in
+Wasm it also crosses into JS as typed arrays.
+
+${traceTable(data)}
+
+### Matrix product alone (Wasm against native SSE)
+
+The JS API has no matrix-product entry, so \`bench/native_bench.cpp\` itself is also compiled with
+emcmake (the shipped module's compile flags, SIMD128; \`build/bench-wasm\`) and run by Node:
+\`linear_rows\` (core/linear.cpp) on x [M, K] and W [N, K], median of ${data.matmul[0]?.stats.runs} runs
+(three processes per runtime and shape, interleaved; the first run of each process dropped).
+
+${matmulTable(data)}
+
+### Where the FLOPs are
+
+${flopTable(data)}
+
+## Memory
+
+Wasm memory is the instance's \`WebAssembly.Memory\` buffer size; the JS API does not expose it, so
+\`bench/run.mjs\` notes the memory of each instantiation (a wrapper around
+\`WebAssembly.instantiate\`). Each preset gets a fresh instance of our module, so its figures
+belong to that preset alone. RSS Δ is the Node process's resident-set growth across building the
+model (ONNX Runtime: creating both sessions); all runtimes share the process and the garbage
+collector runs when it likes, so it is rough.
+
+${memoryTable(data)}
+
+¹ one ONNX Runtime instance serves every preset (its two sessions, prefill and decode, are
+released after each): its memory is the high-water mark so far.
+
+## Checks
+
+The runtimes compute with the same weights: the largest absolute logit difference over all
+positions and the vocabulary, on the prefill inputs (for the native builds, which print one
+logit, that logit).
+
+${checksTable(data)}
+`;
+  writeFileSync(mdPath, md);
+  return basename(mdPath);
+}
+
+function traceFloats(data, preset) {
+  const r = data.results.find((x) => x.preset === preset);
+  if (!r) return undefined;
+  const c = r.config;
+  const T = data.traceTokens;
+  // block_input … block_output: 7 [T, D], 5 [T, H, Dh] (q_proj, q_norm, q_rope, head_outputs,
+  // attn_concat), 4 [T, Hkv, Dh], 4 [H, T, T], 3 [T, F]
+  const perLayer = 7 * T * c.D + 5 * T * c.H * c.Dh + 4 * T * c.Hkv * c.Dh + 4 * c.H * T * T + 3 * T * c.F;
+  return c.L * perLayer + T * c.D + T * c.V;
+}
+
+// ------------------------------------------------------------------ SVG
+// The 1-2-5 step at or below (round = Math.floor) or above (Math.ceil) x.
+function nice(x, round) {
+  const decade = 10 ** Math.floor(Math.log10(x));
+  const steps = [1, 2, 5, 10].map((m) => m * decade);
+  return round === Math.floor ? steps.filter((v) => v <= x).at(-1) : steps.find((v) => v >= x);
+}
+
+function svgPlot(data) {
+  const panelW = 300;
+  const panelH = 240;
+  const margin = { left: 66, right: 12, top: 34, bottom: 44 };
+  const legendH = 34;
+  const width = data.results.length * panelW;
+  const height = panelH + legendH;
+  const lengths = data.prefillLengths;
+  const parts = [];
+  const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  data.results.forEach((result, p) => {
+    const x0 = p * panelW;
+    const items = result.items.filter((i) => i.work === 'prefill');
+    const values = items.flatMap((i) => RUNTIMES.map((r) => i.stats[r]?.median).filter((v) => v > 0));
+    const lo = nice(Math.min(...values), Math.floor);
+    const hi = nice(Math.max(...values), Math.ceil);
+    const px = (T) =>
+      x0 +
+      margin.left +
+      ((Math.log2(T) - Math.log2(lengths[0])) / (Math.log2(lengths.at(-1)) - Math.log2(lengths[0]))) *
+        (panelW - margin.left - margin.right);
+    const py = (ms) =>
+      margin.top + (1 - (Math.log10(ms) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (panelH - margin.top - margin.bottom);
+    parts.push(`<text x="${x0 + panelW / 2}" y="18" text-anchor="middle" font-weight="bold">${esc(result.preset)}</text>`);
+    for (let d = 10 ** Math.floor(Math.log10(lo)); d <= hi; d *= 10) {
+      for (const m of [1, 2, 5]) {
+        const v = d * m;
+        if (v < lo * 0.9999 || v > hi * 1.0001) continue;
+        const y = py(v).toFixed(1);
+        parts.push(`<line x1="${px(lengths[0])}" x2="${px(lengths.at(-1))}" y1="${y}" y2="${y}" stroke="#ddd"/>`);
+        parts.push(
+          `<text x="${px(lengths[0]) - 6}" y="${y}" dy="4" text-anchor="end" font-size="11">${v >= 1000 ? `${v / 1000} s` : `${v} ms`}</text>`,
+        );
+      }
+    }
+    for (const T of lengths) {
+      parts.push(`<line x1="${px(T)}" x2="${px(T)}" y1="${margin.top}" y2="${panelH - margin.bottom}" stroke="#eee"/>`);
+      parts.push(`<text x="${px(T)}" y="${panelH - margin.bottom + 16}" text-anchor="middle" font-size="11">${T}</text>`);
+    }
+    parts.push(
+      `<text x="${x0 + margin.left + (panelW - margin.left - margin.right) / 2}" y="${panelH - 10}" text-anchor="middle" font-size="11">prompt tokens (prefill)</text>`,
+    );
+    const midY = (margin.top + panelH - margin.bottom) / 2;
+    if (p === 0)
+      parts.push(
+        `<text x="12" y="${midY}" transform="rotate(-90 12 ${midY})" text-anchor="middle" font-size="11">median time (log scale)</text>`,
+      );
+    for (const runtime of RUNTIMES) {
+      const points = items.filter((i) => i.stats[runtime]).map((i) => [px(i.T), py(i.stats[runtime].median)]);
+      if (!points.length) continue;
+      const { color, dash } = STYLE[runtime];
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''} points="${points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ')}"/>`,
+      );
+      for (const [x, y] of points) parts.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${color}"/>`);
+    }
+  });
+  const legendY = panelH + 14;
+  RUNTIMES.forEach((runtime, i) => {
+    const x = 20 + i * (width / RUNTIMES.length);
+    const { color, dash } = STYLE[runtime];
+    parts.push(
+      `<line x1="${x}" x2="${x + 28}" y1="${legendY}" y2="${legendY}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+    );
+    parts.push(`<text x="${x + 34}" y="${legendY}" dy="4" font-size="12">${runtime}</text>`);
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">
+<title>MiniMind prefill time against sequence length (median, log-log), one line per runtime</title>
+<rect width="100%" height="100%" fill="white"/>
+${parts.join('\n')}
+</svg>
+`;
+}

@@ -1,0 +1,609 @@
+#!/usr/bin/env node
+// npm run bench: times MiniMind's forward pass on the same shapes and the same
+// weights in five runtimes, in one run, and writes BENCHMARKS.md and
+// bench/time_vs_length.svg.
+//
+//   wasm-simd    our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread
+//   wasm-scalar  our Wasm module built without SIMD (minimind-scalar.*)
+//   ort-web      ONNX Runtime Web's wasm backend in Node, one thread, SIMD, on the graphs
+//                bench/make_onnx.py exports with our seeded weights
+//   native       the same C++ core built natively, -O3 -march=native (bench/native_bench.cpp)
+//   native-sse   the same, -O3 with 128-bit SSE4.2 only (no AVX): Wasm SIMD's width
+//
+// Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
+// Everything missing is made first: the Wasm builds (npm run build:wasm), the
+// ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
+// (build/bench-native, build/bench-sse) and the Wasm micro benchmark
+// (build/bench-wasm). Raw samples go to build/bench/results.json.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import { writeReport } from './report.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const started = Date.now();
+const PRESETS = ['lab-a', 'minimind2-small', 'minimind-3'];
+const SEED = 0; // bench/make_onnx.py's default seed: both runtimes build the same weights
+const PREFILL_LENGTHS = [16, 64, 256];
+const DECODE = { prompt: 32, steps: 32 };
+const TRACE_TOKENS = 64;
+const MATMUL_SHAPES = ['64x512x1664', '256x768x2432']; // M·K·N: x [M, K] times Wᵀ, W [N, K]
+const NATIVE_FLAVOURS = {
+  native: { dir: 'build/bench-native', flags: '-march=native' },
+  'native-sse': { dir: 'build/bench-sse', flags: '-msse4.2 -mno-avx' },
+};
+
+// ------------------------------------------------------------------ arguments
+const args = process.argv.slice(2);
+function option(name, fallback) {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+}
+const presets = option('--presets', PRESETS.join(',')).split(',');
+for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (${PRESETS.join(', ')})`);
+const baseReps = Number(option('--reps', '10'));
+const outFile = option('--out', `${root}BENCHMARKS.md`);
+
+// Repetitions after one warm-up. The scalar build is ~3× slower than SIMD: it
+// gets fewer runs on the big presets so that the whole run stays near 10 minutes.
+function repsFor(runtime, preset) {
+  if (preset === 'lab-a') return baseReps * 2; // cheap: more runs against the noise
+  if (runtime === 'wasm-scalar' && preset === 'minimind-3') return Math.min(baseReps, 3);
+  if (runtime === 'wasm-scalar' && preset === 'minimind2-small') return Math.min(baseReps, 5);
+  return baseReps;
+}
+
+function fail(message) {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+function log(message) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+}
+
+// ------------------------------------------------------------------ setup
+function newestMtime(dirs) {
+  let newest = 0;
+  for (const dir of dirs) {
+    for (const entry of readdirSync(`${root}${dir}`, { withFileTypes: true, recursive: true })) {
+      if (entry.isFile() && /\.(cpp|h|txt|cmake)$/.test(entry.name))
+        newest = Math.max(newest, statSync(`${entry.path ?? entry.parentPath}/${entry.name}`).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+// Runs a setup step; its output is shown only when it fails.
+function run(command, commandArgs, what, { quiet = true } = {}) {
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: quiet ? 'pipe' : 'inherit', encoding: 'utf8' });
+  if (result.status !== 0) {
+    if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').slice(-40).join('\n'));
+    fail(`${what} failed (${command} ${commandArgs.join(' ')})`);
+  }
+}
+
+function ensureWasm() {
+  const files = ['minimind.mjs', 'minimind.wasm', 'minimind-scalar.mjs', 'minimind-scalar.wasm'].map((f) => `${root}dist/wasm/${f}`);
+  const sources = newestMtime(['core', 'wasm']);
+  if (files.every((f) => existsSync(f) && statSync(f).mtimeMs >= sources)) return;
+  log('the Wasm builds are missing or older than core/ and wasm/: npm run build:wasm');
+  run('npm', ['run', 'build:wasm'], 'npm run build:wasm', { quiet: false });
+}
+
+function makeOnnxVersion() {
+  return Number(/^GENERATOR_VERSION = (\d+)/m.exec(readFileSync(`${root}bench/make_onnx.py`, 'utf8'))[1]);
+}
+
+function ensureOnnx() {
+  const version = makeOnnxVersion();
+  const stale = presets.filter((p) => {
+    const manifest = `${root}bench/models/${p}.json`;
+    if (!existsSync(manifest)) return true;
+    const m = JSON.parse(readFileSync(manifest, 'utf8'));
+    return (
+      m.generator_version !== version ||
+      m.seed !== SEED ||
+      !['prefill', 'decode'].every((k) => existsSync(`${root}bench/models/${p}.${k}.onnx`))
+    );
+  });
+  if (stale.length === 0) return;
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import torch, numpy'], { encoding: 'utf8' });
+  if (probe.status !== 0)
+    fail(
+      'the ONNX models are made with PyTorch, and /usr/bin/python3 cannot import torch and numpy.\n' +
+        '  Install them: apt-get install python3-torch python3-numpy   (then run npm run bench again)',
+    );
+  log(`exporting ONNX graphs for ${stale.join(', ')} (bench/make_onnx.py, ~1-2 minutes)`);
+  run('/usr/bin/python3', ['bench/make_onnx.py', ...stale.flatMap((p) => ['--preset', p]), '--seed', String(SEED)], 'bench/make_onnx.py', {
+    quiet: false,
+  });
+}
+
+// Configures (once) and builds (incrementally) native_bench in one tree.
+function buildBench(dir, configure, label) {
+  if (!existsSync(`${root}${dir}/CMakeCache.txt`)) {
+    log(`configuring ${dir} (${label})`);
+    run(
+      configure[0],
+      [...configure.slice(1), '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', '-DMINIMIND_BENCH=ON', '-DMINIMIND_TESTS=OFF'],
+      `configuring ${dir}`,
+    );
+  }
+  log(`building ${dir}/bench/native_bench (${label})`);
+  run('cmake', ['--build', dir, '--target', 'native_bench', '-j', String(os.cpus().length)], `building ${dir}`);
+}
+
+function ensureNative() {
+  for (const [name, flavour] of Object.entries(NATIVE_FLAVOURS))
+    buildBench(flavour.dir, ['cmake', `-DCMAKE_CXX_FLAGS=${flavour.flags}`], `${name}: -O3 ${flavour.flags}`);
+}
+
+// The matmul micro benchmark has no entry in the public JS API: the same
+// native_bench.cpp is compiled with emcmake (the shipped module's compile
+// flags, SIMD128) and run by node. Skipped when emcmake is not there.
+function ensureWasmMicro() {
+  if (spawnSync('emcmake', ['--help'], { stdio: 'ignore' }).error) return null;
+  buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128, for the matmul micro benchmark');
+  return `${root}build/bench-wasm/bench/native_bench.js`;
+}
+
+// ------------------------------------------------------------------ helpers
+// The benchmark's token ids (native_bench.cpp computes the same).
+function benchIds(n, vocab) {
+  return Int32Array.from({ length: n }, (_, i) => 3 + ((Math.imul(i, 2654435761) >>> 0) % (vocab - 3)));
+}
+
+function argmax(data, offset, n) {
+  let best = 0;
+  for (let i = 1; i < n; i += 1) if (data[offset + i] > data[offset + best]) best = i;
+  return best;
+}
+
+function maxAbsDiff(a, b) {
+  let d = 0;
+  for (let i = 0; i < a.length; i += 1) d = Math.max(d, Math.abs(a[i] - b[i]));
+  return d;
+}
+
+function maxAbs(a) {
+  let m = 0;
+  for (let i = 0; i < a.length; i += 1) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
+
+// FLOPs of one forward of T new tokens after P cached ones: 2·m·n·k for every
+// matrix product, attention included (full T × Tk score matrices, as a dense
+// matmul computes them), elementwise work (norms, RoPE, softmax, SiLU) not counted.
+export function forwardFlops(c, T, P = 0) {
+  const { D, H, Hkv, Dh, F, V, L } = c;
+  const Tk = P + T;
+  const projections = 2 * T * D * H * Dh + 2 * 2 * T * D * Hkv * Dh + 2 * T * H * Dh * D; // q, k, v, o
+  const attention = 2 * H * T * Tk * Dh + 2 * H * T * Tk * Dh; // q·kᵀ, P·v
+  const ffn = 3 * 2 * T * D * F; // gate, up, down
+  return L * (projections + attention + ffn) + 2 * T * D * V; // + lm_head
+}
+
+function decodeFlops(c) {
+  let sum = 0;
+  for (let s = 0; s < DECODE.steps; s += 1) sum += forwardFlops(c, 1, DECODE.prompt + s);
+  return sum;
+}
+
+// The Wasm memory of each instance: the JS API does not expose it, so the
+// bench notes every WebAssembly.Memory that an instantiation exports or imports.
+const wasmMemories = [];
+let instantiating = null;
+const originalInstantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = async function instantiate(source, imports) {
+  const result = await originalInstantiate.call(this, source, imports);
+  const instance = result.instance ?? result;
+  const candidates = [...Object.values(instance.exports ?? {}), ...Object.values(imports ?? {}).flatMap((m) => Object.values(m ?? {}))];
+  const memory = candidates.find((e) => e instanceof WebAssembly.Memory);
+  if (memory) wasmMemories.push({ label: instantiating, memory });
+  return result;
+};
+function memoryOf(label) {
+  return [...wasmMemories].reverse().find((m) => m.label === label)?.memory;
+}
+const MiB = 2 ** 20;
+
+// ------------------------------------------------------------------ runtimes
+// Each runtime: {name, prefill(ids) -> logits?, decode(prompt) -> {ms, tokens},
+// trace(ids, on), dispose()}; every timed call returns milliseconds.
+
+async function ourRuntime(variant, preset, memory) {
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const base = variant === 'simd' ? 'minimind' : 'minimind-scalar';
+  // A fresh instance per preset (a distinct module URL), so that its memory
+  // figures belong to this preset alone.
+  instantiating = `wasm-${variant}`;
+  const mm = await loadMiniMind({
+    variant,
+    moduleUrl: new URL(`../dist/wasm/${base}.mjs?preset=${preset}`, import.meta.url),
+    wasmBinary: readFileSync(`${root}dist/wasm/${base}.wasm`),
+  });
+  const wasmMemory = memoryOf(`wasm-${variant}`);
+  const rss0 = process.memoryUsage().rss;
+  const bytes0 = wasmMemory?.buffer.byteLength;
+  const t0 = performance.now();
+  const model = mm.createModel({ preset, seed: SEED });
+  const buildMs = performance.now() - t0;
+  memory[`wasm-${variant}`] = { before: bytes0, built: wasmMemory?.buffer.byteLength, rssBuilt: process.memoryUsage().rss - rss0 };
+  const info = model.info();
+  return {
+    name: `wasm-${variant}`,
+    info,
+    buildMs,
+    wasmBytes: () => wasmMemory?.buffer.byteLength,
+    async prefill(ids) {
+      const t = performance.now();
+      const { logits } = model.forward(ids);
+      return { ms: performance.now() - t, logits: logits.data };
+    },
+    async trace(ids, on) {
+      const t = performance.now();
+      model.forward(ids, on ? { trace: true } : {});
+      return { ms: performance.now() - t };
+    },
+    async decode(prompt) {
+      const generator = model.generator(prompt, { greedy: true });
+      const tokens = [];
+      const t = performance.now();
+      for (let s = 0; s < DECODE.steps; s += 1) {
+        const step = generator.step({ trace: false });
+        tokens.push(step.token);
+        if (step.isEos) break;
+      }
+      const ms = performance.now() - t;
+      generator.dispose();
+      return { ms, tokens };
+    },
+    dispose() {
+      model.dispose();
+    },
+  };
+}
+
+async function ortRuntime(preset, c, memory) {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  instantiating = 'ort-web';
+  const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const prefillSession = await ort.InferenceSession.create(`${root}bench/models/${preset}.prefill.onnx`, options);
+  const decodeSession = await ort.InferenceSession.create(`${root}bench/models/${preset}.decode.onnx`, options);
+  const buildMs = performance.now() - t0;
+  const wasmMemory = memoryOf('ort-web');
+  memory['ort-web'] = { built: wasmMemory?.buffer.byteLength, rssBuilt: process.memoryUsage().rss - rss0, highWater: true };
+  const idsTensor = (ids) =>
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from(ids, (v) => BigInt(v)),
+      [1, ids.length],
+    );
+  return {
+    name: 'ort-web',
+    buildMs,
+    wasmBytes: () => wasmMemory?.buffer.byteLength,
+    async prefill(ids) {
+      const t = performance.now();
+      const out = await prefillSession.run({ input_ids: idsTensor(ids) });
+      return { ms: performance.now() - t, logits: out.logits.data };
+    },
+    async decode(prompt) {
+      // Prefill the prompt (not timed), then feed each argmax token with the
+      // previous step's present k/v as past k/v: the decode graph.
+      let out = await prefillSession.run({ input_ids: idsTensor(prompt) });
+      const tokens = [];
+      const t = performance.now();
+      for (let s = 0; s < DECODE.steps; s += 1) {
+        const last = out.logits.dims[1] - 1;
+        const token = argmax(out.logits.data, last * c.V, c.V);
+        tokens.push(token);
+        const feeds = { input_ids: idsTensor([token]) };
+        for (let l = 0; l < c.L; l += 1) {
+          feeds[`past_key_${l}`] = out[`present_key_${l}`];
+          feeds[`past_value_${l}`] = out[`present_value_${l}`];
+        }
+        out = await decodeSession.run(feeds);
+      }
+      return { ms: performance.now() - t, tokens };
+    },
+    async dispose() {
+      await prefillSession.release();
+      await decodeSession.release();
+    },
+  };
+}
+
+async function nativeRuntime(name, executable, preset) {
+  const child = spawn(executable, ['--preset', preset, '--seed', String(SEED), '--serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting = [];
+  lines.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+  let stderr = '';
+  const ready = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (stderr.includes('built in')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${stderr}`)));
+  });
+  await ready;
+  const request = (kind, tokens, reps = 1) =>
+    new Promise((resolve, reject) => {
+      waiting.push((answer) => (answer.error ? reject(new Error(`${name}: ${answer.error}`)) : resolve(answer)));
+      child.stdin.write(`${kind} ${tokens} ${reps}\n`);
+    });
+  return {
+    name,
+    isa: (await request('prefill', 1)).isa,
+    buildMs: Number(/built in (\d+)/.exec(stderr)?.[1]),
+    request,
+    async prefill(ids) {
+      const answer = await request('prefill', ids.length);
+      return { ms: answer.ms[0], logit0: answer.logit0 };
+    },
+    async trace(ids, on) {
+      return { ms: (await request(on ? 'trace' : 'prefill', ids.length)).ms[0] };
+    },
+    async decode(prompt) {
+      const answer = await request('decode', prompt.length);
+      return { ms: answer.ms[0], tokens: answer.generated };
+    },
+    dispose() {
+      child.stdin.end();
+    },
+  };
+}
+
+// ------------------------------------------------------------------ measuring
+// Runs `calls` (name -> async () => ms) interleaved: one warm-up each, then
+// round after round, each round in a rotated order, until every call has its
+// repetitions. Returns name -> [ms...].
+async function interleaved(calls, reps) {
+  const names = Object.keys(calls);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) await calls[n](); // warm-up
+  const rounds = Math.max(...names.map((n) => reps[n]));
+  for (let r = 0; r < rounds; r += 1) {
+    for (let i = 0; i < names.length; i += 1) {
+      const n = names[(i + r) % names.length];
+      if (samples[n].length < reps[n]) samples[n].push(await calls[n]());
+    }
+  }
+  return samples;
+}
+
+function summary(ms) {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q) => {
+    const x = q * (sorted.length - 1);
+    const lo = Math.floor(x);
+    return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (x - lo);
+  };
+  return { median: at(0.5), p25: at(0.25), p75: at(0.75), runs: ms.length, samples: ms };
+}
+
+async function benchPreset(preset, executables) {
+  const memory = {};
+  const manifest = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8'));
+  const simd = await ourRuntime('simd', preset, memory);
+  const i = simd.info;
+  const c = {
+    D: i.hidden_size,
+    L: i.num_hidden_layers,
+    H: i.num_attention_heads,
+    Hkv: i.num_key_value_heads,
+    Dh: i.head_dim,
+    F: i.intermediate_size,
+    V: i.vocab_size,
+  };
+  for (const k of Object.keys(c))
+    if (manifest.config[k] !== c[k])
+      fail(`${preset}: the ONNX graphs have ${k} = ${manifest.config[k]}, our preset ${c[k]}; re-run bench/make_onnx.py`);
+  const scalar = await ourRuntime('scalar', preset, memory);
+  const ort = await ortRuntime(preset, c, memory);
+  const natives = [];
+  for (const [name, executable] of Object.entries(executables)) natives.push(await nativeRuntime(name, executable, preset));
+  const runtimes = [simd, scalar, ort, ...natives];
+  log(`${preset}: built (${runtimes.map((r) => `${r.name} ${Math.round(r.buildMs)} ms`).join(', ')})`);
+  const reps = Object.fromEntries(runtimes.map((r) => [r.name, repsFor(r.name, preset)]));
+  const result = { preset, config: c, params: i.parameters, memory, items: [], checks: [], build: {} };
+  for (const r of runtimes) result.build[r.name] = r.buildMs;
+
+  // Correctness first: the same logits from the same weights. The first
+  // 256-token forward also gives the Wasm memory after a long forward.
+  for (const T of PREFILL_LENGTHS) {
+    const ids = benchIds(T, c.V);
+    const logits = {};
+    for (const r of [simd, ort, scalar, ...natives]) {
+      const out = await r.prefill(ids);
+      if (T === 256 && memory[r.name]) memory[r.name].forward256 = r.wasmBytes();
+      logits[r.name] = out.logits ?? out.logit0;
+    }
+    const ours = logits['wasm-simd'];
+    result.checks.push({
+      T,
+      ortVsSimd: maxAbsDiff(ours, logits['ort-web']),
+      scalarVsSimd: maxAbsDiff(ours, logits['wasm-scalar']),
+      nativeVsSimd: Math.max(...natives.map((n) => Math.abs(logits[n.name] - ours[(T - 1) * c.V]))),
+      logitScale: maxAbs(ours),
+    });
+  }
+
+  for (const T of PREFILL_LENGTHS) {
+    const ids = benchIds(T, c.V);
+    const calls = Object.fromEntries(runtimes.map((r) => [r.name, async () => (await r.prefill(ids)).ms]));
+    const samples = await interleaved(calls, reps);
+    result.items.push({ work: 'prefill', T, flops: forwardFlops(c, T), tokens: T, stats: mapValues(samples, summary) });
+    log(`${preset}: prefill ${T}: ${line(samples)}`);
+  }
+
+  const prompt = benchIds(DECODE.prompt, c.V);
+  const generated = {};
+  const decodeCalls = Object.fromEntries(
+    runtimes.map((r) => [
+      r.name,
+      async () => {
+        const { ms, tokens } = await r.decode(prompt);
+        if (tokens.length < DECODE.steps || tokens.includes(2))
+          fail(`${preset}: greedy decoding of ${r.name} reached the end-of-sequence token; pick another prompt`);
+        generated[r.name] = tokens;
+        return ms;
+      },
+    ]),
+  );
+  const decodeSamples = await interleaved(decodeCalls, reps);
+  result.items.push({
+    work: 'decode',
+    T: DECODE.steps,
+    flops: decodeFlops(c),
+    tokens: DECODE.steps,
+    stats: mapValues(decodeSamples, summary),
+  });
+  result.checks.push({ decodeTokens: generated });
+  log(`${preset}: decode ${DECODE.steps} after ${DECODE.prompt}: ${line(decodeSamples)}`);
+
+  // Trace overhead: the same forward with and without every stage traced,
+  // interleaved with ONNX Runtime's forward of the same tokens as the baseline.
+  const traceIds = benchIds(TRACE_TOKENS, c.V);
+  const traced = [simd, natives.find((n) => n.name === 'native-sse')].filter(Boolean);
+  const traceCalls = { 'ort-web': async () => (await ort.prefill(traceIds)).ms };
+  for (const r of traced) {
+    traceCalls[`${r.name} no trace`] = async () => (await r.trace(traceIds, false)).ms;
+    traceCalls[`${r.name} trace`] = async () => (await r.trace(traceIds, true)).ms;
+  }
+  const traceSamples = await interleaved(
+    traceCalls,
+    mapValues(traceCalls, () => repsFor('wasm-simd', preset)),
+  );
+  result.items.push({
+    work: 'trace',
+    T: TRACE_TOKENS,
+    flops: forwardFlops(c, TRACE_TOKENS),
+    tokens: TRACE_TOKENS,
+    stats: mapValues(traceSamples, summary),
+  });
+  log(`${preset}: trace ${TRACE_TOKENS}: ${line(traceSamples)}`);
+
+  result.isa = Object.fromEntries(natives.map((n) => [n.name, n.isa]));
+  for (const r of runtimes) await r.dispose();
+  return result;
+}
+
+function mapValues(object, f) {
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, f(v)]));
+}
+
+function line(samples) {
+  return Object.entries(samples)
+    .map(([n, ms]) => `${n} ${summary(ms).median.toFixed(1)} ms`)
+    .join(', ');
+}
+
+async function matmulMicro(executables, wasmMicro) {
+  const flavours = { ...executables };
+  const calls = {};
+  const results = {};
+  for (const shape of MATMUL_SHAPES) {
+    for (const [name, executable] of Object.entries(flavours)) calls[`${name} ${shape}`] = [executable, []];
+    if (wasmMicro) calls[`wasm-simd ${shape}`] = ['node', [wasmMicro]];
+  }
+  // One process per call runs the repetitions (the warm-up is the first of
+  // them, dropped); the processes alternate, shape by shape, three times.
+  for (let round = 0; round < 3; round += 1) {
+    for (const [key, [command, pre]] of Object.entries(calls)) {
+      const shape = key.split(' ')[1];
+      const out = execFileSync(
+        command,
+        [...pre, '--preset', 'lab-a', '--work', 'matmul', '--tokens', shape, '--reps', String(Math.ceil(baseReps / 3) + 1)],
+        {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      const ms = JSON.parse(out.trim().split('\n').pop()).ms.slice(1);
+      (results[key] ??= []).push(...ms);
+    }
+  }
+  return Object.entries(results).map(([key, ms]) => {
+    const [runtime, shape] = key.split(' ');
+    const [M, K, N] = shape.split('x').map(Number);
+    return { runtime, shape, flops: 2 * M * K * N, stats: summary(ms) };
+  });
+}
+
+// ------------------------------------------------------------------ main
+function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const text = (command, commandArgs) => {
+    try {
+      return execFileSync(command, commandArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split('\n')[0]
+        .trim();
+    } catch {
+      return 'unknown';
+    }
+  };
+  const flags = /^flags\s*:(.*)$/m.exec(cpuinfo)?.[1].split(/\s+/) ?? [];
+  return {
+    cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
+    cores: os.cpus().length,
+    simd: ['sse4_2', 'avx', 'avx2', 'fma', 'avx512f'].filter((f) => flags.includes(f)).join(', '),
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    emscripten: /\b(\d+\.\d+\.\d+)\b/.exec(text('emcc', ['--version']))?.[1] ?? 'unknown',
+    ortWeb: JSON.parse(readFileSync(`${root}node_modules/onnxruntime-web/package.json`, 'utf8')).version,
+    cxx: text('c++', ['--version']),
+    torch: JSON.parse(readFileSync(`${root}bench/models/${presets[0]}.json`, 'utf8')).torch,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    command: ['npm run bench', ...(args.length ? ['--', ...args] : [])].join(' '),
+    load: os.loadavg()[0].toFixed(1),
+  };
+}
+
+async function main() {
+  ensureWasm();
+  ensureOnnx();
+  ensureNative();
+  const wasmMicro = ensureWasmMicro();
+  const executables = Object.fromEntries(Object.entries(NATIVE_FLAVOURS).map(([name, f]) => [name, `${root}${f.dir}/bench/native_bench`]));
+  const info = machine();
+  log(`benchmarking ${presets.join(', ')} on ${info.cpu} (${info.cores} cores, load ${info.load})`);
+  const results = [];
+  for (const preset of presets) results.push(await benchPreset(preset, executables));
+  log('matmul micro benchmark');
+  const matmul = await matmulMicro(executables, wasmMicro);
+  info.seconds = Math.round((Date.now() - started) / 1000);
+  info.loadEnd = os.loadavg()[0].toFixed(1);
+  const reps = Object.fromEntries(
+    presets.map((p) => [
+      p,
+      Object.fromEntries(['wasm-simd', 'wasm-scalar', 'ort-web', 'native', 'native-sse'].map((r) => [r, repsFor(r, p)])),
+    ]),
+  );
+  const data = {
+    machine: info,
+    reps,
+    baseReps,
+    results,
+    matmul,
+    decode: DECODE,
+    prefillLengths: PREFILL_LENGTHS,
+    traceTokens: TRACE_TOKENS,
+  };
+  mkdirSync(`${root}build/bench`, { recursive: true });
+  writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
+  writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
+  log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
+}
+
+await main();
