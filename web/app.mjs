@@ -419,7 +419,7 @@ function renderDerived() {
   const dl = $('derived');
   dl.replaceChildren();
   if (info) {
-    const T = s.result?.T ?? currentTokens().ids.length;
+    const T = s.result?.T ?? currentTokens().ids?.length ?? 0;
     const d = info.derived;
     const H = info.num_attention_heads;
     const rows = [
