@@ -157,6 +157,14 @@ export class Model {
   dispose(): void;
 }
 
+export interface LessonAttention {
+  raw: { shape: [number, number]; data: Float32Array };
+  scaled: { shape: [number, number]; data: Float32Array };
+  masked: { shape: [number, number]; data: Float32Array };
+  weights: { shape: [number, number]; data: Float32Array };
+  output?: { shape: [number, number]; data: Float32Array };
+}
+
 /** What tensor shapes cannot tell about a .pth. */
 export interface InferHints {
   /** default 8 (needed for generation-2 checkpoints, which have no q_norm to give head_dim) */
@@ -193,6 +201,9 @@ export class MiniMind {
   /** Every problem of the config, one sentence each; [] when usable. */
   configProblems(config: string | Record<string, unknown>): string[];
   labRecord(preset?: 'lab-a' | 'lab-b' | string, seed?: number): string;
+  /** Lesson 2.5's attention by hand on typed matrices; masked entries are -Infinity. */
+  lessonAttention(input: { q: number[][]; k: number[][]; v?: number[][]; causal?: boolean; scale?: boolean }): LessonAttention;
+  lessonSoftmax(scores: number[][], options?: { causal?: boolean }): LessonAttention;
   createModel(spec?: {
     preset?: PresetName | string;
     config?: string | Record<string, unknown>;

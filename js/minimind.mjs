@@ -187,6 +187,27 @@ export class MiniMind {
     return [...this.#native.configProblems(configText(config, 'config'))];
   }
 
+  /**
+   * Lesson 2.5's attention by hand on typed matrices: q [Tq][d], k [Tk][d],
+   * optional v [Tk][dv]. Returns {raw, scaled, masked, weights, output?},
+   * each {shape, data}; masked entries are -Infinity.
+   */
+  lessonAttention({ q, k, v = [], causal = false, scale = true } = {}) {
+    for (const [flag, value] of [
+      ['causal', causal],
+      ['scale', scale],
+    ]) {
+      if (typeof value !== 'boolean') throw new TypeError(`${flag} must be true or false, got ${describe(value)}`);
+    }
+    return this.#native.lessonAttention(matrixJson(q, 'q'), matrixJson(k, 'k'), matrixJson(v, 'v', true), causal, scale);
+  }
+
+  /** Softmax of typed scores [T][n] (null or -Infinity = masked), optionally causal. */
+  lessonSoftmax(scores, { causal = false } = {}) {
+    if (typeof causal !== 'boolean') throw new TypeError(`causal must be true or false, got ${describe(causal)}`);
+    return this.#native.lessonSoftmax(matrixJson(scores, 'scores'), causal);
+  }
+
   /** Lesson 11's lab record lines, computed by the module. */
   labRecord(preset = 'lab-a', seed = 0) {
     return this.#native.labRecord(checkString(preset, 'preset'), checkInteger(seed, 'seed'));
@@ -243,6 +264,23 @@ export class MiniMind {
   loadTokenizer(json) {
     return new Tokenizer(this.#native.NativeTokenizer.fromJson(configText(json, 'tokenizer.json')));
   }
+}
+
+// A matrix typed by a learner as JSON for the core: rows of finite numbers;
+// -Infinity (a masked score) travels as null.
+function matrixJson(rows, name, allowEmpty = false) {
+  if (!Array.isArray(rows) || (!allowEmpty && rows.length === 0)) throw new TypeError(`${name} must be a non-empty array of rows`);
+  return JSON.stringify(
+    rows.map((row, i) => {
+      if (!Array.isArray(row) && !ArrayBuffer.isView(row)) throw new TypeError(`${name}[${i}] must be an array of numbers`);
+      return Array.from(row, (x, j) => {
+        if (x === -Infinity) return null;
+        if (typeof x !== 'number' || !Number.isFinite(x))
+          throw new TypeError(`${name}[${i}][${j}] must be a finite number, got ${describe(x)}`);
+        return x;
+      });
+    }),
+  );
 }
 
 function isZip(bytes) {

@@ -193,3 +193,46 @@ test('building a model reports progress, and describeConfig gives shapes without
   assert.equal(info.derived.n_rep, 2);
   assert.throws(() => mm.describeConfig({ hidden_size: 96, num_attention_heads: 5 }), /not divisible/);
 });
+
+test('lesson 2.5 by hand through the module: 她→小红 0.493, softmax [1,2,3] vs [10,20,30], the causal mask', () => {
+  const q = [
+    [0.1, 0.2, 0.3, 0.1],
+    [0.0, 0.1, 0.0, 0.2],
+    [0.9, 0.1, 0.8, 0.0],
+  ];
+  const k = [
+    [0.8, 0.2, 0.9, 0.1],
+    [0.0, 0.3, 0.1, 0.5],
+    [0.7, 0.1, 0.7, 0.0],
+  ];
+  const a = mm.lessonAttention({ q, k, scale: false });
+  assert.deepEqual(
+    Array.from(a.raw.data, (x) => x.toFixed(4)),
+    ['0.4000', '0.1400', '0.3000', '0.0400', '0.1300', '0.0100', '1.4600', '0.1100', '1.2000'],
+  );
+  assert.deepEqual(
+    Array.from(a.weights.data.subarray(6), (x) => x.toFixed(3)),
+    ['0.493', '0.128', '0.380'],
+  );
+  assert.deepEqual(
+    Array.from(mm.lessonSoftmax([[1, 2, 3]]).weights.data, (x) => x.toFixed(2)),
+    ['0.09', '0.24', '0.67'],
+  );
+  assert.deepEqual(
+    Array.from(mm.lessonSoftmax([[10, 20, 30]]).weights.data, (x) => x.toFixed(2)),
+    ['0.00', '0.00', '1.00'],
+  );
+  const masked = mm.lessonSoftmax(
+    [
+      [0.8, 0, 0],
+      [0.5, 0.6, 0],
+      [0.3, 0.7, 0.4],
+    ],
+    { causal: true },
+  );
+  assert.equal(masked.masked.data[1], -Infinity);
+  assert.deepEqual(Array.from(masked.weights.data.subarray(0, 3)), [1, 0, 0]);
+  assert.throws(() => mm.lessonAttention({ q, k: [[1, 2]] }), /same length/);
+  assert.throws(() => mm.lessonAttention({ q: [[NaN]], k }), { name: 'TypeError' });
+  assert.deepEqual(Array.from(mm.lessonSoftmax([[0, -Infinity]]).weights.data), [1, 0]);
+});
