@@ -25,14 +25,12 @@ Model::Model(ModelConfig config, ModelWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {
   std::vector<std::string> problems = validate_config(config_);
   if (problems.empty()) {
-    // The slots must match the tensors held, e.g. after an edit of the config.
-    ModelWeights shapes = allocate_weights(config_);
-    const auto expected = weight_slots(config_, shapes);
-    const auto actual = weight_slots(config_, weights_);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      if (expected[i].shape != actual[i].shape) {
-        problems.push_back("tensor " + expected[i].name + " has shape " + shape_to_string(actual[i].shape) +
-                           ", expected " + shape_to_string(expected[i].shape));
+    // The weights must have the shapes the config calls for (compared
+    // without allocating a second set of weights).
+    for (const WeightSlot& slot : weight_slots(config_, weights_)) {
+      if (slot.shape != slot.actual) {
+        problems.push_back("tensor " + slot.name + " has shape " + shape_to_string(slot.actual) + ", expected " +
+                           shape_to_string(slot.shape));
       }
     }
   }

@@ -11,28 +11,78 @@ namespace minimind {
 
 namespace {
 
-FfnWeights allocate_ffn(int64_t d, int64_t f) {
-  FfnWeights w;
-  w.gate_proj = Matrix::Zero(f, d);
-  w.up_proj = Matrix::Zero(f, d);
-  w.down_proj = Matrix::Zero(d, f);
-  return w;
-}
+// Builds the expected-tensor table from the config. With `allocate`, each
+// tensor's storage is first sized to its expected shape (zero-filled);
+// without, the table only points at what `w` holds, and records its actual
+// shape next to the expected one.
+class SlotTable {
+ public:
+  SlotTable(bool allocate) : allocate_(allocate) {}
 
-void add_ffn_slots(std::vector<WeightSlot>& slots, const std::string& prefix, FfnWeights& w) {
-  slots.push_back(
-      {prefix + ".gate_proj.weight", {w.gate_proj.rows(), w.gate_proj.cols()}, WeightKind::Linear, w.gate_proj.data()});
-  slots.push_back(
-      {prefix + ".up_proj.weight", {w.up_proj.rows(), w.up_proj.cols()}, WeightKind::Linear, w.up_proj.data()});
-  slots.push_back(
-      {prefix + ".down_proj.weight", {w.down_proj.rows(), w.down_proj.cols()}, WeightKind::Linear, w.down_proj.data()});
-}
+  void matrix(const std::string& name, Matrix& m, int64_t rows, int64_t cols, WeightKind kind) {
+    if (allocate_) m = Matrix::Zero(rows, cols);
+    slots_.push_back({name, {rows, cols}, kind, m.data(), {m.rows(), m.cols()}});
+  }
+  void norm(const std::string& name, Vector& v, int64_t n) {
+    if (allocate_) v = Vector::Zero(n);
+    slots_.push_back({name, {n}, WeightKind::Norm, v.data(), {v.size()}});
+  }
+  void ffn(const std::string& prefix, FfnWeights& w, int64_t d, int64_t f) {
+    matrix(prefix + ".gate_proj.weight", w.gate_proj, f, d, WeightKind::Linear);
+    matrix(prefix + ".up_proj.weight", w.up_proj, f, d, WeightKind::Linear);
+    matrix(prefix + ".down_proj.weight", w.down_proj, d, f, WeightKind::Linear);
+  }
+  template <typename T>
+  void count(const char* what, std::vector<T>& items, int64_t expected) {
+    if (allocate_) items.resize(size_t(expected));
+    if (int64_t(items.size()) != expected) {
+      throw ConfigError({std::string("the weights hold ") + std::to_string(items.size()) + " " + what +
+                         ", the config calls for " + std::to_string(expected)});
+    }
+  }
+  std::vector<WeightSlot> take() { return std::move(slots_); }
 
-WeightSlot matrix_slot(const std::string& name, Matrix& m, WeightKind kind) {
-  return {name, {m.rows(), m.cols()}, kind, m.data()};
-}
+ private:
+  bool allocate_;
+  std::vector<WeightSlot> slots_;
+};
 
-WeightSlot norm_slot(const std::string& name, Vector& v) { return {name, {v.size()}, WeightKind::Norm, v.data()}; }
+std::vector<WeightSlot> build_slots(const ModelConfig& c, ModelWeights& w, bool allocate) {
+  const int64_t D = c.hidden_size, V = c.vocab_size;
+  SlotTable t(allocate);
+  t.matrix("model.embed_tokens.weight", w.embed_tokens, V, D, WeightKind::Embedding);
+  t.count("layers", w.layers, c.num_hidden_layers);
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    LayerWeights& layer = w.layers[i];
+    const std::string p = "model.layers." + std::to_string(i);
+    t.norm(p + ".input_layernorm.weight", layer.input_layernorm, D);
+    t.matrix(p + ".self_attn.q_proj.weight", layer.q_proj, c.q_dim(), D, WeightKind::Linear);
+    t.matrix(p + ".self_attn.k_proj.weight", layer.k_proj, c.kv_dim(), D, WeightKind::Linear);
+    t.matrix(p + ".self_attn.v_proj.weight", layer.v_proj, c.kv_dim(), D, WeightKind::Linear);
+    t.matrix(p + ".self_attn.o_proj.weight", layer.o_proj, D, c.q_dim(), WeightKind::Linear);
+    if (c.use_qk_norm) {
+      t.norm(p + ".self_attn.q_norm.weight", layer.q_norm, c.head_dim);
+      t.norm(p + ".self_attn.k_norm.weight", layer.k_norm, c.head_dim);
+    }
+    t.norm(p + ".post_attention_layernorm.weight", layer.post_attention_layernorm, D);
+    if (c.use_moe) {
+      t.matrix(p + ".mlp.gate.weight", layer.moe.gate, c.num_experts, D, WeightKind::Linear);
+      t.count("experts per layer", layer.moe.experts, c.num_experts);
+      for (size_t e = 0; e < layer.moe.experts.size(); ++e) {
+        t.ffn(p + ".mlp.experts." + std::to_string(e), layer.moe.experts[e], D, c.expert_intermediate_size());
+      }
+      t.count("shared experts per layer", layer.moe.shared_experts, c.n_shared_experts);
+      for (size_t e = 0; e < layer.moe.shared_experts.size(); ++e) {
+        t.ffn(p + ".mlp.shared_experts." + std::to_string(e), layer.moe.shared_experts[e], D, c.intermediate_size);
+      }
+    } else {
+      t.ffn(p + ".mlp", layer.mlp, D, c.intermediate_size);
+    }
+  }
+  t.norm("model.norm.weight", w.norm, D);
+  if (!c.tie_word_embeddings) t.matrix("lm_head.weight", w.lm_head, V, D, WeightKind::Linear);
+  return t.take();
+}
 
 bool is_qk_norm(const std::string& name) {
   return name.find(".self_attn.q_norm.") != std::string::npos || name.find(".self_attn.k_norm.") != std::string::npos;
@@ -41,70 +91,12 @@ bool is_qk_norm(const std::string& name) {
 }  // namespace
 
 ModelWeights allocate_weights(const ModelConfig& c) {
-  const int64_t D = c.hidden_size;
   ModelWeights w;
-  w.embed_tokens = Matrix::Zero(c.vocab_size, D);
-  w.layers.resize(size_t(c.num_hidden_layers));
-  for (LayerWeights& layer : w.layers) {
-    layer.input_layernorm = Vector::Zero(D);
-    layer.q_proj = Matrix::Zero(c.q_dim(), D);
-    layer.k_proj = Matrix::Zero(c.kv_dim(), D);
-    layer.v_proj = Matrix::Zero(c.kv_dim(), D);
-    layer.o_proj = Matrix::Zero(D, c.q_dim());
-    if (c.use_qk_norm) {
-      layer.q_norm = Vector::Zero(c.head_dim);
-      layer.k_norm = Vector::Zero(c.head_dim);
-    }
-    layer.post_attention_layernorm = Vector::Zero(D);
-    if (c.use_moe) {
-      layer.moe.gate = Matrix::Zero(c.num_experts, D);
-      for (int64_t e = 0; e < c.num_experts; ++e) {
-        layer.moe.experts.push_back(allocate_ffn(D, c.expert_intermediate_size()));
-      }
-      for (int64_t e = 0; e < c.n_shared_experts; ++e) {
-        layer.moe.shared_experts.push_back(allocate_ffn(D, c.intermediate_size));
-      }
-    } else {
-      layer.mlp = allocate_ffn(D, c.intermediate_size);
-    }
-  }
-  w.norm = Vector::Zero(D);
-  if (!c.tie_word_embeddings) w.lm_head = Matrix::Zero(c.vocab_size, D);
+  build_slots(c, w, /*allocate=*/true);
   return w;
 }
 
-std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) {
-  std::vector<WeightSlot> slots;
-  slots.push_back(matrix_slot("model.embed_tokens.weight", w.embed_tokens, WeightKind::Embedding));
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    LayerWeights& layer = w.layers[i];
-    const std::string p = "model.layers." + std::to_string(i);
-    slots.push_back(norm_slot(p + ".input_layernorm.weight", layer.input_layernorm));
-    slots.push_back(matrix_slot(p + ".self_attn.q_proj.weight", layer.q_proj, WeightKind::Linear));
-    slots.push_back(matrix_slot(p + ".self_attn.k_proj.weight", layer.k_proj, WeightKind::Linear));
-    slots.push_back(matrix_slot(p + ".self_attn.v_proj.weight", layer.v_proj, WeightKind::Linear));
-    slots.push_back(matrix_slot(p + ".self_attn.o_proj.weight", layer.o_proj, WeightKind::Linear));
-    if (c.use_qk_norm) {
-      slots.push_back(norm_slot(p + ".self_attn.q_norm.weight", layer.q_norm));
-      slots.push_back(norm_slot(p + ".self_attn.k_norm.weight", layer.k_norm));
-    }
-    slots.push_back(norm_slot(p + ".post_attention_layernorm.weight", layer.post_attention_layernorm));
-    if (c.use_moe) {
-      slots.push_back(matrix_slot(p + ".mlp.gate.weight", layer.moe.gate, WeightKind::Linear));
-      for (size_t e = 0; e < layer.moe.experts.size(); ++e) {
-        add_ffn_slots(slots, p + ".mlp.experts." + std::to_string(e), layer.moe.experts[e]);
-      }
-      for (size_t e = 0; e < layer.moe.shared_experts.size(); ++e) {
-        add_ffn_slots(slots, p + ".mlp.shared_experts." + std::to_string(e), layer.moe.shared_experts[e]);
-      }
-    } else {
-      add_ffn_slots(slots, p + ".mlp", layer.mlp);
-    }
-  }
-  slots.push_back(norm_slot("model.norm.weight", w.norm));
-  if (!c.tie_word_embeddings) slots.push_back(matrix_slot("lm_head.weight", w.lm_head, WeightKind::Linear));
-  return slots;
-}
+std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) { return build_slots(c, w, false); }
 
 ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress) {
   ModelWeights weights = allocate_weights(config);

@@ -53,16 +53,19 @@ enum class WeightKind { Embedding, Linear, Norm };
 // One row of the expected-tensor table, bound to its storage.
 struct WeightSlot {
   std::string name;  // MiniMind's state-dict name
-  Shape shape;
+  Shape shape;       // what the config calls for
   WeightKind kind;
-  float* data;  // row-major storage of `shape` inside ModelWeights
+  float* data;   // row-major storage inside ModelWeights
+  Shape actual;  // the shape that storage has (differs from `shape` only for mismatched weights)
 };
 
 // Allocates every tensor the config calls for (zero-filled).
 ModelWeights allocate_weights(const ModelConfig& config);
 
-// The expected-tensor table for `config`, pointing into `weights` (which must
-// have been allocated for the same config). Order: embedding, layers, norm, head.
+// The expected-tensor table for `config`, pointing into `weights`: each slot
+// has the shape the config expects and the shape the storage actually has.
+// Throws ConfigError when the weights hold another number of layers or
+// experts than the config. Order: embedding, layers, norm, head.
 std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& weights);
 
 // Seeded random weights, identical on every platform. Recipe (documented in

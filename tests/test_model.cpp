@@ -253,3 +253,14 @@ TEST_CASE("bad token input is refused with a clear message", "[model][errors]") 
   // After every refusal the same model still runs.
   CHECK(model.forward(some_ids(3, 128)).rows() == 3);
 }
+
+TEST_CASE("a model refuses weights of another shape, naming the tensor", "[model][errors]") {
+  const ModelConfig a = preset_config("lab-a"), b = preset_config("lab-b");
+  REQUIRE_THROWS_WITH(Model(a, random_weights(b, 0)),
+                      Catch::Contains("tensor model.embed_tokens.weight has shape (128, 96), expected (128, 64)"));
+  ModelConfig three_layers = a;
+  three_layers.num_hidden_layers = 3;
+  REQUIRE_THROWS_WITH(Model(three_layers, random_weights(a, 0)),
+                      Catch::Contains("the weights hold 2 layers, the config calls for 3"));
+  CHECK(Model(a, random_weights(a, 0)).forward({1, 2}).rows() == 2);
+}
