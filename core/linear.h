@@ -9,7 +9,7 @@
 
 namespace minimind {
 
-// Σ_i a[i]·b[i] over n floats: 8 interleaved partial sums (lane = i mod 8),
+// Σ_i a[i]·b[i] over n floats: 4 interleaved partial sums (lane = i mod 4),
 // combined pairwise in a fixed order.
 float dot(const float* a, const float* b, int64_t n);
 
