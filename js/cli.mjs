@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { loadMiniMind } from './minimind.mjs';
+import { chatPrompt, loadMiniMind } from './minimind.mjs';
 import { whitespaceTokens } from './whitespace_tokens.mjs';
 
 const USAGE = `usage: minimind <command> [options]
@@ -122,11 +122,6 @@ async function openModel(mm, values) {
 async function openTokenizer(mm, values, folder) {
   const path = values.tokenizer ?? (folder && (await exists(join(folder, 'tokenizer.json'))) ? join(folder, 'tokenizer.json') : null);
   return path ? mm.loadTokenizer(await readInput(path, 'utf8')) : null;
-}
-
-// MiniMind's chat template (tokenizer_config.json), for one user turn.
-function chatPrompt(text) {
-  return `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`;
 }
 
 // Token ids and their labels from --ids or --text.

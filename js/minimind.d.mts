@@ -223,6 +223,9 @@ export class MiniMind {
   loadTokenizer(tokenizerJson: string | Record<string, unknown>): Tokenizer;
 }
 
+/** MiniMind's chat template around one user turn (for SFT models). */
+export function chatPrompt(text: string): string;
+
 export function loadMiniMind(options?: {
   variant?: 'simd' | 'scalar';
   /** Where minimind.mjs is; its .wasm is looked up next to it. */

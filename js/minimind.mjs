@@ -14,6 +14,11 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 
 const instances = new Map(); // variant -> Promise<MiniMind>
 
+/** MiniMind's chat template (its tokenizer_config.json) around one user turn, for SFT models. */
+export function chatPrompt(text) {
+  return `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`;
+}
+
 /**
  * Loads (once per variant) and returns the module.
  * @param {{variant?: 'simd'|'scalar', moduleUrl?: string|URL, wasmBinary?: Uint8Array}} [options]

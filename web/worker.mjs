@@ -12,7 +12,7 @@
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
 //                 {type: 'error', id, message}
 // A model that fails to load from files leaves the previous one in place.
-import { loadMiniMind } from '../js/minimind.mjs';
+import { chatPrompt, loadMiniMind } from '../js/minimind.mjs';
 
 export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
@@ -99,7 +99,7 @@ function tokensOf(message, chat = false) {
   let ids = message.ids;
   let labels = message.labels;
   if (!ids) {
-    const text = chat ? `<|im_start|>user\n${message.text}<|im_end|>\n<|im_start|>assistant\n` : message.text;
+    const text = chat ? chatPrompt(message.text) : message.text;
     ids = tokenizer.encode(text);
     labels = null;
   }
