@@ -14,8 +14,9 @@
 //   trace    the same with every stage of every layer traced;
 //   decode   prefill of a T-token prompt, then T greedy steps with the cache:
 //            only the steps are timed;
-//   matmul   linear_rows on x [M, K] and W [N, K], TOKENS written MxKxN
-//            (the preset is then only loaded, not used).
+//   matmul   linear_rows on x [M, K] and packed W [N, K], TOKENS written
+//            MxKxN (float32 weights) or MxKxN:f16 (float16 weights); the
+//            preset is then only loaded, not used.
 // Output: {"work", "tokens", "reps", "ms": [one per repetition], ...}.
 #include <chrono>
 #include <cstdint>
@@ -85,12 +86,17 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
   if (kind == "matmul") {
     int64_t M = 0, K = 0, N = 0;
     if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &M, &K, &N) != 3) throw std::invalid_argument("matmul wants MxKxN");
+    const bool f16 = tokens.size() > 4 && tokens.substr(tokens.size() - 4) == ":f16";
     std::vector<float> x(size_t(M * K)), w(size_t(N * K)), y(size_t(M * N));
     for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) / 8.0f;
-    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 13) - 6) / 64.0f;
+    // Multiples of 1/64 are float16 values; the small offsets make them not.
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = float(int(i % 13) - 6) / 64.0f + (f16 ? 0.0f : 1e-5f * float(1 + i % 5));
+    const WeightMatrix W(w.data(), N, K);
+    if (W.storage() != (f16 ? WeightStorage::F16 : WeightStorage::F32)) throw std::logic_error("unexpected storage");
     for (int r = 0; r < reps; ++r) {
       const auto start = Clock::now();
-      linear_rows(x.data(), M, K, K, w.data(), N, K, y.data(), N);
+      linear_rows(x.data(), M, K, W, y.data(), N);
       ms.push_back(ms_since(start));
     }
     extra << ",\"checksum\":" << double(y[0]) + double(y[y.size() - 1]);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dot_rows.h"
 #include "linear.h"
 #include "rmsnorm.h"
 #include "trace.h"
@@ -88,7 +89,7 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   for (int64_t h = 0; h < H; ++h) {
     const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
     Matrix s(T, Tk);           // [T, Tk] = QKᵀ: q[:, h] against k[:, kv]
-    linear_rows(q.data() + h * Dh, T, Dh, H * Dh, cache.k.data() + kv * Dh, Tk, Hkv * Dh, s.data(), Tk);
+    dot_rows(q.data() + h * Dh, T, Dh, H * Dh, cache.k.data() + kv * Dh, Tk, Hkv * Dh, s.data(), Tk);
     const size_t offset = size_t(h * T * Tk);
     if (keep_scores) std::copy(s.data(), s.data() + s.size(), raw.begin() + offset);
     if (options.scale_scores) s /= scale;

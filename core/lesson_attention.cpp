@@ -6,7 +6,7 @@
 #include <string>
 
 #include "attention.h"
-#include "linear.h"
+#include "dot_rows.h"
 
 namespace minimind {
 
@@ -73,7 +73,7 @@ LessonAttention lesson_attention(const Matrix& q, const Matrix& k, const Matrix&
     check_finite("V", v);
   }
   LessonAttention out;
-  out.raw = linear(q, k);  // [Tq, Tk]: row i, column j = q_i · k_j
+  out.raw = dot_rows(q, k);  // [Tq, Tk]: row i, column j = q_i · k_j
   out.scaled = scale ? Matrix(out.raw / std::sqrt(float(q.cols()))) : out.raw;
   out.masked = causal_masked(out.scaled, causal);
   out.weights = row_softmax(out.masked);

@@ -7,7 +7,8 @@ namespace minimind {
 namespace {
 
 // y[t, o] = sum_i x[t, i] * W[o, i]: nn.Linear without bias.
-std::vector<float> linear(const std::vector<float>& x, int64_t T, const Matrix& W) {
+std::vector<float> linear(const std::vector<float>& x, int64_t T, const WeightMatrix& packed) {
+  const Matrix W = packed.unpacked();  // [out, in], row-major as in PyTorch
   const int64_t out = W.rows(), in = W.cols();
   std::vector<float> y(size_t(T * out), 0.0f);
   for (int64_t t = 0; t < T; ++t) {

@@ -37,10 +37,11 @@ Model::Model(ModelConfig config, ModelWeights weights)
   if (!problems.empty()) throw ConfigError(problems);
 }
 
-Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress) {
+Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
+                    WeightPacking packing) {
   const auto problems = validate_config(config);
   if (!problems.empty()) throw ConfigError(problems);
-  return Model(config, random_weights(config, seed, progress));
+  return Model(config, random_weights(config, seed, progress, packing));
 }
 
 Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
@@ -85,7 +86,7 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
   const float eps = float(c.rms_norm_eps);
 
   Matrix h(T, c.hidden_size);  // [T, D] = embed_tokens[ids]
-  for (int64_t t = 0; t < T; ++t) h.row(t) = weights_.embed_tokens.row(ids[size_t(t)]);
+  for (int64_t t = 0; t < T; ++t) weights_.embed_tokens.row(ids[size_t(t)], h.row(t).data());
 
   // A failure half-way (e.g. a trace over its bound) must leave the cache as
   // it was, so the caller can go on with it.

@@ -24,7 +24,8 @@ class Model {
   Model(ModelConfig config, ModelWeights weights);
 
   // A model with seeded random weights (see random_weights for the recipe).
-  static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {});
+  static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
+                      WeightPacking packing = WeightPacking::Narrowest);
   // A model from a config and safetensors bytes (F32/F16/BF16).
   static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
   // A model from a config and the bytes of a torch.save(state_dict) .pth

@@ -11,30 +11,25 @@ namespace minimind {
 
 namespace {
 
-// Builds the expected-tensor table from the config. With `allocate`, each
-// tensor's storage is first sized to its expected shape (zero-filled);
-// without, the table only points at what `w` holds, and records its actual
-// shape next to the expected one.
+// Builds the expected-tensor table from the config, pointing at the storage
+// in `w`, and records each tensor's actual shape next to the expected one.
 class SlotTable {
  public:
-  SlotTable(bool allocate) : allocate_(allocate) {}
-
-  void matrix(const std::string& name, Matrix& m, int64_t rows, int64_t cols, WeightKind kind) {
-    if (allocate_) m = Matrix::Zero(rows, cols);
-    slots_.push_back({name, {rows, cols}, kind, m.data(), {m.rows(), m.cols()}});
+  void matrix(const std::string& name, WeightMatrix& m, int64_t rows, int64_t cols, WeightKind kind) {
+    slots_.push_back({name, {rows, cols}, kind, &m, nullptr, {m.rows(), m.cols()}});
   }
   void norm(const std::string& name, Vector& v, int64_t n) {
-    if (allocate_) v = Vector::Zero(n);
-    slots_.push_back({name, {n}, WeightKind::Norm, v.data(), {v.size()}});
+    slots_.push_back({name, {n}, WeightKind::Norm, nullptr, &v, {v.size()}});
   }
   void ffn(const std::string& prefix, FfnWeights& w, int64_t d, int64_t f) {
     matrix(prefix + ".gate_proj.weight", w.gate_proj, f, d, WeightKind::Linear);
     matrix(prefix + ".up_proj.weight", w.up_proj, f, d, WeightKind::Linear);
     matrix(prefix + ".down_proj.weight", w.down_proj, d, f, WeightKind::Linear);
   }
+  // An empty list is sized to the config; a filled one must match it.
   template <typename T>
   void count(const char* what, std::vector<T>& items, int64_t expected) {
-    if (allocate_) items.resize(size_t(expected));
+    if (items.empty()) items.resize(size_t(expected));
     if (int64_t(items.size()) != expected) {
       throw ConfigError({std::string("the weights hold ") + std::to_string(items.size()) + " " + what +
                          ", the config calls for " + std::to_string(expected)});
@@ -43,13 +38,18 @@ class SlotTable {
   std::vector<WeightSlot> take() { return std::move(slots_); }
 
  private:
-  bool allocate_;
   std::vector<WeightSlot> slots_;
 };
 
-std::vector<WeightSlot> build_slots(const ModelConfig& c, ModelWeights& w, bool allocate) {
+bool is_qk_norm(const std::string& name) {
+  return name.find(".self_attn.q_norm.") != std::string::npos || name.find(".self_attn.k_norm.") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) {
   const int64_t D = c.hidden_size, V = c.vocab_size;
-  SlotTable t(allocate);
+  SlotTable t;
   t.matrix("model.embed_tokens.weight", w.embed_tokens, V, D, WeightKind::Embedding);
   t.count("layers", w.layers, c.num_hidden_layers);
   for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -84,64 +84,77 @@ std::vector<WeightSlot> build_slots(const ModelConfig& c, ModelWeights& w, bool 
   return t.take();
 }
 
-bool is_qk_norm(const std::string& name) {
-  return name.find(".self_attn.q_norm.") != std::string::npos || name.find(".self_attn.k_norm.") != std::string::npos;
+void WeightSlot::assign(const float* values, WeightPacking packing) const {
+  if (matrix) {
+    *matrix = WeightMatrix(values, shape[0], shape[1], packing);
+  } else {
+    *vector = Eigen::Map<const Vector>(values, shape[0]);
+  }
 }
 
-}  // namespace
-
-ModelWeights allocate_weights(const ModelConfig& c) {
-  ModelWeights w;
-  build_slots(c, w, /*allocate=*/true);
-  return w;
+std::vector<float> WeightSlot::values() const {
+  if (vector) return std::vector<float>(vector->data(), vector->data() + vector->size());
+  const Matrix m = matrix->unpacked();
+  return std::vector<float>(m.data(), m.data() + m.size());
 }
 
-std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) { return build_slots(c, w, false); }
-
-ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress) {
-  ModelWeights weights = allocate_weights(config);
+ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
+                            WeightPacking packing) {
+  ModelWeights weights;
   const std::vector<WeightSlot> slots = weight_slots(config, weights);
   int64_t total = 0, done = 0;
   for (const WeightSlot& slot : slots) total += shape_numel(slot.shape);
+  std::vector<float> values;  // one tensor at a time, row-major
   for (const WeightSlot& slot : slots) {
     const int64_t n = shape_numel(slot.shape);
     if (progress) progress(double(done) / double(total));  // before this tensor
     done += n;
+    values.resize(size_t(n));
     if (slot.kind == WeightKind::Norm) {
-      std::fill(slot.data, slot.data + n, 1.0f);
-      continue;
+      std::fill(values.begin(), values.end(), 1.0f);
+    } else {
+      const float bound = slot.kind == WeightKind::Linear ? 1.0f / std::sqrt(float(slot.shape[1])) : 1.0f;
+      SplitMix64 rng(seed ^ fnv1a64(slot.name));
+      for (float& v : values) v = f16_to_f32(f32_to_f16(rng.uniform_symmetric() * bound));
     }
-    const float bound = slot.kind == WeightKind::Linear ? 1.0f / std::sqrt(float(slot.shape[1])) : 1.0f;
-    SplitMix64 rng(seed ^ fnv1a64(slot.name));
-    for (int64_t i = 0; i < n; ++i) slot.data[i] = f16_to_f32(f32_to_f16(rng.uniform_symmetric() * bound));
+    slot.assign(values.data(), packing);
   }
   if (progress) progress(1.0);
   return weights;
 }
 
-void check_finite(const std::vector<WeightSlot>& slots) {
-  std::vector<std::string> problems;
-  for (const WeightSlot& slot : slots) {
-    const int64_t n = shape_numel(slot.shape);
-    for (int64_t i = 0; i < n; ++i) {
-      if (!std::isfinite(slot.data[i])) {
-        problems.push_back("tensor " + slot.name + " holds a non-finite value (" + std::to_string(slot.data[i]) +
-                           ") at flat index " + std::to_string(i));
-        break;
-      }
+StoredWeights stored_weights(const ModelConfig& config, const ModelWeights& weights) {
+  // The table only takes the tensors' addresses; nothing is changed.
+  StoredWeights out;
+  for (const WeightSlot& slot : weight_slots(config, const_cast<ModelWeights&>(weights))) {
+    if (slot.matrix) {
+      out.bytes += slot.matrix->bytes();
+      ++out.tensors_by_storage[weight_storage_name(slot.matrix->storage())];
+    } else {
+      out.bytes += size_t(slot.vector->size()) * sizeof(float);
+      ++out.tensors_by_storage["F32"];
     }
   }
-  if (!problems.empty()) throw ConfigError(problems);
+  return out;
 }
 
-LoadedWeights load_weights(ModelConfig config, const TensorSource& file) {
+void check_finite(const std::string& name, const float* values, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(values[i])) {
+      throw ConfigError({"tensor " + name + " holds a non-finite value (" + std::to_string(values[i]) +
+                         ") at flat index " + std::to_string(i)});
+    }
+  }
+}
+
+LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightPacking packing) {
   // q/k norm is decided by the file: generation-2 checkpoints have none.
   const std::vector<std::string> names = file.tensor_names();
   bool any_qk_norm = false;
   for (const std::string& name : names) any_qk_norm = any_qk_norm || is_qk_norm(name);
   config.use_qk_norm = any_qk_norm;
 
-  LoadedWeights out{config, allocate_weights(config)};
+  LoadedWeights out{config, ModelWeights{}};
   const std::vector<WeightSlot> slots = weight_slots(config, out.weights);
   std::vector<std::string> problems;
   std::set<std::string> expected;
@@ -172,8 +185,15 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file) {
     problems.push_back("... and " + std::to_string(more) + " more problems");
   }
   if (!problems.empty()) throw ConfigError(problems);
-  for (const WeightSlot& slot : slots) file.read_tensor(slot.name, slot.data);
-  check_finite(slots);
+  // One tensor at a time through a float32 buffer, so that loading needs
+  // the packed weights plus one tensor, not a float32 copy of the model.
+  std::vector<float> values;
+  for (const WeightSlot& slot : slots) {
+    values.resize(size_t(shape_numel(slot.shape)));
+    file.read_tensor(slot.name, values.data());
+    check_finite(slot.name, values.data(), int64_t(values.size()));
+    slot.assign(values.data(), packing);
+  }
   return out;
 }
 

@@ -4,34 +4,36 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "model_config.h"
 #include "tensor.h"
+#include "weight_matrix.h"
 
 namespace minimind {
 
 class TensorSource;
 
-struct FfnWeights {  // one SwiGLU feed-forward (FeedForward)
-  Matrix gate_proj;  // [F, D]
-  Matrix up_proj;    // [F, D]
-  Matrix down_proj;  // [D, F]
+struct FfnWeights {        // one SwiGLU feed-forward (FeedForward)
+  WeightMatrix gate_proj;  // [F, D]
+  WeightMatrix up_proj;    // [F, D]
+  WeightMatrix down_proj;  // [D, F]
 };
 
 struct MoeWeights {                        // MOEFeedForward
-  Matrix gate;                             // router: [E, D]
+  WeightMatrix gate;                       // router: [E, D]
   std::vector<FfnWeights> experts;         // E experts
   std::vector<FfnWeights> shared_experts;  // generation 2 only
 };
 
 struct LayerWeights {               // MiniMindBlock
   Vector input_layernorm;           // [D]
-  Matrix q_proj;                    // [H·Dh, D]
-  Matrix k_proj;                    // [Hkv·Dh, D]
-  Matrix v_proj;                    // [Hkv·Dh, D]
-  Matrix o_proj;                    // [D, H·Dh]
+  WeightMatrix q_proj;              // [H·Dh, D]
+  WeightMatrix k_proj;              // [Hkv·Dh, D]
+  WeightMatrix v_proj;              // [Hkv·Dh, D]
+  WeightMatrix o_proj;              // [D, H·Dh]
   Vector q_norm;                    // [Dh], empty without q/k norm
   Vector k_norm;                    // [Dh], empty without q/k norm
   Vector post_attention_layernorm;  // [D]
@@ -40,12 +42,12 @@ struct LayerWeights {               // MiniMindBlock
 };
 
 struct ModelWeights {
-  Matrix embed_tokens;               // [V, D]
+  WeightMatrix embed_tokens;         // [V, D]
   std::vector<LayerWeights> layers;  // L
   Vector norm;                       // [D]
-  Matrix lm_head;                    // [V, D]; empty when tied to embed_tokens
+  WeightMatrix lm_head;              // [V, D]; empty when tied to embed_tokens
 
-  const Matrix& output_head() const { return lm_head.size() ? lm_head : embed_tokens; }
+  const WeightMatrix& output_head() const { return lm_head.size() ? lm_head : embed_tokens; }
 };
 
 enum class WeightKind { Embedding, Linear, Norm };
@@ -55,17 +57,21 @@ struct WeightSlot {
   std::string name;  // MiniMind's state-dict name
   Shape shape;       // what the config calls for
   WeightKind kind;
-  float* data;   // row-major storage inside ModelWeights
-  Shape actual;  // the shape that storage has (differs from `shape` only for mismatched weights)
+  WeightMatrix* matrix;  // Embedding and Linear storage inside ModelWeights
+  Vector* vector;        // Norm storage inside ModelWeights
+  Shape actual;          // the shape that storage has (differs from `shape` only for mismatched weights)
+
+  // Stores row-major values of the expected shape (packing a matrix).
+  void assign(const float* values, WeightPacking packing = WeightPacking::Narrowest) const;
+  // The stored values, row-major.
+  std::vector<float> values() const;
 };
 
-// Allocates every tensor the config calls for (zero-filled).
-ModelWeights allocate_weights(const ModelConfig& config);
-
 // The expected-tensor table for `config`, pointing into `weights`: each slot
-// has the shape the config expects and the shape the storage actually has.
-// Throws ConfigError when the weights hold another number of layers or
-// experts than the config. Order: embedding, layers, norm, head.
+// has the shape the config expects and the shape the storage actually has
+// (empty until assigned). Sizes the layer and expert lists to the config.
+// Throws ConfigError when the weights already hold another number of layers
+// or experts than the config. Order: embedding, layers, norm, head.
 std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& weights);
 
 // Seeded random weights, identical on every platform. Recipe (documented in
@@ -77,7 +83,8 @@ std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& we
 //   norms: 1.0, as PyTorch initialises RMSNorm.
 // `progress` (optional) is called after each tensor with the fraction of
 // elements done, so a page can show progress while a large preset builds.
-ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {});
+ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
+                            WeightPacking packing = WeightPacking::Narrowest);
 
 // Loads weights from a weight file (safetensors or .pth, see
 // tensor_source.h) against the table. Returns the config
@@ -88,9 +95,18 @@ struct LoadedWeights {
   ModelConfig config;
   ModelWeights weights;
 };
-LoadedWeights load_weights(ModelConfig config, const TensorSource& file);
+LoadedWeights load_weights(ModelConfig config, const TensorSource& file,
+                           WeightPacking packing = WeightPacking::Narrowest);
 
-// Weights with a NaN or infinite value are refused with the tensor's name.
-void check_finite(const std::vector<WeightSlot>& slots);
+// What the weights take in memory as stored: bytes, and how many tensors
+// have each storage ("F32", "F16", "BF16"; norms count as F32).
+struct StoredWeights {
+  size_t bytes = 0;
+  std::map<std::string, int64_t> tensors_by_storage;
+};
+StoredWeights stored_weights(const ModelConfig& config, const ModelWeights& weights);
+
+// Values with a NaN or infinity are refused with the tensor's name.
+void check_finite(const std::string& name, const float* values, int64_t n);
 
 }  // namespace minimind

@@ -114,7 +114,10 @@ export interface ModelInfo {
     intermediate_size: number;
   };
   parameters: number;
+  /** Bytes of the weights as float32. */
   weight_bytes: number;
+  /** A built model's weights as kept in memory (model.info() only, not describeConfig). */
+  stored_weights?: { bytes: number; tensors_by_storage: Partial<Record<'F32' | 'F16' | 'BF16', number>> };
   [key: string]: unknown;
 }
 
@@ -210,6 +213,11 @@ export class MiniMind {
     seed?: number;
     /** Called with the fraction of weights initialised (0..1) while a model builds. */
     onProgress?: (fraction: number) => void;
+    /**
+     * 'narrowest' (default): each weight matrix in the narrowest exact storage, float16 for the seeded
+     * weights (half the memory, the same results); 'float32': always float32.
+     */
+    weightStorage?: 'narrowest' | 'float32';
   }): Model;
   /** Derived shapes and sizes of a config without building weights; throws its problems. */
   describeConfig(config: string | Record<string, unknown>): ModelInfo;
@@ -232,4 +240,6 @@ export function loadMiniMind(options?: {
   moduleUrl?: string | URL;
   /** The .wasm bytes, when the caller has them already. */
   wasmBinary?: Uint8Array;
+  /** The default export of an Emscripten module the caller imported itself (e.g. a bundled single-file build); nothing is fetched. */
+  moduleFactory?: (options: { wasmBinary?: Uint8Array }) => Promise<unknown>;
 }): Promise<MiniMind>;

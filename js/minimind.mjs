@@ -12,7 +12,7 @@
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
-const instances = new Map(); // variant -> Promise<MiniMind>
+const instances = new Map(); // variant, module URL or module factory -> Promise<MiniMind>
 
 /** MiniMind's chat template (its tokenizer_config.json) around one user turn, for SFT models. */
 export function chatPrompt(text) {
@@ -20,13 +20,17 @@ export function chatPrompt(text) {
 }
 
 /**
- * Loads (once per variant) and returns the module.
- * @param {{variant?: 'simd'|'scalar', moduleUrl?: string|URL, wasmBinary?: Uint8Array}} [options]
+ * Loads (once per variant, module URL or module factory) and returns the module.
+ * `moduleFactory` is the default export of an Emscripten module already
+ * imported by the caller (a bundle with the .wasm inlined); nothing is fetched.
+ * @param {{variant?: 'simd'|'scalar', moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
  */
 export function loadMiniMind(options = {}) {
   const variant = options.variant ?? 'simd';
   if (variant !== 'simd' && variant !== 'scalar') throw new RangeError(`variant must be "simd" or "scalar", got ${String(variant)}`);
-  const key = options.moduleUrl ? String(options.moduleUrl) : variant;
+  if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
+    throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
+  const key = options.moduleFactory ?? (options.moduleUrl ? String(options.moduleUrl) : variant);
   if (!instances.has(key)) {
     const loading = instantiate(variant, options).catch((error) => {
       instances.delete(key); // a failed load can be retried
@@ -38,6 +42,8 @@ export function loadMiniMind(options = {}) {
 }
 
 async function instantiate(variant, options) {
+  if (options.moduleFactory)
+    return new MiniMind(await options.moduleFactory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {}), variant);
   const baseName = variant === 'simd' ? 'minimind' : 'minimind-scalar';
   const moduleUrl = options.moduleUrl
     ? new URL(options.moduleUrl, import.meta.url)
@@ -228,9 +234,15 @@ export class MiniMind {
     if (spec.onProgress !== undefined && typeof spec.onProgress !== 'function') {
       throw new TypeError(`onProgress must be a function, got ${describe(spec.onProgress)}`);
     }
+    const storage = spec.weightStorage ?? 'narrowest';
+    if (storage !== 'narrowest' && storage !== 'float32') {
+      throw new RangeError(`weightStorage must be "narrowest" or "float32", got ${describe(storage)}`);
+    }
     const NativeModel = this.#native.NativeModel;
-    if (spec.config !== undefined) return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress));
-    return new Model(NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed, spec.onProgress));
+    if (spec.config !== undefined) {
+      return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress, storage));
+    }
+    return new Model(NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed, spec.onProgress, storage));
   }
 
   /** Derived shapes and sizes of a config, without building weights; throws its problems. */

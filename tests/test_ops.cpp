@@ -14,6 +14,7 @@
 
 #include "attention.h"
 #include "compare.h"
+#include "dot_rows.h"
 #include "ffn.h"
 #include "half.h"
 #include "linear.h"
@@ -23,6 +24,7 @@
 #include "rmsnorm.h"
 #include "rope.h"
 #include "trace.h"
+#include "weight_matrix.h"
 
 using namespace minimind;
 using minimind::testing::first_mismatch;
@@ -43,6 +45,9 @@ struct Rng {
     for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = float(uniform(-scale, scale));
     return m;
   }
+  // A packed weight with float32 storage (values are not float16 or
+  // bfloat16 values, apart from the odd coincidence).
+  WeightMatrix weight(int64_t rows, int64_t cols, double scale) { return WeightMatrix(matrix(rows, cols, scale)); }
   Vector vector(int64_t n, double lo, double hi) {
     Vector v(n);
     for (int64_t i = 0; i < n; ++i) v(i) = float(uniform(lo, hi));
@@ -76,6 +81,8 @@ Doubles ref_linear(const Doubles& x, int64_t T, const Matrix& W) {
       for (int64_t i = 0; i < in; ++i) y[size_t(t * out + o)] += x[size_t(t * in + i)] * double(W(o, i));
   return y;
 }
+
+Doubles ref_linear(const Doubles& x, int64_t T, const WeightMatrix& W) { return ref_linear(x, T, W.unpacked()); }
 
 Doubles to_doubles(const Matrix& m) { return {m.data(), m.data() + m.size()}; }
 
@@ -164,13 +171,99 @@ TEST_CASE("rms_norm matches w * x / sqrt(mean(x^2) + eps)", "[ops][rmsnorm]") {
   }
 }
 
-TEST_CASE("linear and dot match a scalar loop, and a row's result does not depend on the other rows", "[ops][linear]") {
+// The packed kernel's contract, in scalar form: one float sum per output,
+// over i in increasing order, each product and sum rounded (no FMA).
+float sequential_dot(const float* x, const Matrix& W, int64_t o) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < W.cols(); ++i) sum = sum + x[i] * W(o, i);
+  return sum;
+}
+
+TEST_CASE("packed weights keep every value in the narrowest exact storage", "[ops][linear]") {
+  Rng rng(12);
+  Matrix f32 = rng.matrix(19, 37, 1.0);  // 19 rows: 2 panels of 8 and a padded one
+  Matrix f16 = f32, bf16 = f32;
+  for (int64_t i = 0; i < f32.size(); ++i) {
+    f16.data()[i] = f16_to_f32(f32_to_f16(f32.data()[i]));
+    bf16.data()[i] = bf16_to_f32(f32_to_bf16(f32.data()[i] * 1e6f));  // beyond float16's range
+  }
+  f16(0, 0) = -0.0f;
+  f16(1, 1) = f16_to_f32(0x0001);  // the smallest float16 subnormal
+  f16(2, 2) = -65504.0f;           // the largest float16
+  for (const auto& [values, storage] : {std::pair<Matrix, WeightStorage>{f32, WeightStorage::F32},
+                                        {f16, WeightStorage::F16},
+                                        {bf16, WeightStorage::BF16}}) {
+    CAPTURE(weight_storage_name(storage));
+    const WeightMatrix W(values);
+    REQUIRE(W.storage() == storage);
+    REQUIRE(W.rows() == 19);
+    REQUIRE(W.cols() == 37);
+    REQUIRE(W.bytes() == size_t(24 * 37) * (storage == WeightStorage::F32 ? 4 : 2));
+    REQUIRE(W.unpacked() == values);
+    std::vector<float> row(37);
+    W.row(18, row.data());
+    REQUIRE(std::equal(row.begin(), row.end(), values.row(18).data()));
+    REQUIRE(W == WeightMatrix(values));
+    Matrix other = values;
+    other(18, 36) += 1.0f;
+    REQUIRE(W != WeightMatrix(other));
+  }
+  REQUIRE(std::signbit(WeightMatrix(f16).unpacked()(0, 0)));
+  // Non-finite values stay float32 (the kernel's float16 widening is for finite values).
+  Matrix inf = f16;
+  inf(3, 3) = std::numeric_limits<float>::infinity();
+  REQUIRE(WeightMatrix(inf).storage() == WeightStorage::F32);
+}
+
+TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storage and number of rows",
+          "[ops][linear]") {
+  Rng rng(2);
+  for (const int64_t in : {37, 2000}) {  // 2000: x [150, 2000] spans several row blocks
+    Matrix w32 = rng.matrix(19, in, 1.0 / std::sqrt(double(in)));
+    Matrix w16 = w32, wbf = w32;
+    for (int64_t i = 0; i < w32.size(); ++i) {
+      w16.data()[i] = f16_to_f32(f32_to_f16(w32.data()[i]));
+      wbf.data()[i] = bf16_to_f32(f32_to_bf16(w32.data()[i] * 1e-6f));  // below float16's range
+    }
+    const Matrix x = rng.matrix(150, in, 1.0);
+    for (const Matrix* values : {&w32, &w16, &wbf}) {
+      const WeightMatrix W(*values);
+      CAPTURE(in, weight_storage_name(W.storage()));
+      for (const int64_t T : {1, 2, 3, 4, 5, 6, 7, 9, 150}) {
+        CAPTURE(T);
+        const Matrix y = linear(x.topRows(T), W);
+        REQUIRE(y.rows() == T);
+        REQUIRE(y.cols() == 19);
+        for (int64_t t = 0; t < T; ++t) {
+          for (int64_t o = 0; o < 19; ++o) {
+            CAPTURE(t, o);
+            REQUIRE(y(t, o) == sequential_dot(x.row(t).data(), *values, o));  // bit for bit
+          }
+        }
+        REQUIRE(first_mismatch(flat(y), ref_linear(to_doubles(x.topRows(T)), T, *values), 1e-5, 1e-4) == "");
+      }
+      // Inputs of 2^16 and more take the float16 path that widens fully
+      // (the shortcut would scale them past float32's range).
+      Matrix big = x.topRows(3);
+      big(0, 0) = 70000.0f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
+      for (const int64_t T : {1, 2, 3}) {
+        const Matrix y = linear(big.topRows(T), W);
+        for (int64_t t = 0; t < T; ++t) {
+          for (int64_t o = 0; o < 19; ++o) REQUIRE(y(t, o) == sequential_dot(big.row(t).data(), *values, o));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("dot and dot_rows match a scalar loop, and a row's result does not depend on the other rows",
+          "[ops][linear]") {
   Rng rng(2);
   const Matrix x = rng.matrix(7, 37, 1.0), W = rng.matrix(11, 37, 1.0);  // 37: lanes plus a tail
-  const Matrix y = linear(x, W);
+  const Matrix y = dot_rows(x, W);
   REQUIRE(first_mismatch(flat(y), ref_linear(to_doubles(x), 7, W), 1e-5, 1e-5) == "");
   for (int64_t t = 0; t < 7; ++t) {
-    const Matrix row = linear(x.row(t), W);
+    const Matrix row = dot_rows(x.row(t), W);
     for (int64_t o = 0; o < 11; ++o) {
       CAPTURE(t, o);
       REQUIRE(row(0, o) == y(t, o));  // bit for bit: cached decoding relies on it
@@ -308,7 +401,7 @@ TEST_CASE("silu and the SwiGLU feed-forward match scalar loops", "[ops][ffn]") {
 
   Rng rng(4);
   const int64_t T = 6, D = 16, F = 40;
-  const FfnWeights w{rng.matrix(F, D, 0.5), rng.matrix(F, D, 0.5), rng.matrix(D, F, 0.3)};
+  const FfnWeights w{rng.weight(F, D, 0.5), rng.weight(F, D, 0.5), rng.weight(D, F, 0.3)};
   const Matrix b = rng.matrix(T, D, 2.0);
   REQUIRE(first_mismatch(flat(swiglu_ffn(w, b)), ref_ffn(w, to_doubles(b), T), 1e-5, 1e-5) == "");
 }
@@ -355,7 +448,7 @@ MoeRef ref_moe(const ModelConfig& c, const MoeWeights& w, const Matrix& b) {
 }
 
 FfnWeights random_ffn(Rng& rng, int64_t D, int64_t F) {
-  return {rng.matrix(F, D, 0.5), rng.matrix(F, D, 0.5), rng.matrix(D, F, 0.3)};
+  return {rng.weight(F, D, 0.5), rng.weight(F, D, 0.5), rng.weight(D, F, 0.3)};
 }
 
 }  // namespace
@@ -380,7 +473,7 @@ TEST_CASE("moe_ffn matches a scalar router and expert loop, and the router trace
     c.moe_intermediate_size = 12;  // gen 3 experts
     Rng rng(static_cast<uint64_t>(10 + cs.generation * 3 + cs.k));
     MoeWeights w;
-    w.gate = rng.matrix(4, 16, 1.0);
+    w.gate = rng.weight(4, 16, 1.0);
     for (int e = 0; e < 4; ++e) w.experts.push_back(random_ffn(rng, 16, c.expert_intermediate_size()));
     for (int e = 0; e < cs.shared; ++e) w.shared_experts.push_back(random_ffn(rng, 16, c.intermediate_size));
     const int64_t T = 16;
@@ -467,10 +560,10 @@ AttnRef ref_attention(const ModelConfig& c, const LayerWeights& w, const Matrix&
 LayerWeights random_attention(const ModelConfig& c, Rng& rng) {
   const int64_t D = c.hidden_size;
   LayerWeights w;
-  w.q_proj = rng.matrix(c.q_dim(), D, 2.0 / std::sqrt(double(D)));
-  w.k_proj = rng.matrix(c.kv_dim(), D, 2.0 / std::sqrt(double(D)));
-  w.v_proj = rng.matrix(c.kv_dim(), D, 1.0 / std::sqrt(double(D)));
-  w.o_proj = rng.matrix(D, c.q_dim(), 1.0 / std::sqrt(double(c.q_dim())));
+  w.q_proj = rng.weight(c.q_dim(), D, 2.0 / std::sqrt(double(D)));
+  w.k_proj = rng.weight(c.kv_dim(), D, 2.0 / std::sqrt(double(D)));
+  w.v_proj = rng.weight(c.kv_dim(), D, 1.0 / std::sqrt(double(D)));
+  w.o_proj = rng.weight(D, c.q_dim(), 1.0 / std::sqrt(double(c.q_dim())));
   if (c.use_qk_norm) w.q_norm = rng.vector(c.head_dim, 0.5, 2.0), w.k_norm = rng.vector(c.head_dim, 0.5, 2.0);
   return w;
 }

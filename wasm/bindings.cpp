@@ -104,6 +104,12 @@ std::function<void(double)> reporter(const val& callback) {
   return [callback](double fraction) { callback(fraction); };
 }
 
+WeightPacking parse_packing(const std::string& packing) {
+  if (packing == "narrowest") return WeightPacking::Narrowest;
+  if (packing == "float32") return WeightPacking::Float32;
+  throw std::invalid_argument("weight storage must be \"narrowest\" or \"float32\", got \"" + packing + "\"");
+}
+
 std::vector<int32_t> to_ids(const val& typed) { return emscripten::convertJSArrayToNumberVector<int32_t>(typed); }
 
 json info_json(const ModelConfig& c) {
@@ -134,13 +140,18 @@ class WasmModel {
 
   // progress: a JS function called with the fraction of weights initialised
   // (undefined: no progress reports).
-  static WasmModel* from_preset(const std::string& name, double seed, const val& progress) {
-    return guarded(
-        [&] { return new WasmModel(Model::random(preset_config(name), uint64_t(seed), reporter(progress))); });
-  }
-  static WasmModel* from_config(const std::string& config_json, double seed, const val& progress) {
+  // packing: "narrowest" (float16 for the seeded weights) or "float32".
+  static WasmModel* from_preset(const std::string& name, double seed, const val& progress, const std::string& packing) {
     return guarded([&] {
-      return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress)));
+      return new WasmModel(
+          Model::random(preset_config(name), uint64_t(seed), reporter(progress), parse_packing(packing)));
+    });
+  }
+  static WasmModel* from_config(const std::string& config_json, double seed, const val& progress,
+                                const std::string& packing) {
+    return guarded([&] {
+      return new WasmModel(
+          Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress), parse_packing(packing)));
     });
   }
   static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {
@@ -164,7 +175,12 @@ class WasmModel {
   }
 
   std::string info() const {
-    return guarded([&] { return info_json(model_->config()).dump(); });
+    return guarded([&] {
+      json j = info_json(model_->config());
+      const StoredWeights stored = stored_weights(model_->config(), model_->weights());
+      j["stored_weights"] = {{"bytes", stored.bytes}, {"tensors_by_storage", stored.tensors_by_storage}};
+      return j.dump();
+    });
   }
 
   // ids: Int32Array [B·T]; mask: Int32Array [B·T] or empty; options JSON:

@@ -170,6 +170,25 @@ test('info reports config, derived shapes, parameters and bytes', () => {
   assert.throws(() => model.forward([1]), /disposed/);
 });
 
+test('weights are kept as float16 by default (half the memory), with the same logits as float32 storage', () => {
+  const ids = [3, 200, 17, 4000, 9, 9, 6000];
+  const narrow = mm.createModel({ preset: 'minimind2-small', seed: 3 });
+  const wide = mm.createModel({ preset: 'minimind2-small', seed: 3, weightStorage: 'float32' });
+  const a = narrow.info().stored_weights;
+  const b = wide.info().stored_weights;
+  assert.equal(a.tensors_by_storage.F32, 17); // the 2·8 + 1 norms
+  assert.ok(a.tensors_by_storage.F16 > 50, JSON.stringify(a));
+  assert.equal(b.tensors_by_storage.F16, undefined);
+  assert.ok(a.bytes < 0.51 * b.bytes, `${a.bytes} vs ${b.bytes}`);
+  assert.ok(b.bytes >= narrow.info().weight_bytes, `${b.bytes}`);
+  assert.deepEqual(narrow.forward(ids).logits, wide.forward(ids).logits);
+  const stepsA = narrow.generator(ids, { greedy: true });
+  const stepsB = wide.generator(ids, { greedy: true });
+  for (let i = 0; i < 4; i += 1) assert.deepEqual(stepsA.step().logits, stepsB.step().logits);
+  for (const model of [narrow, wide]) model.dispose();
+  assert.throws(() => mm.createModel({ preset: 'lab-a', weightStorage: 'f8' }), RangeError);
+});
+
 test('building a model reports progress, and describeConfig gives shapes without weights', () => {
   const fractions = [];
   const model = mm.createModel({ preset: 'lab-b', seed: 1, onProgress: (f) => fractions.push(f) });
