@@ -44,16 +44,17 @@ Model Model::random(const ModelConfig& config, uint64_t seed, const std::functio
   return Model(config, random_weights(config, seed, progress, packing));
 }
 
-Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
-  const SafetensorsFile file(bytes, size);
-  LoadedWeights loaded = load_weights(config, file);
+Model Model::from_source(const ModelConfig& config, const TensorSource& source) {
+  LoadedWeights loaded = load_weights(config, source);
   return Model(std::move(loaded.config), std::move(loaded.weights));
 }
 
+Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
+  return from_source(config, SafetensorsFile(bytes, size));
+}
+
 Model Model::from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size) {
-  const PthFile file(bytes, size);
-  LoadedWeights loaded = load_weights(config, file);
-  return Model(std::move(loaded.config), std::move(loaded.weights));
+  return from_source(config, PthFile(bytes, size));
 }
 
 void Model::check_ids(const std::vector<int32_t>& ids, int64_t cached) const {

@@ -85,7 +85,19 @@ T load_le(const uint8_t* p) {
 }  // namespace
 
 SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
-  if (size < 8) {
+  parse(bytes, size, size);
+  data_ = bytes + data_offset_;
+}
+
+SafetensorsFile::SafetensorsFile(const uint8_t* head, size_t head_size, size_t size, ByteReader read)
+    : read_(std::move(read)) {
+  if (head_size > size) throw SafetensorsError("the file's first bytes are more than the whole file");
+  parse(head, head_size, size);
+}
+
+// head: the first head_size bytes of a `size`-byte file.
+void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size) {
+  if (size < 8 || head_size < 8) {
     throw SafetensorsError("file is " + std::to_string(size) +
                            " bytes; a safetensors file starts with an 8-byte header length");
   }
@@ -98,6 +110,10 @@ SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
     throw SafetensorsError("header length " + std::to_string(header_size) + " runs past the end of the file (" +
                            std::to_string(size) + " bytes; truncated?)");
   }
+  if (header_size > head_size - 8) {
+    throw SafetensorsError("the header (" + std::to_string(header_size) + " bytes) is not all in the first " +
+                           std::to_string(head_size) + " bytes given");
+  }
   json header;
   try {
     header = json::parse(bytes + 8, bytes + 8 + header_size);
@@ -105,8 +121,8 @@ SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
     throw SafetensorsError(std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) throw SafetensorsError("header must be a JSON object");
-  data_ = bytes + 8 + header_size;
-  data_size_ = size - 8 - size_t(header_size);
+  data_offset_ = 8 + size_t(header_size);
+  data_size_ = size - data_offset_;
 
   for (const auto& item : header.items()) {
     if (item.key() == "__metadata__") {
@@ -140,19 +156,28 @@ const SafetensorsEntry* SafetensorsFile::find(const std::string& name) const {
   return nullptr;
 }
 
+const uint8_t* SafetensorsFile::entry_bytes(const SafetensorsEntry& entry, std::vector<uint8_t>& buffer) const {
+  if (!read_) return data_ + entry.begin;
+  buffer.resize(entry.end - entry.begin);
+  if (!buffer.empty()) read_(data_offset_ + entry.begin, buffer.size(), buffer.data());
+  return buffer.data();
+}
+
 void SafetensorsFile::read_floats(const SafetensorsEntry& entry, float* out) const {
   if (entry.dtype == DType::I32) {
     throw SafetensorsError("tensor \"" + entry.name + "\" holds integers (I32), not floating-point weights");
   }
-  widen_to_f32(entry.dtype, data_ + entry.begin, (entry.end - entry.begin) / dtype_size(entry.dtype), out);
+  std::vector<uint8_t> buffer;
+  widen_to_f32(entry.dtype, entry_bytes(entry, buffer), (entry.end - entry.begin) / dtype_size(entry.dtype), out);
 }
 
 std::vector<int32_t> SafetensorsFile::read_int32(const SafetensorsEntry& entry) const {
   if (entry.dtype != DType::I32) {
     throw SafetensorsError("tensor \"" + entry.name + "\" is " + dtype_name(entry.dtype) + ", not I32");
   }
+  std::vector<uint8_t> buffer;
   std::vector<int32_t> out((entry.end - entry.begin) / 4);
-  if (!out.empty()) std::memcpy(out.data(), data_ + entry.begin, out.size() * 4);
+  if (!out.empty()) std::memcpy(out.data(), entry_bytes(entry, buffer), out.size() * 4);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -36,6 +37,14 @@ class SafetensorsFile : public TensorSource {
 
   SafetensorsFile(const uint8_t* bytes, size_t size);
 
+  // The same with the tensor data read on demand, one tensor at a time, so
+  // that a large file need not be in memory next to the weights it becomes:
+  // `head` holds the file's first head_size bytes (at least the 8-byte
+  // length and the header), the file has `size` bytes, and read(offset, n,
+  // out) copies n bytes of the file starting at `offset`.
+  using ByteReader = std::function<void(size_t offset, size_t n, uint8_t* out)>;
+  SafetensorsFile(const uint8_t* head, size_t head_size, size_t size, ByteReader read);
+
   const std::vector<SafetensorsEntry>& entries() const { return entries_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   const SafetensorsEntry* find(const std::string& name) const;
@@ -44,14 +53,23 @@ class SafetensorsFile : public TensorSource {
   void read_floats(const SafetensorsEntry& entry, float* out) const;
   std::vector<int32_t> read_int32(const SafetensorsEntry& entry) const;
 
+  // Bytes 8 + header length: where the data section starts in the file.
+  size_t data_offset() const { return data_offset_; }
+
   // TensorSource
   std::vector<std::string> tensor_names() const override;
   const TensorInfo* tensor_info(const std::string& name) const override { return find(name); }
   void read_tensor(const std::string& name, float* out) const override;
 
  private:
-  const uint8_t* data_ = nullptr;  // start of the data section
+  void parse(const uint8_t* head, size_t head_size, size_t size);
+  // The bytes of one entry: a view into the file, or read into `buffer`.
+  const uint8_t* entry_bytes(const SafetensorsEntry& entry, std::vector<uint8_t>& buffer) const;
+
+  const uint8_t* data_ = nullptr;  // start of the data section (whole-file reads only)
+  size_t data_offset_ = 0;
   size_t data_size_ = 0;
+  ByteReader read_;  // on-demand reads, or empty
   std::vector<SafetensorsEntry> entries_;
   std::map<std::string, std::string> metadata_;
 };

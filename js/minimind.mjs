@@ -265,7 +265,12 @@ export class MiniMind {
       return new Model(NativeModel.fromPth(text, bytes, JSON.stringify(inferHints(hints))));
     }
     if (config === undefined) throw new TypeError('a model.safetensors needs its config.json (only a .pth can be loaded without one)');
-    return new Model(NativeModel.fromSafetensors(configText(config, 'config'), bytes));
+    // The core reads one tensor at a time out of the JS bytes: the file is
+    // never copied whole into Wasm memory.
+    const headerLength = bytes.length >= 8 ? new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true) : 0n;
+    const head = bytes.subarray(0, Number(8n + (headerLength < 1n << 32n ? headerLength : 0n)));
+    const read = (offset, n) => bytes.subarray(offset, offset + n);
+    return new Model(NativeModel.fromSafetensorsReader(configText(config, 'config'), head, bytes.length, read));
   }
 
   /**

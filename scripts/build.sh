@@ -2,14 +2,15 @@
 # Configures and builds one build tree:
 #   native       build/native       Release: core, tests, minimind-lab
 #   asan         build/asan         AddressSanitizer + UndefinedBehaviorSanitizer
-#   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128) and the Wasm tests
+#   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128), minimind-single.mjs
+#                                   (the same with the .wasm inlined) and the Wasm tests
 #   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
-# An optional second argument builds only that target (npm start: minimind_wasm).
+# Further arguments build only those targets (npm start: minimind_wasm minimind_wasm_single).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour="${1:-native}"
 target=()
-[ $# -ge 2 ] && target=(--target "$2")
+[ $# -ge 2 ] && target=(--target "${@:2}")
 configure=(cmake)
 case "$flavour" in
   native) args=(-DCMAKE_BUILD_TYPE=Release) ;;

@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "Building the WebAssembly module and the page (the first build takes a minute)..."
-bash scripts/build.sh wasm minimind_wasm >/dev/null
+bash scripts/build.sh wasm minimind_wasm minimind_wasm_single >/dev/null
 node scripts/build_site.mjs
 exec node scripts/serve.mjs dist/site --port "${PORT:-8080}" --find-free-port

@@ -2,6 +2,7 @@
 // expected names and shapes. Every malformed file must be refused with its
 // own SafetensorsError naming the problem, never a crash (the ASan build
 // runs these too).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -220,6 +221,43 @@ TEST_CASE("random weights written as F32 or F16 load back bit for bit", "[loader
   REQUIRE(model.weights().embed_tokens == weights.embed_tokens);
   REQUIRE(model.weights().layers[1].k_norm == weights.layers[1].k_norm);
   REQUIRE(model.config().use_qk_norm);
+}
+
+TEST_CASE("a safetensors file read tensor by tensor gives the same model as the whole bytes",
+          "[loaders][safetensors]") {
+  const ModelConfig config = preset_config("lab-b");
+  ModelWeights weights = random_weights(config, 77);
+  const std::vector<uint8_t> bytes = write_safetensors(named(config, weights, DType::F16));
+  const uint64_t header = 8 + bytes[0] + (uint64_t(bytes[1]) << 8) + (uint64_t(bytes[2]) << 16);
+  size_t largest_read = 0, total_read = 0;
+  const SafetensorsFile::ByteReader read = [&](size_t offset, size_t n, uint8_t* out) {
+    REQUIRE(offset + n <= bytes.size());
+    largest_read = std::max(largest_read, n);
+    total_read += n;
+    std::memcpy(out, bytes.data() + offset, n);
+  };
+  const SafetensorsFile streamed(bytes.data(), size_t(header), bytes.size(), read);
+  const Model a = Model::from_source(config, streamed);
+  const Model b = Model::from_safetensors(config, bytes.data(), bytes.size());
+  // One read per tensor, never more than the largest tensor at once.
+  size_t largest_tensor = 0;
+  for (const SafetensorsEntry& e : streamed.entries()) largest_tensor = std::max(largest_tensor, e.end - e.begin);
+  CHECK(total_read == bytes.size() - header);
+  CHECK(largest_read == largest_tensor);
+  CHECK(largest_tensor < (bytes.size() - header) / 4);
+  const std::vector<int32_t> ids = {5, 6, 7, 8};
+  CHECK(a.forward(ids) == b.forward(ids));
+  CHECK(a.weights().embed_tokens == weights.embed_tokens);
+
+  // A head that stops inside the header, or claims more than the file.
+  CHECK_THROWS_WITH(SafetensorsFile(bytes.data(), size_t(header) - 1, bytes.size(), read),
+                    Catch::Contains("is not all in the first"));
+  CHECK_THROWS_WITH(SafetensorsFile(bytes.data(), size_t(header), size_t(header) - 1, read),
+                    Catch::Contains("more than the whole file"));
+  // A reader that fails: the error reaches the caller.
+  const SafetensorsFile failing(bytes.data(), size_t(header), bytes.size(),
+                                [](size_t, size_t, uint8_t*) { throw std::runtime_error("the disk is gone"); });
+  CHECK_THROWS_WITH(Model::from_source(config, failing), Catch::Contains("the disk is gone"));
 }
 
 TEST_CASE("load_weights names every missing, misshapen, unexpected or unusable tensor", "[loaders][weights][errors]") {

@@ -162,6 +162,28 @@ class WasmModel {
     });
   }
 
+  // The same without copying the whole file into Wasm memory: `head` is the
+  // file's start (the header), `size` its length, and read(offset, n) a JS
+  // function returning those n bytes as a Uint8Array; each tensor is copied
+  // in, converted and packed in turn. Peak memory: the packed weights plus
+  // one tensor, instead of the file plus the weights.
+  static WasmModel* from_safetensors_reader(const std::string& config_json, const val& head, double size,
+                                            const val& read) {
+    return guarded([&] {
+      const ModelConfig config = parse_config_json(config_json);
+      const std::vector<uint8_t> start = emscripten::convertJSArrayToNumberVector<uint8_t>(head);
+      const SafetensorsFile file(start.data(), start.size(), size_t(size), [&](size_t offset, size_t n, uint8_t* out) {
+        const val chunk = read(double(offset), double(n));
+        if (chunk["length"].as<double>() != double(n)) {
+          throw std::runtime_error("the file returned " + chunk["length"].as<std::string>() + " bytes at offset " +
+                                   std::to_string(offset) + ", expected " + std::to_string(n) + " (truncated?)");
+        }
+        val(emscripten::typed_memory_view(n, out)).call<void>("set", chunk);
+      });
+      return new WasmModel(Model::from_source(config, file));
+    });
+  }
+
   // A torch.save(state_dict) .pth: with config.json text, or (empty text)
   // with the config inferred from the tensor shapes and `hints_json`.
   static WasmModel* from_pth(const std::string& config_json, const val& bytes, const std::string& hints_json) {
@@ -432,6 +454,7 @@ EMSCRIPTEN_BINDINGS(minimind) {
   using namespace minimind::wasm;
   emscripten::class_<WasmModel>("NativeModel")
       .class_function("fromPreset", &WasmModel::from_preset, emscripten::allow_raw_pointers())
+      .class_function("fromSafetensorsReader", &WasmModel::from_safetensors_reader, emscripten::allow_raw_pointers())
       .class_function("fromConfig", &WasmModel::from_config, emscripten::allow_raw_pointers())
       .class_function("fromSafetensors", &WasmModel::from_safetensors, emscripten::allow_raw_pointers())
       .class_function("fromPth", &WasmModel::from_pth, emscripten::allow_raw_pointers())

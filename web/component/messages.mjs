@@ -1,0 +1,89 @@
+// The component's text (zh-CN, en). The terms it shares with the page (stage
+// names, "masked", the caption and table caption) are copies of the page's
+// (web/messages/), so that the bundle does not carry the page's whole
+// catalogue; tests/browser/embed.test.mjs checks that they stay equal.
+
+/** Keys whose text is the page's. */
+export const PAGE_TERMS = [
+  'view.title',
+  'view.kvHead',
+  'stage.scores_raw',
+  'stage.scores_scaled',
+  'stage.scores_masked',
+  'stage.attn_weights',
+  'matrix.label',
+  'matrix.masked',
+  'matrix.query',
+  'matrix.key',
+  'matrix.tableCaption',
+];
+
+const en = {
+  'view.title': 'Layer {layer} · head {head} ({kvNote}) · {stage}',
+  'view.kvHead': 'reads kv head {kv}',
+  'stage.scores_raw': 'QKᵀ',
+  'stage.scores_scaled': '÷ √d',
+  'stage.scores_masked': '+ mask',
+  'stage.attn_weights': 'softmax',
+  'matrix.label': 'Attention matrix: rows are queries, columns are keys',
+  'matrix.masked': 'masked (−∞ → 0)',
+  'matrix.query': 'query',
+  'matrix.key': 'key',
+  'matrix.tableCaption': 'Layer {layer}, head {head}, {stage}: rows = queries, columns = keys',
+  'embed.loading': 'Loading MiniMind…',
+  'embed.building': 'Building {name} ({params} parameters, random weights); the page may pause for a moment…',
+  'embed.model': '{name} · seed {seed}',
+  'embed.open': 'open in playground',
+  'embed.error': 'This figure cannot be drawn: {message}',
+  'embed.fixHint': 'Fix the attribute and the figure redraws.',
+  'embed.badConfig': 'config is not valid JSON ({message})',
+  'embed.configNotObject': 'config must be a JSON object of config.json keys, e.g. {"num_attention_heads": 8}',
+  'embed.badInteger': '{name} must be a whole number ≥ 0, got "{value}"',
+  'embed.badChoice': '{name} must be one of {choices}, got "{value}"',
+  'embed.badHeight': 'height must be a CSS length such as 320px or 40vh, got "{value}"',
+  'embed.noLayer': 'layer {value} does not exist: {name} has {count} layers (0–{last})',
+  'embed.noHead': 'head {value} does not exist: {name} has {count} heads (0–{last})',
+  'embed.noTokens': 'text has no tokens: give at least one word',
+  'embed.dropped': 'only the first {max} tokens are drawn',
+  'embed.cell': '{query} → {key}: {value}',
+  'embed.cellMasked': '{query} → {key}: masked (future token)',
+};
+
+const zhCN = {
+  'view.title': '第 {layer} 层 · 第 {head} 个头（{kvNote}）· {stage}',
+  'view.kvHead': '读取 kv 头 {kv}',
+  'stage.scores_raw': 'QKᵀ',
+  'stage.scores_scaled': '÷ √d',
+  'stage.scores_masked': '+ 掩码',
+  'stage.attn_weights': 'softmax',
+  'matrix.label': '注意力矩阵：行是 query，列是 key',
+  'matrix.masked': '被掩码（−∞ → 0）',
+  'matrix.query': 'query',
+  'matrix.key': 'key',
+  'matrix.tableCaption': '第 {layer} 层，第 {head} 个头，{stage}：行 = query，列 = key',
+  'embed.loading': '正在加载 MiniMind…',
+  'embed.building': '正在构建 {name}（{params} 个参数，随机权重），页面可能会停顿片刻…',
+  'embed.model': '{name} · 种子 {seed}',
+  'embed.open': '在 Playground 中打开',
+  'embed.error': '无法绘制此图：{message}',
+  'embed.fixHint': '修正属性后，图会自动重绘。',
+  'embed.badConfig': 'config 不是合法的 JSON（{message}）',
+  'embed.configNotObject': 'config 必须是由 config.json 键组成的 JSON 对象，例如 {"num_attention_heads": 8}',
+  'embed.badInteger': '{name} 必须是 ≥ 0 的整数，实际为 "{value}"',
+  'embed.badChoice': '{name} 必须是 {choices} 之一，实际为 "{value}"',
+  'embed.badHeight': 'height 必须是 CSS 长度，例如 320px 或 40vh，实际为 "{value}"',
+  'embed.noLayer': '第 {value} 层不存在：{name} 共有 {count} 层（0–{last}）',
+  'embed.noHead': '第 {value} 个头不存在：{name} 共有 {count} 个头（0–{last}）',
+  'embed.noTokens': 'text 中没有 token：至少输入一个词',
+  'embed.dropped': '只画出前 {max} 个 token',
+  'embed.cell': '{query} → {key}：{value}',
+  'embed.cellMasked': '{query} → {key}：被掩码（未来的 token）',
+};
+
+export const CATALOGUES = { en, 'zh-CN': zhCN };
+
+/** The text of `key` in `lang` (else English), parameters inserted as plain strings for textContent. */
+export function embedText(lang, key, params = {}) {
+  const template = (CATALOGUES[lang] ?? en)[key] ?? en[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+}

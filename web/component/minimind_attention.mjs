@@ -1,0 +1,327 @@
+// <minimind-attention>: a live attention figure for a course page, computed
+// in the reader's browser by the MiniMind Wasm module, with the page's
+// tokenisation, colour scales and defaults, so it shows the numbers the
+// playground shows. One <script type="module"> defines it; every attribute
+// may change later (README: "Embed a live figure in a course page").
+//
+// Everything lives in a shadow root. The module loads once, when the first
+// element scrolls near the viewport; one model per (preset, config, seed)
+// serves every element that shows it. Errors are shown inside the element
+// and never thrown into the host page.
+import { scaleFor } from '../colors.mjs';
+import { browserLanguage } from '../i18n.mjs';
+import { tokenize } from '../tokenize.mjs';
+import { renderLegend } from '../views/legend.mjs';
+import { renderMatrixTable } from '../views/matrix_table.mjs';
+import { ATTRIBUTES, readAttributes } from './attributes.mjs';
+import { cellAt, drawFigure, layoutFigure } from './figure.mjs';
+import { embedText } from './messages.mjs';
+import { playgroundUrl } from './playground_link.mjs';
+import { acquireModel, describeModel, loadRuntime } from './runtime.mjs';
+import { STYLE } from './style.mjs';
+
+const MAX_TOKENS = 128; // as the page
+// Models this large take a noticeable time to build on the main thread:
+// "building" is painted first.
+const BIG_MODEL_PARAMETERS = 2_000_000;
+
+const nextPaint = () =>
+  new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100); // hidden tabs run no animation frames
+  });
+
+function make(tag, className, parent) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  parent?.append(node);
+  return node;
+}
+
+export class MiniMindAttention extends HTMLElement {
+  static get observedAttributes() {
+    return ATTRIBUTES;
+  }
+
+  #parts;
+  #visible = false;
+  #visibility = null; // IntersectionObserver until first visible
+  #resize = null; // ResizeObserver of the plot
+  #scheduled = false;
+  #run = 0; // the newest update; older ones drop their results
+  #spec = null;
+  #held = null; // {key, model, release} of the model shown
+  #trace = null; // {key, entry}: the last forward's traced stage
+  #shown = null; // what is drawn: {tokens, values, T, masked, stage, ...}
+  #layout = null;
+  #drawnSize = null;
+  #focus = null; // {i, j} under the pointer
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    make('style', null, root).textContent = STYLE;
+    const frame = make('figure', 'frame', root);
+    const caption = make('figcaption', 'caption', frame);
+    const parts = { frame, caption, title: make('span', 'title', caption), model: make('span', 'model', caption) };
+    parts.plot = make('div', 'plot', frame);
+    parts.canvas = make('canvas', null, parts.plot);
+    parts.canvas.setAttribute('role', 'img');
+    parts.table = make('table', null, parts.plot);
+    parts.status = make('div', 'status', frame);
+    parts.status.setAttribute('role', 'status');
+    parts.progress = make('progress', null, parts.status);
+    parts.message = make('span', 'message', parts.status);
+    parts.hint = make('span', 'hint', parts.status);
+    parts.footer = make('div', 'footer', frame);
+    parts.legend = make('div', 'legend', parts.footer);
+    parts.readout = make('span', 'readout', parts.footer);
+    parts.link = make('a', 'open', parts.footer);
+    parts.link.target = '_blank';
+    parts.link.rel = 'noopener';
+    this.#parts = parts;
+    parts.canvas.addEventListener('mousemove', (event) => {
+      const rect = parts.canvas.getBoundingClientRect();
+      this.#setFocus(this.#layout && cellAt(this.#layout, this.#shown.T, event.clientX - rect.left, event.clientY - rect.top));
+    });
+    parts.canvas.addEventListener('mouseleave', () => this.#setFocus(null));
+    this.#showStatus('loading', '', { attribute: false }); // an element may not gain attributes in its constructor
+  }
+
+  connectedCallback() {
+    if (!this.#visible && !this.#visibility) {
+      if (typeof IntersectionObserver === 'function') {
+        this.#visibility = new IntersectionObserver(
+          (entries) => {
+            if (!entries.some((e) => e.isIntersecting)) return;
+            this.#visibility.disconnect();
+            this.#visibility = null;
+            this.#visible = true;
+            this.#schedule();
+          },
+          { rootMargin: '200px' },
+        );
+        this.#visibility.observe(this);
+      } else {
+        this.#visible = true;
+      }
+    }
+    this.#resize = new ResizeObserver(() => requestAnimationFrame(() => this.#redrawIfResized()));
+    this.#resize.observe(this.#parts.plot);
+    this.#schedule();
+  }
+
+  disconnectedCallback() {
+    this.#visibility?.disconnect();
+    this.#visibility = null;
+    this.#resize?.disconnect();
+    this.#resize = null;
+    this.#run += 1; // whatever is in flight is dropped
+    this.#held?.release();
+    this.#held = null;
+    this.#trace = null;
+  }
+
+  attributeChangedCallback() {
+    this.#schedule();
+  }
+
+  /** The drawn matrix (rows = queries, columns = keys) as number[][], or null. */
+  get weights() {
+    return this.#shown ? this.#rows() : null;
+  }
+
+  #rows() {
+    const { values, T } = this.#shown;
+    return Array.from({ length: T }, (_, i) => Array.from(values.subarray(i * T, (i + 1) * T)));
+  }
+
+  // Attribute changes of one task are applied together.
+  #schedule() {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      if (this.isConnected) this.#update();
+    });
+  }
+
+  async #update() {
+    const run = ++this.#run;
+    const t = (key, params) => embedText(this.#spec.lang, key, params);
+    try {
+      const { spec, problems } = readAttributes((name) => this.getAttribute(name), browserLanguage());
+      this.#spec = spec;
+      this.#parts.frame.lang = spec.lang;
+      this.#parts.frame.classList.toggle('fixed', spec.height !== null);
+      this.#parts.frame.style.height = spec.height ?? '';
+      if (problems.length) return this.#fail(problems.map((p) => t(p.key, p.params)).join('; '));
+      if (!this.#visible) return this.#showStatus('loading', t('embed.loading'));
+      if (!this.#shown) this.#showStatus('loading', t('embed.loading'));
+      const mm = await loadRuntime();
+      if (run !== this.#run) return;
+      const described = describeModel(mm, spec);
+      const { info, name } = described;
+      for (const [key, value, count] of [
+        ['embed.noLayer', spec.layer, info.num_hidden_layers],
+        ['embed.noHead', spec.head, info.num_attention_heads],
+      ]) {
+        if (value >= count) return this.#fail(t(key, { value, name, count, last: count - 1 }));
+      }
+      const { tokens, ids, dropped } = tokenize(spec.text, info.vocab_size, MAX_TOKENS);
+      if (ids.length === 0) return this.#fail(t('embed.noTokens'));
+      if (this.#held?.key !== described.key) {
+        this.#held?.release();
+        this.#held = null;
+        this.#trace = null;
+        const big = info.parameters >= BIG_MODEL_PARAMETERS;
+        if (big) {
+          const params = info.parameters.toLocaleString(spec.lang);
+          this.#showStatus('loading', t('embed.building', { name, params }), { progress: true });
+        }
+        const { model, release } = await acquireModel(mm, described, big ? nextPaint : null);
+        if (run !== this.#run) return release();
+        this.#held = { key: described.key, model, release };
+      }
+      this.#show(spec, described, tokens, ids, dropped);
+    } catch (error) {
+      if (run === this.#run) this.#fail(error?.message ?? String(error));
+    }
+  }
+
+  #show(spec, { key, info, name }, tokens, ids, dropped) {
+    const { layer, head, stage, causal, scale } = spec;
+    const traceKey = JSON.stringify([key, ids, causal, scale, layer, stage]);
+    if (this.#trace?.key !== traceKey) {
+      // Only the stage and layer shown are traced (a [1, H, T, T] matrix).
+      const { trace } = this.#held.model.forward(ids, {
+        trace: { layers: [layer], stages: [stage] },
+        causalMask: causal,
+        scaleScores: scale,
+      });
+      this.#trace = { key: traceKey, entry: trace.get(layer, stage) };
+    }
+    const T = ids.length;
+    const values = this.#trace.entry.data.slice(head * T * T, (head + 1) * T * T);
+    // The causal mask hides keys after the query from "+ mask" on (as the page).
+    const maskedStage = causal && (stage === 'scores_masked' || stage === 'attn_weights');
+    this.#shown = {
+      tokens,
+      values,
+      T,
+      stage,
+      layer,
+      head,
+      maskedStage,
+      masked: (i, j) => maskedStage && j > i,
+      scale: scaleFor(stage, values),
+      kv: Math.floor(head / (info.num_attention_heads / info.num_key_value_heads)),
+      model: [
+        embedText(spec.lang, 'embed.model', { name, seed: spec.seed }),
+        dropped ? embedText(spec.lang, 'embed.dropped', { max: MAX_TOKENS }) : '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    };
+    this.#focus = null;
+    this.#showStatus('ready', ''); // first, so that the plot has its size when drawn
+    this.#render();
+    this.dispatchEvent(
+      new CustomEvent('minimind-ready', {
+        bubbles: true,
+        composed: true,
+        detail: { tokens: [...tokens], matrix: this.#rows(), layer, head, stage },
+      }),
+    );
+  }
+
+  #render() {
+    const spec = this.#spec;
+    const shown = this.#shown;
+    const parts = this.#parts;
+    const t = (key, params) => embedText(spec.lang, key, params);
+    const stageName = t(`stage.${shown.stage}`);
+    parts.title.textContent = t('view.title', {
+      layer: shown.layer,
+      head: shown.head,
+      kvNote: t('view.kvHead', { kv: shown.kv }),
+      stage: stageName,
+    });
+    parts.model.textContent = shown.model;
+    parts.canvas.setAttribute('aria-label', `${t('matrix.label')}. ${parts.title.textContent}`);
+    renderLegend(parts.legend, { scale: shown.scale, stage: shown.stage, maskedLabel: t('matrix.masked'), showMasked: shown.maskedStage });
+    parts.readout.textContent = '';
+    parts.link.href = playgroundUrl(spec, shown);
+    parts.link.textContent = `${t('embed.open')} ↗`;
+    const table = spec.view === 'table';
+    parts.canvas.hidden = table;
+    parts.table.hidden = !table;
+    if (table) {
+      const masked = t('matrix.masked');
+      renderMatrixTable(parts.table, {
+        caption: t('matrix.tableCaption', { layer: shown.layer, head: shown.head, stage: stageName }),
+        tokens: shown.tokens,
+        values: shown.values,
+        masked: shown.masked,
+        maskedText: shown.stage === 'attn_weights' ? `0.000 (${masked})` : `−∞ (${masked})`,
+        queryLabel: `${t('matrix.query')} \\ ${t('matrix.key')}`,
+      });
+    } else {
+      this.#drawCanvas();
+    }
+  }
+
+  #drawCanvas() {
+    const { plot, canvas } = this.#parts;
+    const size = { width: plot.clientWidth, height: this.#spec.height !== null ? plot.clientHeight : null };
+    this.#layout = layoutFigure(canvas.getContext('2d'), this.#shown.tokens, size.width, size.height);
+    drawFigure(canvas, this.#layout, { ...this.#shown, decimals: this.#shown.stage === 'attn_weights' ? 2 : 1, focus: this.#focus });
+    this.#drawnSize = size;
+  }
+
+  #redrawIfResized() {
+    if (!this.#shown || this.#spec.view !== 'heatmap' || !this.#drawnSize) return;
+    const { plot } = this.#parts;
+    const height = this.#spec.height !== null ? plot.clientHeight : null;
+    if (plot.clientWidth !== this.#drawnSize.width || height !== this.#drawnSize.height) this.#drawCanvas();
+  }
+
+  #setFocus(cell) {
+    const same = cell && this.#focus && cell.i === this.#focus.i && cell.j === this.#focus.j;
+    if (same || (!cell && !this.#focus) || !this.#shown) return;
+    this.#focus = cell;
+    this.#drawCanvas();
+    const { tokens, values, T, masked } = this.#shown;
+    const t = (key, params) => embedText(this.#spec.lang, key, params);
+    const params = cell && { query: tokens[cell.i], key: tokens[cell.j] };
+    this.#parts.readout.textContent = !cell
+      ? ''
+      : masked(cell.i, cell.j)
+        ? t('embed.cellMasked', params)
+        : t('embed.cell', { ...params, value: values[cell.i * T + cell.j].toFixed(3) });
+  }
+
+  #fail(message) {
+    this.#shown = null;
+    const text = embedText(this.#spec?.lang ?? 'en', 'embed.error', { message });
+    this.#showStatus('error', text);
+    this.dispatchEvent(new CustomEvent('minimind-error', { bubbles: true, composed: true, detail: { message: text } }));
+  }
+
+  // state: 'loading' | 'ready' | 'error', mirrored in the data-state attribute.
+  #showStatus(state, message, { progress = false, attribute = true } = {}) {
+    const parts = this.#parts;
+    const drawn = state === 'ready' || (state === 'loading' && this.#shown !== null);
+    parts.caption.hidden = !drawn;
+    parts.plot.hidden = !drawn;
+    parts.footer.hidden = !drawn;
+    parts.status.hidden = message === '';
+    parts.status.classList.toggle('error', state === 'error');
+    parts.message.textContent = message;
+    parts.hint.textContent = state === 'error' ? embedText(this.#spec?.lang ?? 'en', 'embed.fixHint') : '';
+    parts.progress.hidden = !progress;
+    if (attribute && this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
+  }
+}
+
+if (!customElements.get('minimind-attention')) customElements.define('minimind-attention', MiniMindAttention);

@@ -1,0 +1,65 @@
+// One Wasm module for every <minimind-attention> of a page, loaded on first
+// use, and one model per (preset, config, seed) shared by the elements that
+// show it; a model is freed once no element uses it any more.
+import { loadMiniMind } from '../../js/minimind.mjs';
+import { moduleSource } from './module_source.mjs';
+
+let runtime = null;
+const models = new Map(); // key -> {promise: Promise<Model>, users}
+
+/** The module, loaded once (a failed load is retried by the next call). */
+export function loadRuntime() {
+  runtime ??= loadMiniMind(moduleSource()).catch((error) => {
+    runtime = null;
+    throw error;
+  });
+  return runtime;
+}
+
+/**
+ * What {preset, config, seed} builds, as the page builds it (config keys on
+ * top of the preset's): {key, name, info, create}. Throws the config's
+ * problems (an unknown preset, heads that do not divide hidden_size, ...).
+ */
+export function describeModel(mm, { preset, config, seed }) {
+  const full = config ? { ...mm.presetConfig(preset), ...config } : mm.presetConfig(preset);
+  return {
+    key: JSON.stringify([preset, config, seed]),
+    name: config ? `${preset} + config` : preset,
+    info: mm.describeConfig(full),
+    create: config ? { config: full, seed } : { preset, seed },
+  };
+}
+
+/**
+ * {model, release()}: the model of `described`, built once for all elements
+ * (after `beforeBuild()` resolves, so a "building" message can be painted
+ * before the main thread is busy).
+ */
+export async function acquireModel(mm, described, beforeBuild) {
+  const { key } = described;
+  let entry = models.get(key);
+  if (!entry) {
+    entry = { users: 0, promise: Promise.resolve(beforeBuild?.()).then(() => mm.createModel(described.create)) };
+    models.set(key, entry);
+  }
+  entry.users += 1;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    entry.users -= 1;
+    if (entry.users > 0 || models.get(key) !== entry) return;
+    models.delete(key);
+    entry.promise.then(
+      (model) => model.dispose(),
+      () => {},
+    );
+  };
+  try {
+    return { model: await entry.promise, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
