@@ -12,13 +12,24 @@ Generator::Generator(const Model& model, std::vector<int32_t> prompt, const Samp
   next_logits_.assign(logits.row(logits.rows() - 1).data(), logits.row(logits.rows() - 1).data() + logits.cols());
 }
 
-GenerationStep Generator::step(Trace* trace) {
-  if (finished_) throw std::logic_error("generation already ended with the eos token");
+GenerationStep Generator::choose() {
+  if (finished_) throw std::logic_error("generation already ended (the eos token, the position limit or a final step)");
   GenerationStep out;
   out.logits = next_logits_;
   out.token = sampler_.next(next_logits_.data(), int64_t(next_logits_.size()), ids_);
   out.is_eos = out.token == model_.config().eos_token_id;
   ids_.push_back(out.token);
+  return out;
+}
+
+GenerationStep Generator::final_step() {
+  GenerationStep out = choose();
+  finished_ = true;
+  return out;
+}
+
+GenerationStep Generator::step(Trace* trace) {
+  GenerationStep out = choose();
   if (out.is_eos || int64_t(ids_.size()) >= model_.config().max_position_embeddings) {
     finished_ = true;
     return out;
@@ -37,7 +48,9 @@ std::vector<int32_t> generate(const Model& model, const std::vector<int32_t>& pr
   if (max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
   Generator generator(model, prompt, params);
   std::vector<int32_t> tokens;
-  while (int64_t(tokens.size()) < max_new_tokens && !generator.finished()) tokens.push_back(generator.step().token);
+  // The last token is chosen without feeding it: its logits would go unused.
+  while (int64_t(tokens.size()) + 1 < max_new_tokens && !generator.finished()) tokens.push_back(generator.step().token);
+  if (int64_t(tokens.size()) < max_new_tokens && !generator.finished()) tokens.push_back(generator.final_step().token);
   return tokens;
 }
 

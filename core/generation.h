@@ -26,6 +26,10 @@ class Generator {
   // model (so the following step's logits are ready). `trace` receives that
   // one-token forward: its attention rows are [H, 1, Tk].
   GenerationStep step(Trace* trace = nullptr);
+  // The last step of a run: chooses the next token without feeding it
+  // through the model (nobody will read the logits after it), and ends the
+  // generation.
+  GenerationStep final_step();
 
   const std::vector<int32_t>& ids() const { return ids_; }  // prompt + generated
   const KVCache& cache() const { return cache_; }
@@ -35,6 +39,8 @@ class Generator {
   std::vector<float> next_probabilities() const;
 
  private:
+  GenerationStep choose();  // samples the next token from next_logits_ and appends it
+
   const Model& model_;
   Sampler sampler_;
   KVCache cache_;

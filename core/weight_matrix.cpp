@@ -1,12 +1,35 @@
 #include "weight_matrix.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "half.h"
 
 namespace minimind {
 
 namespace {
+
+uint32_t bits_of(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return u;
+}
+
+// Whether a finite float32 is exactly a float16 value: zero, or an exponent
+// within float16's range (subnormals included) and no mantissa bits below
+// float16's last one.
+bool is_float16_value(float v) {
+  const uint32_t u = bits_of(v) & 0x7fffffffu;
+  if (u == 0) return true;
+  const int exponent = int(u >> 23) - 127;
+  if (exponent > 15 || exponent < -24) return false;
+  // Bits float16 cannot keep: 13 for normals, more for subnormals (2^-15..2^-24).
+  const int dropped = exponent >= -14 ? 13 : 13 + (-14 - exponent);
+  return (u & ((1u << dropped) - 1)) == 0;
+}
+
+// Whether a finite float32 is exactly a bfloat16 value: its low 16 bits are zero.
+bool is_bfloat16_value(float v) { return (bits_of(v) & 0xffffu) == 0; }
 
 // The narrowest storage that holds every value exactly (non-finite values
 // stay float32: the kernel's float16 widening handles finite values only).
@@ -15,8 +38,8 @@ WeightStorage narrowest_storage(const float* values, int64_t n) {
   for (int64_t i = 0; i < n && (f16 || bf16); ++i) {
     const float v = values[i];
     if (!std::isfinite(v)) return WeightStorage::F32;
-    if (f16 && f16_to_f32(f32_to_f16(v)) != v) f16 = false;
-    if (bf16 && bf16_to_f32(f32_to_bf16(v)) != v) bf16 = false;
+    f16 = f16 && is_float16_value(v);
+    bf16 = bf16 && is_bfloat16_value(v);
   }
   return f16 ? WeightStorage::F16 : bf16 ? WeightStorage::BF16 : WeightStorage::F32;
 }

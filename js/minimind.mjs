@@ -486,7 +486,7 @@ export class Generator {
    */
   step(options = {}) {
     const native = this.#live();
-    if (native.finished()) throw new Error('generation already ended with the end-of-sequence token');
+    if (native.finished()) throw new Error('generation already ended (the end-of-sequence token or the position limit)');
     const trace = options.trace === undefined ? { layers: 'all', stages: ['attn_weights'] } : options.trace;
     const out = native.step(JSON.stringify(traceRequest(trace, this.#info.num_hidden_layers)));
     return { token: out.token, isEos: out.isEos, logits: out.logits, probabilities: out.probabilities, trace: traceResult(out.trace) };

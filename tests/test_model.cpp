@@ -158,6 +158,26 @@ TEST_CASE("cached decoding equals full recomputation", "[model][cache]") {
   }
 }
 
+TEST_CASE("generate() runs one forward per token it feeds: the last token is chosen, not fed", "[model][generation]") {
+  const Model model = Model::random(preset_config("lab-b"), 8);
+  const std::vector<int32_t> prompt = some_ids(6, model.config().vocab_size);
+  SamplingParams greedy;
+  greedy.greedy = true;
+  Generator stepwise(model, prompt, greedy);
+  std::vector<int32_t> expected;
+  for (int i = 0; i < 5; ++i) expected.push_back(stepwise.step().token);
+  CHECK(generate(model, prompt, 5, greedy) == expected);
+  CHECK(generate(model, prompt, 1, greedy) == std::vector<int32_t>{expected[0]});
+  CHECK(generate(model, prompt, 0, greedy).empty());
+  Generator last(model, prompt, greedy);
+  last.step();
+  CHECK(last.cache().length() == 7);
+  CHECK(last.final_step().token == expected[1]);
+  CHECK(last.cache().length() == 7);  // the final token was not fed
+  CHECK(last.finished());
+  CHECK_THROWS_WITH(last.step(), Catch::Contains("already ended"));
+}
+
 TEST_CASE("float16 storage halves the weights' memory and changes no result", "[model][storage]") {
   for (const std::string preset : {"lab-a", "lab-b"}) {
     CAPTURE(preset);

@@ -209,6 +209,15 @@ TEST_CASE("packed weights keep every value in the narrowest exact storage", "[op
     REQUIRE(W != WeightMatrix(other));
   }
   REQUIRE(std::signbit(WeightMatrix(f16).unpacked()(0, 0)));
+  // The edges of float16's range decide exactly as a round trip does.
+  for (const float v : {0x1p-25f, 0x1.8p-24f, 0x1p-24f * 3, 65504.0f, 65520.0f, 0x1.002p-14f, 0x1.004p-14f,
+                        0x1.001p-15f, 0x1.002p-15f, -0x1p-20f, 1e-30f}) {
+    CAPTURE(v);
+    Matrix one = f16;
+    one(5, 5) = v;
+    const bool exact = f16_to_f32(f32_to_f16(v)) == v;
+    REQUIRE((WeightMatrix(one).storage() == WeightStorage::F16) == exact);
+  }
   // Non-finite values stay float32 (the kernel's float16 widening is for finite values).
   Matrix inf = f16;
   inf(3, 3) = std::numeric_limits<float>::infinity();
