@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "dot_rows.h"
 #include "linear.h"
 #include "rmsnorm.h"
 #include "trace.h"
@@ -86,10 +85,19 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
   const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Matrix concat(T, H * Dh);  // [T, H·Dh]
+  WeightMatrix packed_keys;  // the keys of the current kv head
   for (int64_t h = 0; h < H; ++h) {
     const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
     Matrix s(T, Tk);           // [T, Tk] = QKᵀ: q[:, h] against k[:, kv]
-    dot_rows(q.data() + h * Dh, T, Dh, H * Dh, cache.k.data() + kv * Dh, Tk, Hkv * Dh, s.data(), Tk);
+    if (h % R == 0) {
+      // Kv head kv's keys [Tk, Dh], packed for the matrix kernel: each score
+      // is then one sequential sum over d, as a hand-written q·k loop adds
+      // it (lesson 11's manual attention matches the module to the bit).
+      Matrix keys(Tk, Dh);
+      for (int64_t j = 0; j < Tk; ++j) std::copy_n(cache.k.data() + j * Hkv * Dh + kv * Dh, Dh, keys.row(j).data());
+      packed_keys = WeightMatrix(keys);
+    }
+    linear_rows(q.data() + h * Dh, T, H * Dh, packed_keys, s.data(), Tk);
     const size_t offset = size_t(h * T * Tk);
     if (keep_scores) std::copy(s.data(), s.data() + s.size(), raw.begin() + offset);
     if (options.scale_scores) s /= scale;
