@@ -3,11 +3,12 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-const RUNTIMES = ['wasm-simd', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
+const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
 const BASELINE = 'ort-web';
 // Okabe-Ito colours (colour-blind safe), plus a dash pattern each.
 const STYLE = {
   'wasm-simd': { color: '#0072B2', dash: '' },
+  'wasm-simd-f32': { color: '#E69F00', dash: '4 2' },
   'wasm-scalar': { color: '#56B4E9', dash: '6 3' },
   'ort-web': { color: '#D55E00', dash: '' },
   native: { color: '#009E73', dash: '2 3' },
@@ -18,6 +19,12 @@ const MiB = 2 ** 20;
 const fmt = (x, digits = 1) => (x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? Math.round(x).toString() : x.toFixed(digits));
 const ratio = (x) => (x === undefined ? '–' : `${x.toFixed(2)}×`);
 const mib = (bytes) => (bytes === undefined ? '–' : `${(bytes / MiB).toFixed(0)} MiB`);
+
+// "64x512x1664:f16" -> "64·512·1664, W float16".
+function shapeLabel(shape) {
+  const [dims, storage] = shape.split(':');
+  return `${dims.replaceAll('x', '·')}, W ${storage === 'f16' ? 'float16' : 'float32'}`;
+}
 
 function workLabel(item, data) {
   if (item.work === 'prefill') return `prefill ${item.T}`;
@@ -53,7 +60,7 @@ function headline(data) {
     const base = item.stats[BASELINE].median;
     rows.push(
       `| ${preset} | ${workLabel(item, data)} | ${fmt(base)} ms | ` +
-        ['wasm-simd', 'wasm-scalar', 'native', 'native-sse'].map((r) => ratio(base / item.stats[r]?.median)).join(' | ') +
+        ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'native', 'native-sse'].map((r) => ratio(base / item.stats[r]?.median)).join(' | ') +
         ' |',
     );
   }
@@ -67,13 +74,13 @@ function headline(data) {
   notes.push(`- Full trace at ${data.traceTokens} tokens, wasm-simd: ${overheads.join(', ')} slower than without.`);
   const micro = [...new Set(data.matmul.map((m) => m.shape))].map((shape) => {
     const at = (runtime) => data.matmul.find((m) => m.shape === shape && m.runtime === runtime)?.stats.median;
-    return `${shape.replaceAll('x', '·')} ${ratio(at('native-sse') / at('wasm-simd'))}`;
+    return `${shapeLabel(shape)} ${ratio(at('native-sse') / at('wasm-simd'))}`;
   });
   if (micro.length) notes.push(`- Matrix product alone, wasm-simd against native-sse (same kernel): ${micro.join(', ')}.`);
   if (!rows.length) return notes.join('\n');
   return [
-    '| preset | work | ort-web median | wasm-simd | wasm-scalar | native | native-sse |',
-    '|---|---|---|---|---|---|---|',
+    '| preset | work | ort-web median | wasm-simd | wasm-simd-f32 | wasm-scalar | native | native-sse |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     ...notes,
@@ -121,8 +128,8 @@ function traceTable(data) {
 
 function checksTable(data) {
   const lines = [
-    '| preset | T | max \\|logit\\| | ort-web − wasm-simd | wasm-scalar − wasm-simd | native, native-sse − wasm-simd (logit 0 of the last row) |',
-    '|---|---|---|---|---|---|',
+    '| preset | T | max \\|logit\\| | ort-web − wasm-simd | wasm-simd-f32 − wasm-simd | wasm-scalar − wasm-simd | native, native-sse − wasm-simd (logit 0 of the last row) |',
+    '|---|---|---|---|---|---|---|',
   ];
   const decode = [];
   for (const result of data.results) {
@@ -130,6 +137,7 @@ function checksTable(data) {
       if (check.T !== undefined) {
         lines.push(
           `| ${result.preset} | ${check.T} | ${fmt(check.logitScale)} | ${check.ortVsSimd.toExponential(1)} | ` +
+            `${check.f32VsSimd === 0 ? '0' : check.f32VsSimd.toExponential(1)} | ` +
             `${check.scalarVsSimd.toExponential(1)} | ${check.nativeVsSimd.toExponential(1)} |`,
         );
       } else if (check.decodeTokens) {
@@ -151,16 +159,30 @@ function checksTable(data) {
 
 function memoryTable(data) {
   const lines = [
-    '| preset | weights (float32) | runtime | Wasm memory: empty instance | after build | after a 256-token forward | RSS Δ across the build |',
-    '|---|---|---|---|---|---|---|',
+    '| preset | weights as float32 | runtime | weights as stored | Wasm memory: empty instance | after build | after a 256-token forward | RSS Δ across the build |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const result of data.results) {
     for (const [runtime, m] of Object.entries(result.memory)) {
       lines.push(
-        `| ${result.preset} | ${mib(result.params * 4)} | ${runtime}${m.highWater ? ' ¹' : ''} | ${mib(m.before)} | ${mib(m.built)} | ` +
+        `| ${result.preset} | ${mib(result.params * 4)} | ${runtime}${m.highWater ? ' ¹' : ''} | ${mib(m.stored)} | ${mib(m.before)} | ${mib(m.built)} | ` +
           `${mib(m.forward256)} | ${mib(m.rssBuilt)} |`,
       );
     }
+  }
+  return lines.join('\n');
+}
+
+function loadingTable(data) {
+  const lines = [
+    '| preset | F16 file | weights as stored | Wasm memory, streamed load (JS API) | whole file copied in first | limit: stored + 64 MiB |',
+    '|---|---|---|---|---|---|',
+  ];
+  const m1 = (bytes) => (bytes === undefined ? '–' : `${(bytes / MiB).toFixed(1)} MiB`);
+  for (const r of data.loading ?? []) {
+    lines.push(
+      `| ${r.preset} | ${m1(r.fileBytes)} | ${m1(r.storedBytes)} | ${m1(r.streamed.peak)} (${r.streamed.peak <= r.limit ? 'within' : 'over'}) | ${m1(r.whole.peak)} | ${m1(r.limit)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -173,7 +195,7 @@ function matmulTable(data) {
     const sse = rows.find((m) => m.runtime === 'native-sse')?.stats.median;
     for (const m of rows)
       lines.push(
-        `| ${shape.replaceAll('x', '·')} | ${m.runtime} | ${fmt(m.stats.median, 2)} | ${fmt(m.flops / m.stats.median / 1e6, 1)} | ${ratio(sse / m.stats.median)} |`,
+        `| ${shapeLabel(shape)} | ${m.runtime} | ${fmt(m.stats.median, 2)} | ${fmt(m.flops / m.stats.median / 1e6, 1)} | ${ratio(sse / m.stats.median)} |`,
       );
   }
   return lines.join('\n');
@@ -204,7 +226,7 @@ export function writeReport(data, mdPath, svgPath) {
   const svgRel = relative(dirname(mdPath), svgPath);
   const md = `# Benchmarks
 
-MiniMind's forward pass on the same shapes and the same weights in five runtimes, measured in one
+MiniMind's forward pass on the same shapes and the same weights in six runtimes, measured in one
 run of \`${m.command}\` (\`bench/run.mjs\`). This file is written by that run; do not edit it by
 hand, re-run it.
 
@@ -227,13 +249,17 @@ hand, re-run it.
 - **wasm-simd**: our WebAssembly module (\`dist/wasm/minimind.mjs\`, SIMD128) through the JS API
   (\`js/minimind.mjs\`) in Node, one thread. Times include the JS API (argument checks, copying the
   logits out of Wasm memory).
-- **wasm-scalar**: the same without SIMD (\`dist/wasm/minimind-scalar.*\`).
+  The weights stay float16 in memory (the seeded weights are float16 values, as MiniMind's
+  released checkpoints are), and the matrix kernel widens them to float32 on the fly.
+- **wasm-simd-f32**: the same module with the weights kept as float32
+  (\`createModel({weightStorage: 'float32'})\`): twice the bytes, bit-identical results.
+- **wasm-scalar**: the same without SIMD (\`dist/wasm/minimind-scalar.*\`), float16 weights.
 - **ort-web**: ONNX Runtime Web ${m.ortWeb}, wasm backend in Node, \`numThreads = 1\`, SIMD, graph
   optimisation \`all\`, on the graphs \`bench/make_onnx.py\` exports from a plain-PyTorch MiniMind
   written from the spec with our seeded weights (two graphs per preset: prefill, and decode with
   past/present k/v). Times are \`session.run\` calls, input tensors made inside.
 - **native**: the same C++ core built with \`-O3 -march=native\` (\`bench/native_bench.cpp\`,
-  \`build/bench-native\`), timed inside the process.
+  \`build/bench-native\`), timed inside the process, float16 weights.
 - **native-sse**: the same with \`-O3 -msse4.2 -mno-avx\` (\`build/bench-sse\`): 128-bit vectors,
   the width Wasm SIMD has.
 
@@ -283,7 +309,8 @@ ${traceTable(data)}
 
 The JS API has no matrix-product entry, so \`bench/native_bench.cpp\` itself is also compiled with
 emcmake (the shipped module's compile flags, SIMD128; \`build/bench-wasm\`) and run by Node:
-\`linear_rows\` (core/linear.cpp) on x [M, K] and W [N, K], median of ${data.matmul[0]?.stats.runs} runs
+\`linear_rows\` (core/linear.cpp) on x [M, K] and packed W [N, K] (float32, or float16 widened in the
+kernel), median of ${data.matmul[0]?.stats.runs} runs
 (three processes per runtime and shape, interleaved; the first run of each process dropped).
 
 ${matmulTable(data)}
@@ -302,6 +329,16 @@ model (ONNX Runtime: creating both sessions); all runtimes share the process and
 collector runs when it likes, so it is rough.
 
 ${memoryTable(data)}
+
+### Loading a float16 checkpoint
+
+\`bench/load_memory.mjs\` writes a float16 model.safetensors of the preset's shapes (with
+\`lm_head.weight\` next to the tied embedding, as released checkpoints may carry it) and loads it
+in a fresh instance: through the JS API, which hands the core one tensor at a time, and, for
+contrast, by copying the whole file into Wasm memory first. Wasm memory never shrinks, so its size
+after loading is the peak.
+
+${loadingTable(data)}
 
 ¹ one ONNX Runtime instance serves every preset (its two sessions, prefill and decode, are
 released after each): its memory is the high-water mark so far.

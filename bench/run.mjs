@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // npm run bench: times MiniMind's forward pass on the same shapes and the same
-// weights in five runtimes, in one run, and writes BENCHMARKS.md and
+// weights in six runtimes, in one run, and writes BENCHMARKS.md and
 // bench/time_vs_length.svg.
 //
-//   wasm-simd    our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread
-//   wasm-scalar  our Wasm module built without SIMD (minimind-scalar.*)
+//   wasm-simd      our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread;
+//                  weights kept as float16 (the seeded weights are float16 values)
+//   wasm-simd-f32  the same module with the weights kept as float32 (weightStorage)
+//   wasm-scalar    our Wasm module built without SIMD (minimind-scalar.*)
 //   ort-web      ONNX Runtime Web's wasm backend in Node, one thread, SIMD, on the graphs
 //                bench/make_onnx.py exports with our seeded weights
 //   native       the same C++ core built natively, -O3 -march=native (bench/native_bench.cpp)
@@ -21,6 +23,7 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+import { measureLoadMemory } from './load_memory.mjs';
 import { writeReport } from './report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,7 +33,7 @@ const SEED = 0; // bench/make_onnx.py's default seed: both runtimes build the sa
 const PREFILL_LENGTHS = [16, 64, 256];
 const DECODE = { prompt: 32, steps: 32 };
 const TRACE_TOKENS = 64;
-const MATMUL_SHAPES = ['64x512x1664', '256x768x2432']; // M·K·N: x [M, K] times Wᵀ, W [N, K]
+const MATMUL_SHAPES = ['64x512x1664', '64x512x1664:f16', '256x768x2432', '256x768x2432:f16', '1x768x2432', '1x768x2432:f16']; // M·K·N: x [M, K] times Wᵀ, W [N, K]
 const NATIVE_FLAVOURS = {
   native: { dir: 'build/bench-native', flags: '-march=native' },
   'native-sse': { dir: 'build/bench-sse', flags: '-msse4.2 -mno-avx' },
@@ -215,27 +218,33 @@ const MiB = 2 ** 20;
 // Each runtime: {name, prefill(ids) -> logits?, decode(prompt) -> {ms, tokens},
 // trace(ids, on), dispose()}; every timed call returns milliseconds.
 
-async function ourRuntime(variant, preset, memory) {
+async function ourRuntime(variant, preset, memory, weightStorage = 'narrowest') {
   const { loadMiniMind } = await import('../js/minimind.mjs');
   const base = variant === 'simd' ? 'minimind' : 'minimind-scalar';
+  const name = `wasm-${variant}${weightStorage === 'float32' ? '-f32' : ''}`;
   // A fresh instance per preset (a distinct module URL), so that its memory
   // figures belong to this preset alone.
-  instantiating = `wasm-${variant}`;
+  instantiating = name;
   const mm = await loadMiniMind({
     variant,
-    moduleUrl: new URL(`../dist/wasm/${base}.mjs?preset=${preset}`, import.meta.url),
+    moduleUrl: new URL(`../dist/wasm/${base}.mjs?preset=${preset}&storage=${weightStorage}`, import.meta.url),
     wasmBinary: readFileSync(`${root}dist/wasm/${base}.wasm`),
   });
-  const wasmMemory = memoryOf(`wasm-${variant}`);
+  const wasmMemory = memoryOf(name);
   const rss0 = process.memoryUsage().rss;
   const bytes0 = wasmMemory?.buffer.byteLength;
   const t0 = performance.now();
-  const model = mm.createModel({ preset, seed: SEED });
+  const model = mm.createModel({ preset, seed: SEED, weightStorage });
   const buildMs = performance.now() - t0;
-  memory[`wasm-${variant}`] = { before: bytes0, built: wasmMemory?.buffer.byteLength, rssBuilt: process.memoryUsage().rss - rss0 };
   const info = model.info();
+  memory[name] = {
+    before: bytes0,
+    built: wasmMemory?.buffer.byteLength,
+    rssBuilt: process.memoryUsage().rss - rss0,
+    stored: info.stored_weights.bytes,
+  };
   return {
-    name: `wasm-${variant}`,
+    name,
     info,
     buildMs,
     wasmBytes: () => wasmMemory?.buffer.byteLength,
@@ -409,11 +418,12 @@ async function benchPreset(preset, executables) {
   for (const k of Object.keys(c))
     if (manifest.config[k] !== c[k])
       fail(`${preset}: the ONNX graphs have ${k} = ${manifest.config[k]}, our preset ${c[k]}; re-run bench/make_onnx.py`);
+  const simdF32 = await ourRuntime('simd', preset, memory, 'float32');
   const scalar = await ourRuntime('scalar', preset, memory);
   const ort = await ortRuntime(preset, c, memory);
   const natives = [];
   for (const [name, executable] of Object.entries(executables)) natives.push(await nativeRuntime(name, executable, preset));
-  const runtimes = [simd, scalar, ort, ...natives];
+  const runtimes = [simd, simdF32, scalar, ort, ...natives];
   log(`${preset}: built (${runtimes.map((r) => `${r.name} ${Math.round(r.buildMs)} ms`).join(', ')})`);
   const reps = Object.fromEntries(runtimes.map((r) => [r.name, repsFor(r.name, preset)]));
   const result = { preset, config: c, params: i.parameters, memory, items: [], checks: [], build: {} };
@@ -424,7 +434,7 @@ async function benchPreset(preset, executables) {
   for (const T of PREFILL_LENGTHS) {
     const ids = benchIds(T, c.V);
     const logits = {};
-    for (const r of [simd, ort, scalar, ...natives]) {
+    for (const r of [simd, simdF32, ort, scalar, ...natives]) {
       const out = await r.prefill(ids);
       if (T === 256 && memory[r.name]) memory[r.name].forward256 = r.wasmBytes();
       logits[r.name] = out.logits ?? out.logit0;
@@ -434,6 +444,7 @@ async function benchPreset(preset, executables) {
       T,
       ortVsSimd: maxAbsDiff(ours, logits['ort-web']),
       scalarVsSimd: maxAbsDiff(ours, logits['wasm-scalar']),
+      f32VsSimd: maxAbsDiff(ours, logits['wasm-simd-f32']),
       nativeVsSimd: Math.max(...natives.map((n) => Math.abs(logits[n.name] - ours[(T - 1) * c.V]))),
       logitScale: maxAbs(ours),
     });
@@ -536,7 +547,7 @@ async function matmulMicro(executables, wasmMicro) {
   }
   return Object.entries(results).map(([key, ms]) => {
     const [runtime, shape] = key.split(' ');
-    const [M, K, N] = shape.split('x').map(Number);
+    const [M, K, N] = shape.replace(':f16', '').split('x').map(Number);
     return { runtime, shape, flops: 2 * M * K * N, stats: summary(ms) };
   });
 }
@@ -582,12 +593,15 @@ async function main() {
   for (const preset of presets) results.push(await benchPreset(preset, executables));
   log('matmul micro benchmark');
   const matmul = await matmulMicro(executables, wasmMicro);
+  log('Wasm memory while loading an F16 checkpoint');
+  const loading = [];
+  for (const preset of presets.filter((p) => p !== 'lab-a')) loading.push(await measureLoadMemory(preset));
   info.seconds = Math.round((Date.now() - started) / 1000);
   info.loadEnd = os.loadavg()[0].toFixed(1);
   const reps = Object.fromEntries(
     presets.map((p) => [
       p,
-      Object.fromEntries(['wasm-simd', 'wasm-scalar', 'ort-web', 'native', 'native-sse'].map((r) => [r, repsFor(r, p)])),
+      Object.fromEntries(['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'ort-web', 'native', 'native-sse'].map((r) => [r, repsFor(r, p)])),
     ]),
   );
   const data = {
@@ -596,6 +610,7 @@ async function main() {
     baseReps,
     results,
     matmul,
+    loading,
     decode: DECODE,
     prefillLengths: PREFILL_LENGTHS,
     traceTokens: TRACE_TOKENS,
