@@ -4,6 +4,7 @@
 // the embeddable <minimind-attention> component twice:
 //   minimind-attention.js         loads wasm/minimind.mjs next to itself on first use
 //   minimind-attention.single.js  the Wasm inlined (dist/wasm/minimind-single.mjs): one file to host
+// and the gallery (gallery.html, gallery.js, gallery.css): every lesson example as a live figure.
 // The folder works from any static host (serve .wasm as application/wasm).
 import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,7 @@ await rm(out, { recursive: true, force: true });
 await mkdir(`${out}wasm`, { recursive: true });
 await build({
   ...common,
-  entryPoints: { app: `${root}web/app.mjs`, worker: `${root}web/worker.mjs` },
+  entryPoints: { app: `${root}web/app.mjs`, worker: `${root}web/worker.mjs`, gallery: `${root}web/gallery.mjs` },
   outdir: out,
   sourcemap: true,
 });
@@ -58,11 +59,13 @@ await build({ ...common, entryPoints: [component], outfile: `${out}minimind-atte
 await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.single.js`, plugins: [inlineWasm] });
 await copyFile(`${root}web/index.html`, `${out}index.html`);
 await copyFile(`${root}web/style.css`, `${out}style.css`);
+await copyFile(`${root}web/gallery.html`, `${out}gallery.html`);
+await copyFile(`${root}web/gallery.css`, `${out}gallery.css`);
 await copyFile(`${root}dist/wasm/minimind.mjs`, `${out}wasm/minimind.mjs`);
 await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
-for (const file of ['minimind-attention.js', 'minimind-attention.single.js']) {
+for (const file of ['minimind-attention.js', 'minimind-attention.single.js', 'gallery.js']) {
   const bytes = await readFile(`${out}${file}`);
   console.log(`build_site: ${file} ${kib(bytes.length)} (gzip ${kib(gzipSync(bytes, { level: 9 }).length)})`);
 }

@@ -4,7 +4,10 @@ import { scaleFor } from './colors.mjs';
 import { canvasPng, download, matrixCsv, matrixJson } from './export.mjs';
 import { ModelClient } from './model_client.mjs';
 import { classifyFiles, droppedFiles, readWithProgress } from './files.mjs';
+import { RedrawTimer } from './frame_timing.mjs';
 import { appendRows, withLookup } from './generation_matrix.mjs';
+import { setupEmbed } from './embed_dialog.mjs';
+import { setupLessonMode } from './lesson_mode.mjs';
 import { createStore } from './store.mjs';
 import { tokenize } from './tokenize.mjs';
 import { DEFAULTS, STAGES, readUrlState, writeUrlState } from './url_state.mjs';
@@ -14,6 +17,7 @@ import { renderLegend } from './views/legend.mjs';
 import { renderMatrixTable } from './views/matrix_table.mjs';
 import { renderOverview } from './views/overview.mjs';
 import { renderRowExplanation } from './views/row_explanation.mjs';
+import { RunStatusView } from './views/run_status.mjs';
 
 export const MAX_TOKENS = 128;
 const PRESETS = ['lab-a', 'lab-b', 'minimind2-small', 'minimind2', 'minimind-3', 'minimind-3-moe'];
@@ -45,14 +49,20 @@ const store = createStore({
   filesStatus: null, // {phase: 'reading' | 'parsing' | 'loaded' | 'error', fraction, name, message}
   generation: null, // {ids, tokens, entries, T, cache, candidates, finished, step, chosen}
   playing: false,
+  busy: null, // {kind: 'forward' | 'generation', since}: a request the worker has not answered
+  stale: false, // the matrix is for older text: its forward pass was cancelled
+  notice: null, // what a cancel went back to
 });
 const t = (key, params) => translate(store.get().lang, key, params);
 
 // ---------------------------------------------------------------- worker
 
-let inputTime = null; // when the newest keystroke happened, for the timing marks
+const redrawTimer = new RedrawTimer();
 let firstMatrixDrawn = false;
 let loadingFiles = null; // the File objects of the newest files load
+let loadedFiles = null; // the File objects of the model in use, if it came from files
+let readingFiles = null; // AbortController of the files being read in the page
+let restoring = null; // after a cancel: {keep, key} while the worker loads the model again
 
 const client = new ModelClient(new URL('./worker.js', import.meta.url), {
   onProgress: ({ fraction, phase }) => {
@@ -61,9 +71,14 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
   },
   onLoaded: ({ info, files }) => {
     const s = store.get();
+    // After cancelling a forward pass the same model is back: its matrices still fit.
+    const keep = restoring?.keep ?? false;
+    const recompute = !keep || restoring.key !== computeKey();
+    restoring = null;
+    loadedFiles = files ? loadingFiles : null;
     store.set({
       files: files ? { ...files, name: loadingFiles.weights.name } : null,
-      result: null, // the old model's matrices do not fit the new one
+      result: keep ? s.result : null, // the old model's matrices do not fit the new one
       filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,
       generation: null,
       playing: false,
@@ -71,12 +86,13 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
       layer: Math.min(s.layer, info.num_hidden_layers - 1),
       head: Math.min(s.head, info.num_attention_heads - 1),
     });
-    compute();
+    if (recompute) compute();
   },
-  onResult: ({ ids, labels, dropped, entries, computeMs }) => {
+  onResult: ({ ids, labels, dropped, entries, computeMs, sentAt }) => {
     lastComputeMs = computeMs;
-    const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs } : null;
-    store.set({ result, computeError: null });
+    const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt } : null;
+    if (!result) redrawTimer.drawn(sentAt);
+    store.set({ result, computeError: null, busy: null, stale: false });
   },
   onDescribed: ({ info, problems }) => store.set({ described: { info, problems } }),
   onGenerationStart: ({ ids, labels, entries, cache, candidates }) => {
@@ -91,7 +107,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
       step: 0,
       chosen: null,
     };
-    store.set({ generation, computeError: null });
+    store.set({ generation, computeError: null, busy: null });
     continueGeneration();
   },
   onGenerationStep: (message) => {
@@ -110,11 +126,16 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
         step: g.step + 1,
         chosen: { label: message.label, p: message.chosenP, isEos: message.isEos },
       },
+      busy: null,
     });
     continueGeneration();
   },
   onError: ({ request, message }) => {
-    if (request === 'load' && loadingFiles) {
+    if (request === 'forward' || request === 'gen-start' || request === 'gen-step') store.set({ busy: null });
+    if (request === 'load' && restoring) {
+      restoring = null; // the model in use before the cancel did not load again
+      loadDefaultModel(t('run.restoreFailed', { message, name: DEFAULTS.preset }));
+    } else if (request === 'load' && loadingFiles) {
       // The worker keeps the previous model when files fail to load.
       const { model } = store.get();
       store.set({ filesStatus: { phase: 'error', message }, model: { ...model, status: model.info ? 'ready' : 'error', fraction: 1 } });
@@ -129,7 +150,15 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
 function loadModel() {
   const { preset, seed, config } = store.get();
   loadingFiles = null;
-  store.set({ model: { status: 'building', fraction: 0, info: null, error: null }, result: null, generation: null, playing: false });
+  restoring = null;
+  store.set({
+    model: { status: 'building', fraction: 0, info: null, error: null },
+    result: null,
+    generation: null,
+    playing: false,
+    files: null, // a model from files is no longer the one in use
+    filesStatus: null,
+  });
   client.load({ preset, seed, config });
 }
 
@@ -140,20 +169,44 @@ async function loadFiles(fileList) {
     return store.set({ filesStatus: { phase: 'error', message: t('files.noConfig') } });
   }
   loadingFiles = chosen;
+  restoring = null;
   const name = chosen.weights.name;
-  const weights = await readWithProgress(chosen.weights, (fraction) => store.set({ filesStatus: { phase: 'reading', fraction, name } }));
+  readingFiles?.abort();
+  const reading = (readingFiles = new AbortController());
+  let weights;
+  try {
+    const onProgress = (fraction) => reading.signal.aborted || store.set({ filesStatus: { phase: 'reading', fraction, name } });
+    weights = await readWithProgress(chosen.weights, onProgress, reading.signal);
+  } catch (error) {
+    if (reading.signal.aborted) return; // cancelled, or newer files chosen
+    throw error;
+  } finally {
+    if (readingFiles === reading) readingFiles = null;
+  }
   const heads = Number($('pth-heads').value);
-  client.loadFiles({
-    config: chosen.config ? await chosen.config.text() : undefined,
-    tokenizer: chosen.tokenizer ? await chosen.tokenizer.text() : undefined,
-    weights,
-    hints: Number.isSafeInteger(heads) && heads > 0 ? { numAttentionHeads: heads } : {},
-  });
+  client.loadFiles(
+    {
+      config: chosen.config ? await chosen.config.text() : undefined,
+      tokenizer: chosen.tokenizer ? await chosen.tokenizer.text() : undefined,
+      weights,
+      hints: Number.isSafeInteger(heads) && heads > 0 ? { numAttentionHeads: heads } : {},
+    },
+    chosen.weights,
+  );
 }
 
 // What to send for the current input: {ids, tokens} computed here, or
 // {text, viaWorker} for the loaded tokenizer in the worker, or {error}.
+// Several views ask on every keystroke: the answer is kept until its inputs change.
+let tokensShown = { inputs: [], tokens: null };
 function currentTokens() {
+  const { text, model, inputMode, files, lang } = store.get();
+  const inputs = [text, model.info, inputMode, files?.tokenizer, lang];
+  if (!inputs.every((value, k) => value === tokensShown.inputs[k])) tokensShown = { inputs, tokens: tokensOfInput() };
+  return tokensShown.tokens;
+}
+
+function tokensOfInput() {
   const { text, model, inputMode, files } = store.get();
   if (!model.info) return { ids: [], tokens: [], dropped: 0 };
   if (inputMode === 'ids') {
@@ -173,10 +226,20 @@ function requestTokens(current) {
 
 function compute() {
   const { model, causal, scale } = store.get();
-  if (!model.info) return;
+  if (!model.info || model.status === 'building') return;
   const current = currentTokens();
-  if (!current.viaWorker && current.ids.length === 0) return store.set({ result: null });
+  if (!current.viaWorker && current.ids.length === 0) {
+    redrawTimer.drawn(performance.now());
+    return store.set({ result: null, busy: null, stale: false });
+  }
   client.forward(requestTokens(current), { causal, scale });
+  store.set({ busy: { kind: 'forward', since: client.pendingSince('forward') } });
+}
+
+// What a forward pass depends on besides the model.
+function computeKey() {
+  const { text, inputMode, causal, scale } = store.get();
+  return JSON.stringify([text, inputMode, causal, scale]);
 }
 
 function samplingOptions() {
@@ -201,6 +264,7 @@ function requestSteps(count) {
   const current = currentTokens();
   if (!current.viaWorker && current.ids.length === 0) return;
   client.startGeneration(requestTokens(current), { chat: $('gen-chat').checked, sampling: samplingOptions() });
+  store.set({ busy: { kind: 'generation', since: client.pendingSince('gen-start') } });
 }
 
 function continueGeneration() {
@@ -211,6 +275,7 @@ function continueGeneration() {
   }
   stepsWanted -= 1;
   client.step();
+  store.set({ busy: { kind: 'generation', since: client.pendingSince('gen-step') } });
 }
 
 function resetGeneration() {
@@ -221,8 +286,133 @@ function resetGeneration() {
 let computeTimer = null;
 function computeSoon() {
   clearTimeout(computeTimer);
-  if (lastComputeMs < SLOW_FORWARD_MS) compute();
-  else computeTimer = setTimeout(compute, Math.min(MAX_TYPING_DEBOUNCE_MS, lastComputeMs));
+  if (lastComputeMs < SLOW_FORWARD_MS) return compute();
+  client.supersede('forward'); // the answer for older text must not be drawn meanwhile
+  computeTimer = setTimeout(compute, Math.min(MAX_TYPING_DEBOUNCE_MS, lastComputeMs));
+}
+
+// ---------------------------------------------------------------- long runs
+
+const runStatus = new RunStatusView($('run-status'), { onCancel: (run) => cancelRun(run) });
+
+function modelName(s = store.get()) {
+  return s.files ? s.files.name : s.config ? `${s.preset} + ${t('model.custom')}` : s.preset;
+}
+
+// What runs now, for the run bar: {kind, text, fraction (null: unknown), since, delayed, cancellable}.
+function currentRun(s = store.get()) {
+  const f = s.filesStatus;
+  if (f?.phase === 'reading')
+    return {
+      kind: 'files-read',
+      text: t('files.reading', { name: f.name, percent: Math.round(f.fraction * 100) }),
+      fraction: f.fraction,
+      since: 0,
+      cancellable: true,
+    };
+  if (f?.phase === 'parsing' && !restoring)
+    return {
+      kind: 'files',
+      text: t('files.parsing', { name: f.name }),
+      fraction: null,
+      since: client.pendingSince('load') ?? performance.now(),
+      cancellable: true,
+    };
+  if (s.model.status === 'building') {
+    const text = t(restoring ? 'run.restoring' : 'model.building', { name: modelName(s), percent: Math.round(s.model.fraction * 100) });
+    return { kind: restoring ? 'restore' : 'build', text, fraction: s.model.fraction, since: 0, cancellable: true };
+  }
+  if (s.busy?.kind === 'forward') {
+    const T = currentTokens().ids?.length;
+    const text = T === undefined ? t('run.computingText') : t('run.computing', { count: T });
+    return { kind: 'forward', text, fraction: null, since: s.busy.since, delayed: true, cancellable: true };
+  }
+  if (s.busy?.kind === 'generation')
+    return {
+      kind: 'generation',
+      text: t('run.generating', { step: (s.generation?.step ?? 0) + 1 }),
+      fraction: null,
+      since: s.busy.since,
+      delayed: true,
+      cancellable: true,
+    };
+  return null;
+}
+
+function renderRunStatus() {
+  const s = store.get();
+  runStatus.render(currentRun(s), s.notice, (seconds) => t('run.elapsed', { seconds }));
+}
+
+// A notice of what the page went back to; a new object each time, so it shows again.
+function notice(text) {
+  return { text };
+}
+
+function loadDefaultModel(message) {
+  store.set({ preset: DEFAULTS.preset, seed: DEFAULTS.seed, config: null, described: null, layer: 0, head: 0, row: null, files: null });
+  loadModel();
+  store.set({ notice: notice(message) });
+}
+
+// Cancel: the page stops reading files itself; anything in the worker stops
+// only with the worker, which then loads the model in use before again.
+function cancelRun(run) {
+  if (!run) return;
+  if (run.kind === 'files-read') {
+    readingFiles?.abort();
+    readingFiles = null;
+    loadingFiles = loadedFiles;
+    const name = store.get().filesStatus?.name;
+    store.set({ filesStatus: null, notice: notice(t('run.cancelledFiles', { name, previous: modelName() })) });
+    return;
+  }
+  const s = store.get();
+  clearTimeout(computeTimer);
+  stepsWanted = 0;
+  if (run.kind === 'restore') {
+    // The model in use before did not come back quickly enough: start from the default.
+    client.cancel({ reload: false });
+    restoring = null;
+    return loadDefaultModel(t('run.cancelledRestore', { name: modelName(s), fallback: DEFAULTS.preset }));
+  }
+  const cancelled = run.kind === 'files' ? s.filesStatus.name : modelName(s);
+  const reloading = client.cancel();
+  if (!reloading) {
+    restoring = null;
+    return loadDefaultModel(t(loadedFiles ? 'run.filesGone' : 'run.cancelledFirst', { name: cancelled, fallback: DEFAULTS.preset }));
+  }
+  // forward or generation: the same model comes back and its matrices stay.
+  const keep = run.kind === 'forward' || run.kind === 'generation';
+  restoring = { keep, key: keep ? computeKey() : null };
+  loadingFiles = reloading.files ? loadedFiles : null;
+  const back = reloading.files
+    ? reloading.name
+    : reloading.spec.config
+      ? `${reloading.spec.preset} + ${t('model.custom')}`
+      : reloading.spec.preset;
+  const patch = {
+    model: { status: 'building', fraction: 0, info: keep ? s.model.info : null, error: null },
+    busy: null,
+    playing: false,
+    generation: null,
+  };
+  if (!keep) Object.assign(patch, { result: null, filesStatus: null });
+  if (!keep && reloading.spec)
+    Object.assign(patch, {
+      preset: reloading.spec.preset,
+      seed: reloading.spec.seed,
+      config: reloading.spec.config ?? null,
+      described: null,
+    });
+  if (keep) patch.stale = Boolean(s.busy?.kind === 'forward') || s.stale;
+  const message =
+    run.kind === 'forward'
+      ? t('run.cancelledForward')
+      : run.kind === 'generation'
+        ? t('run.cancelledGeneration')
+        : t(run.kind === 'files' ? 'run.cancelledFiles' : 'run.cancelledBuild', { name: cancelled, previous: back });
+  store.set({ ...patch, notice: notice(message) });
 }
 
 // ---------------------------------------------------------------- views
@@ -316,7 +506,11 @@ function renderFiles() {
     const info = store.get().model.info;
     const loaded = t('files.loaded', {
       name: f.name,
-      mib: (info.weight_bytes / 2 ** 20).toFixed(1),
+      // As kept in memory: float16 checkpoints stay float16 (exact, half the bytes).
+      mib: ((info.stored_weights?.bytes ?? info.weight_bytes) / 2 ** 20).toFixed(1),
+      storage: Object.keys(info.stored_weights?.tensors_by_storage ?? { F32: 1 })
+        .map((name) => ({ F32: 'float32', F16: 'float16', BF16: 'bfloat16' })[name])
+        .join(' + '),
       tokenizer: files?.tokenizer ? t('files.withTokenizer') : '',
     });
     $('files-status').textContent = files?.assumed.length ? `${loaded} ${t('files.assumed', { keys: files.assumed.join(', ') })}` : loaded;
@@ -372,7 +566,7 @@ function renderModelPanel() {
   const progress = $('build-progress');
   progress.hidden = s.model.status !== 'building';
   progress.value = s.model.fraction;
-  const name = s.files ? s.files.name : s.config ? `${s.preset} + ${t('model.custom')}` : s.preset;
+  const name = modelName(s);
   const info = s.model.info;
   $('model-status').textContent =
     s.model.status === 'building'
@@ -413,13 +607,17 @@ function fillConfigForm(info) {
   form.elements.use_qk_norm.checked = info.use_qk_norm;
 }
 
+let derivedShown = []; // [info, described, T, lang] last drawn: a new result of the same length changes nothing
 function renderDerived() {
   const s = store.get();
   const info = s.described?.info ?? s.model.info;
+  const T = info ? (s.result?.T ?? currentTokens().ids?.length ?? 0) : 0;
+  const shownNow = [info, s.described, T, s.lang];
+  if (shownNow.every((value, k) => value === derivedShown[k])) return;
+  derivedShown = shownNow;
   const dl = $('derived');
   dl.replaceChildren();
   if (info) {
-    const T = s.result?.T ?? currentTokens().ids?.length ?? 0;
     const d = info.derived;
     const H = info.num_attention_heads;
     const rows = [
@@ -486,8 +684,9 @@ function renderMatrix() {
   const info = s.model.info;
   const result = shown(s);
   const causal = causalShown(s);
-  $('compute-message').hidden = !s.computeError;
-  $('compute-message').textContent = s.computeError ? t('error.compute', { message: s.computeError }) : '';
+  const computeMessage = s.computeError ? t('error.compute', { message: s.computeError }) : s.stale && !s.generation ? t('run.stale') : '';
+  $('compute-message').hidden = !computeMessage;
+  $('compute-message').textContent = computeMessage;
   if (!info || !result) {
     $('view-title').textContent = '';
     $('stage-caption').textContent = '';
@@ -534,6 +733,7 @@ function renderMatrix() {
   const weights = headMatrix(entries.get(s.layer, 'attn_weights'), s.head, T);
   renderRowExplanation($('row-explanation'), { tokens, weights, row: s.row, t });
   renderToggleNote(weights, T, Dh);
+  markTimings(result);
   renderOverview($('overview'), {
     entries,
     layers: info.num_hidden_layers,
@@ -546,7 +746,6 @@ function renderMatrix() {
     t,
     onOpen: (layer, head) => store.set({ layer, head }),
   });
-  markTimings();
 }
 
 function renderToggleNote(weights, T, Dh) {
@@ -565,26 +764,53 @@ function renderToggleNote(weights, T, Dh) {
   $('toggle-note').textContent = notes.join(' ');
 }
 
-function markTimings() {
-  const now = performance.now();
+let timedResult = null; // the newest result drawn
+function markTimings(result) {
   if (!firstMatrixDrawn) {
     firstMatrixDrawn = true;
     performance.mark('minimind:first-matrix');
   }
-  if (inputTime !== null) {
-    performance.measure('minimind:keystroke-to-redraw', { start: inputTime, end: now });
-    inputTime = null;
+  if (result !== timedResult) {
+    timedResult = result;
+    if (result.sentAt !== undefined) redrawTimer.drawn(result.sentAt); // keystroke-to-redraw ends after this frame
   }
   document.body.dataset.ready = 'true';
 }
 
 // ---------------------------------------------------------------- state -> views
 
-const SHAREABLE = ['text', 'inputMode', 'preset', 'seed', 'config', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'lang'];
+// While typing, the URL is rewritten once the typing pauses: history.replaceState
+// is a round trip to the browser (and Chrome throttles pages that call it on
+// every keystroke); any other change writes it at once.
+const URL_TYPING_DELAY_MS = 300;
+let urlTimer = null;
+function writeUrl(typing = false) {
+  clearTimeout(urlTimer);
+  urlTimer = typing ? setTimeout(writeUrl, URL_TYPING_DELAY_MS) : null;
+  if (!typing) history.replaceState(null, '', `${location.pathname}${writeUrlState(store.get())}${location.hash}`);
+}
+
+const SHAREABLE = [
+  'text',
+  'inputMode',
+  'preset',
+  'seed',
+  'config',
+  'layer',
+  'head',
+  'stage',
+  'causal',
+  'scale',
+  'row',
+  'lang',
+  'lesson',
+  'lab',
+  'embed',
+];
 
 store.subscribe((state, changed) => {
   if (changed.has('lang')) renderStatic();
-  if (SHAREABLE.some((k) => changed.has(k))) history.replaceState(null, '', `${location.pathname}${writeUrlState(state)}${location.hash}`);
+  if (SHAREABLE.some((k) => changed.has(k))) writeUrl(SHAREABLE.every((k) => !changed.has(k) || k === 'text' || k === 'row'));
   if (['text', 'model', 'lang', 'inputMode', 'result', 'files'].some((k) => changed.has(k))) renderInput();
   if (['filesStatus', 'files', 'model', 'lang'].some((k) => changed.has(k))) renderFiles();
   if (['generation', 'playing', 'model', 'files', 'lang'].some((k) => changed.has(k))) renderGeneration();
@@ -592,14 +818,15 @@ store.subscribe((state, changed) => {
   if (changed.has('model') && state.model.info && !state.described) fillConfigForm(state.model.info);
   if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   if (['model', 'layer', 'head', 'stage', 'causal', 'scale'].some((k) => changed.has(k))) renderSelectors();
-  if (['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model'].some((k) => changed.has(k)))
+  if (['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model', 'stale'].some((k) => changed.has(k)))
     renderMatrix();
+  if (['model', 'filesStatus', 'busy', 'notice', 'generation', 'files', 'lang'].some((k) => changed.has(k))) renderRunStatus();
 });
 
 // ---------------------------------------------------------------- events
 
 $('text').addEventListener('input', (event) => {
-  inputTime = performance.now();
+  redrawTimer.keystroke(event);
   store.set({ text: event.target.value, row: null });
   if (store.get().generation) resetGeneration();
   computeSoon();
@@ -722,4 +949,6 @@ renderInput();
 renderModelPanel();
 renderSelectors();
 if (store.get().config) client.describe(store.get().preset, store.get().config);
+setupLessonMode({ store, t, $, workerUrl: new URL('./worker.js', import.meta.url), hooks: { loadModel, compute, resetGeneration } });
+setupEmbed({ store, t, $ });
 loadModel();

@@ -13,15 +13,16 @@ export function scaleFor(stage, values) {
   let maxAbs = 0;
   for (const v of values) if (Number.isFinite(v)) maxAbs = Math.max(maxAbs, Math.abs(v));
   if (maxAbs === 0) maxAbs = 1;
-  // PuOr runs orange (t = 0) to purple (t = 1): negative scores orange.
+  // d3's PuOr runs dark purple (t = 0) to brown-orange (t = 1): negative scores purple.
   return { color: (v) => interpolatePuOr(0.5 + v / (2 * maxAbs)), min: -maxAbs, max: maxAbs, diverging: true };
 }
 
 /** Black or white text, whichever reads better on `rgb`. */
 export function textColorOn(rgb) {
-  const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(rgb) ?? /#(..)(..)(..)/.exec(rgb);
-  if (!m) return '#000';
-  const [r, g, b] = m.slice(1, 4).map((x) => (x.length === 2 && /[a-f]/i.test(x) ? parseInt(x, 16) : Number(x)));
+  const decimal = /rgb\((\d+), (\d+), (\d+)\)/.exec(rgb);
+  const hex = decimal ? null : /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(rgb);
+  if (!decimal && !hex) return '#000';
+  const [r, g, b] = (decimal ?? hex).slice(1, 4).map((x) => (hex ? parseInt(x, 16) : Number(x)));
   return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#000' : '#fff';
 }
 

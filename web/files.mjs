@@ -13,13 +13,20 @@ export function classifyFiles(fileList) {
   };
 }
 
-/** The file's bytes as an ArrayBuffer; onProgress(fraction) as chunks arrive. */
-export async function readWithProgress(file, onProgress) {
+/**
+ * The file's bytes as an ArrayBuffer; onProgress(fraction) as chunks arrive.
+ * An aborted `signal` stops reading and rejects with its reason.
+ */
+export async function readWithProgress(file, onProgress, signal = null) {
   const buffer = new Uint8Array(file.size);
   const reader = file.stream().getReader();
   let offset = 0;
   onProgress(0);
   for (;;) {
+    if (signal?.aborted) {
+      reader.cancel();
+      throw signal.reason;
+    }
     const { done, value } = await reader.read();
     if (done) break;
     buffer.set(value, offset);

@@ -1,10 +1,12 @@
 // The shareable part of the state <-> the URL's query string, so that any
 // view can be sent as a link and restored exactly.
+import { exampleById, exampleLesson } from './lesson_examples.mjs';
+
 export const STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
 export const DEFAULTS = {
   text: '小明 把 苹果 给了 小红 ， 她 很 开心',
-  inputMode: 'text', // 'text' or 'ids' (token ids typed directly)
+  inputMode: 'text', // 'text', 'ids' (token ids typed directly) or 'manual' (lesson 2.5's Q, K, V by hand)
   preset: 'lab-a',
   seed: 0,
   config: null, // config edits (Hugging Face keys) on top of the preset, or null
@@ -15,7 +17,37 @@ export const DEFAULTS = {
   scale: true,
   row: null, // selected query row
   lang: null, // null: follow the browser
+  // Lesson mode's typed matrices (texts as typed); `example` names the
+  // lesson 2.5 example they came from, null once edited.
+  lesson: exampleLesson(exampleById('she')),
+  lab: null, // 'lab-a' | 'lab-b': lesson 11's lab record shown
+  embed: false, // the compact iframe view: the figure only
 };
+
+export const LABS = ['lab-a', 'lab-b']; // lesson 11's lab presets
+const LESSON_TEXTS = ['q', 'k', 'v', 'scores', 'labels'];
+const EMPTY_LESSON = { example: null, kind: 'qkv', q: '', k: '', v: '', scores: '', labels: '', decimals: 4 };
+
+/** Lesson mode's part of the query string: an example's id, then what differs from it. */
+function readLesson(q) {
+  const example = exampleById(q.get('example'));
+  const edited = q.get('example') === 'none' || ['kind', ...LESSON_TEXTS].some((key) => q.has(key));
+  const lesson = { ...(example ? exampleLesson(example) : edited ? EMPTY_LESSON : DEFAULTS.lesson) };
+  if (q.get('kind') === 'scores' || q.get('kind') === 'qkv') lesson.kind = q.get('kind');
+  for (const key of LESSON_TEXTS) if (q.has(key)) lesson[key] = q.get(key).slice(0, 20000);
+  lesson.decimals = integer(q.get('dp'), lesson.decimals, 1, 6);
+  const from = lesson.example ? exampleLesson(exampleById(lesson.example)) : null;
+  if (from && ['kind', ...LESSON_TEXTS].some((key) => lesson[key] !== from[key])) lesson.example = null;
+  return lesson;
+}
+
+function writeLesson(lesson, q) {
+  const base = lesson.example ? exampleLesson(exampleById(lesson.example)) : EMPTY_LESSON;
+  if (lesson.example !== DEFAULTS.lesson.example) q.set('example', lesson.example ?? 'none');
+  if (lesson.kind !== base.kind) q.set('kind', lesson.kind);
+  for (const key of LESSON_TEXTS) if (lesson[key] !== base[key]) q.set(key, lesson[key]);
+  if (lesson.decimals !== base.decimals) q.set('dp', String(lesson.decimals));
+}
 
 function integer(value, fallback, min = 0, max = 1 << 20) {
   if (value === null || !/^\d+$/.test(value)) return fallback;
@@ -27,8 +59,11 @@ function integer(value, fallback, min = 0, max = 1 << 20) {
 export function readUrlState(search) {
   const q = new URLSearchParams(search);
   const state = { ...DEFAULTS };
+  state.embed = q.get('embed') === '1';
   if (q.has('text')) state.text = q.get('text').slice(0, 10000);
-  if (q.get('input') === 'ids') state.inputMode = 'ids';
+  if (q.get('input') === 'ids' || q.get('input') === 'manual') state.inputMode = q.get('input');
+  if (state.inputMode === 'manual') state.lesson = readLesson(q);
+  if (LABS.includes(q.get('lab'))) state.lab = q.get('lab');
   if (q.has('preset')) state.preset = q.get('preset');
   state.seed = integer(q.get('seed'), DEFAULTS.seed, 0, Number.MAX_SAFE_INTEGER);
   if (q.has('config')) {
@@ -52,8 +87,11 @@ export function readUrlState(search) {
 /** Query string of the non-default parts of `state`. */
 export function writeUrlState(state) {
   const q = new URLSearchParams();
+  if (state.embed) q.set('embed', '1');
   if (state.text !== DEFAULTS.text) q.set('text', state.text);
   if (state.inputMode !== DEFAULTS.inputMode) q.set('input', state.inputMode);
+  if (state.inputMode === 'manual' && state.lesson) writeLesson(state.lesson, q);
+  if (state.lab) q.set('lab', state.lab);
   if (state.preset !== DEFAULTS.preset) q.set('preset', state.preset);
   if (state.seed !== DEFAULTS.seed) q.set('seed', String(state.seed));
   if (state.config) q.set('config', JSON.stringify(state.config));

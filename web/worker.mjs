@@ -7,9 +7,12 @@
 //                 {type: 'forward', id, ids | text, causal, scale}
 //                 {type: 'describe', id, preset, config}
 //                 {type: 'gen-start', id, ids | text, chat, sampling}, {type: 'gen-step', id}
+//                 {type: 'lesson', id, kind: 'qkv', q, k, v, causal, scale} | {type: 'lesson', id, kind: 'scores', scores, causal}
+//                 {type: 'lab', id, preset, seed}
 // worker -> main: {type: 'progress', id, fraction, phase}
 //                 {type: 'loaded', id, info, files?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
+//                 {type: 'lesson-result', id, raw, scaled, masked, weights, output?} | {type: 'lab-record', id, preset, seed, text}
 //                 {type: 'error', id, message}
 // A model that fails to load from files leaves the previous one in place.
 import { chatPrompt, loadMiniMind } from '../js/minimind.mjs';
@@ -200,13 +203,28 @@ function handleGenStep(message) {
   );
 }
 
+// Lesson 2.5 by hand on typed matrices (no model needed); masked entries are -Infinity.
+function handleLesson(mm, message) {
+  const { kind, q, k, v, scores, causal, scale } = message;
+  const result = kind === 'scores' ? mm.lessonSoftmax(scores, { causal }) : mm.lessonAttention({ q, k, v, causal, scale });
+  const matrices = {};
+  for (const [name, m] of Object.entries(result)) if (m) matrices[name] = { shape: m.shape, data: m.data };
+  self.postMessage({ type: 'lesson-result', id: message.id, ...matrices });
+}
+
+// Lesson 11's lab record, built by the core on the lab's own preset.
+function handleLab(mm, message) {
+  const text = mm.labRecord(message.preset, message.seed);
+  self.postMessage({ type: 'lab-record', id: message.id, preset: message.preset, seed: message.seed, text });
+}
+
 // Only the newest request of each kind is worth doing; a load must come before
 // the forward that follows it.
 function takeLatest() {
   const latest = {};
   for (const message of queue) latest[message.type] = message;
   queue = [];
-  return ['describe', 'load', 'forward', 'gen-start', 'gen-step'].map((type) => latest[type]).filter(Boolean);
+  return ['describe', 'load', 'forward', 'gen-start', 'gen-step', 'lesson', 'lab'].map((type) => latest[type]).filter(Boolean);
 }
 
 async function drain() {
@@ -222,6 +240,8 @@ async function drain() {
           else if (message.type === 'describe') handleDescribe(mm, message);
           else if (message.type === 'gen-start') handleGenStart(message);
           else if (message.type === 'gen-step') handleGenStep(message);
+          else if (message.type === 'lesson') handleLesson(mm, message);
+          else if (message.type === 'lab') handleLab(mm, message);
         } catch (error) {
           self.postMessage({ type: 'error', id: message.id, request: message.type, message: String(error?.message ?? error) });
         }

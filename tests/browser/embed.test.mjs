@@ -324,6 +324,113 @@ test('attributes redraw; a bad one shows its message in the element and fixing i
   await page.close();
 });
 
+test('view="lesson": typed Q, K, V are computed as the JS API computes them; bad input shows lesson mode’s message and recovers', async () => {
+  const { page, errors } = await openHost();
+  await waitForState(page, ['first'], 'ready');
+  const typed = { q: '1 0 2; 0 1 -1', k: '1 1 0\n0 2 1\n1 0 1', v: '1,2; 3,4; 5,6' };
+  const stage = 'scores_raw scaled masked weights output';
+  let result = await update(page, 'first', { ...typed, labels: 'A B <i>C</i>', stage, decimals: '3' });
+  assert.equal(result.type, 'minimind-ready');
+  const mm = await loadMiniMind();
+  const want = mm.lessonAttention({
+    q: [
+      [1, 0, 2],
+      [0, 1, -1],
+    ],
+    k: [
+      [1, 1, 0],
+      [0, 2, 1],
+      [1, 0, 1],
+    ],
+    v: [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ],
+    causal: true,
+    scale: true,
+  });
+  const rows = ({ shape, data }) => Array.from({ length: shape[0] }, (_, i) => Array.from(data.subarray(i * shape[1], (i + 1) * shape[1])));
+  const matrices = await page.evaluate(() => document.getElementById('first').matrices);
+  for (const name of ['raw', 'scaled', 'masked', 'weights', 'output']) assert.deepEqual(matrices[name], rows(want[name]), name);
+  assert.deepEqual(result.weights, rows(want.raw), 'weights is the first step drawn');
+  // Under the causal mask the 2 queries are the last 2 of the 3 keys; −∞ is printed as the lesson writes it; labels stay text.
+  const masked = await page.evaluate(() => {
+    const panel = document.getElementById('first').shadowRoot.querySelector('.panel[data-stage="masked"]');
+    return {
+      cols: [...panel.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
+      rows: [...panel.querySelectorAll('tbody th')].map((th) => th.textContent),
+      text: [...panel.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      stages: [...document.getElementById('first').shadowRoot.querySelectorAll('.panel')].map((p) => p.dataset.stage),
+      injected: document.getElementById('first').shadowRoot.querySelectorAll('i').length,
+    };
+  });
+  assert.deepEqual(masked.stages, ['raw', 'scaled', 'masked', 'weights', 'output']);
+  assert.deepEqual(masked.cols, ['A', 'B', '<i>C</i>']);
+  assert.deepEqual(masked.rows, ['B', '<i>C</i>']);
+  assert.equal(masked.text[0][2], '−∞');
+  assert.equal(masked.injected, 0);
+  assert.match(await shadowText(page, 'first', '.model'), /^Q \[2, 3\] · K \[3, 3\] · V \[3, 2\] · d = 3 · causal mask on · ÷ √d on$/);
+  // Its link opens lesson mode on the same matrices and switches.
+  const link = await page.evaluate(() => document.getElementById('first').shadowRoot.querySelector('a').href);
+  const state = readUrlState(new URL(link).search);
+  assert.equal(state.inputMode, 'manual');
+  assert.deepEqual([state.lesson.q, state.lesson.k, state.lesson.v, state.lesson.decimals], [typed.q, typed.k, typed.v, 3]);
+  assert.deepEqual([state.causal, state.scale], [true, true]);
+
+  // An example takes the lesson's switches unless told otherwise.
+  result = await update(page, 'first', { q: null, k: null, v: null, labels: null, decimals: null, stage: 'weights', example: 'she' });
+  assert.equal(result.type, 'minimind-ready');
+  assert.deepEqual(
+    result.weights[2].map((x) => x.toFixed(3)),
+    ['0.493', '0.128', '0.380'],
+  );
+  assert.equal(await shadowText(page, 'first', '.title'), '她 → 小红 (Q·Kᵀ, softmax)');
+
+  for (const [attributes, message] of [
+    [{ example: null, q: '0.1 abc', k: '1 2' }, /Q, row 1, column 2: “abc” is not a number\./],
+    [{ q: '1 2 3' }, /Q has 3 columns and K has 2/],
+    [{ q: '1 2', stage: 'output' }, /stage "output" is weights · V/],
+    [{ stage: 'softmax' }, /stage must be one of raw, scaled, masked, weights, output, got "softmax"/],
+    [{ stage: null, example: 'nope' }, /example must be one of she, flow, softmax, random, masked-softmax, causal/],
+    [{ example: null, scores: '1 2' }, /give either q and k \(and v\), or scores, not both/],
+    [{ q: null, k: null, scores: null, view: 'lab', preset: 'minimind2' }, /preset must be lab-a or lab-b, got "minimind2"/],
+  ]) {
+    result = await update(page, 'first', attributes);
+    assert.equal(result.type, 'minimind-error', JSON.stringify(attributes));
+    assert.match(await shadowText(page, 'first', '.status'), message);
+  }
+  // view="lab": the core's record of the lab.
+  result = await update(page, 'first', { preset: 'lab-b' });
+  assert.equal(result.type, 'minimind-ready');
+  const record = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.getElementById('first').shadowRoot.querySelectorAll('table.record tr[data-key]')].map((tr) => [
+        tr.dataset.key,
+        tr.querySelector('.ours').textContent,
+      ]),
+    ),
+  );
+  assert.equal(record['scores.shape'], '(2, 6, 5, 5)');
+  const lines = mm.labRecord('lab-b', 0).split('\n');
+  const printed = lines.slice(lines.indexOf('attention weights for batch 0, head 0 =') + 1, -1).slice(0, 5);
+  assert.deepEqual(
+    result.weights.map((row) => `  [${row.map((x) => x.toFixed(4)).join(', ')}]`),
+    printed,
+  );
+  assert.deepEqual(
+    readUrlState(new URL(await page.evaluate(() => document.getElementById('first').shadowRoot.querySelector('a').href)).search).lab,
+    'lab-b',
+  );
+  // Back to the model's heatmap.
+  result = await update(page, 'first', { view: null, preset: null, example: null });
+  assert.equal(result.type, 'minimind-ready');
+  assertClose(result.weights, (await expected({})).rows, 'back to the heatmap');
+  assert.equal(await page.evaluate(() => document.getElementById('first').matrices), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a large preset shows "building" while it builds, then its numbers', async () => {
   const { page, errors } = await openHost();
   await waitForState(page, ['second'], 'ready');

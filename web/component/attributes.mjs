@@ -2,9 +2,18 @@
 // page's (url_state.mjs), so a bare element shows what the playground shows
 // first. A malformed attribute becomes a problem to display, never an
 // exception: {key, params} for embedText().
-import { DEFAULTS, STAGES } from '../url_state.mjs';
+// view="lesson" is lesson 2.5's hand computation (an `example` of
+// lesson_examples.mjs and/or typed q, k, v or scores); view="lab" is lesson
+// 11's lab record (preset lab-a or lab-b).
+import { EXAMPLE_IDS, LESSON_STAGES, exampleById, exampleLesson } from '../lesson_examples.mjs';
+import { DEFAULTS, LABS, STAGES } from '../url_state.mjs';
 
-export const VIEWS = ['heatmap', 'table'];
+export const VIEWS = ['heatmap', 'table', 'lesson', 'lab'];
+// The lesson view's typed matrices; any of them without `view` means view="lesson".
+const LESSON_TEXTS = ['q', 'k', 'v', 'scores'];
+// The model's stage names stand for the lesson's steps too.
+const LESSON_STAGE_OF = { scores_raw: 'raw', scores_scaled: 'scaled', scores_masked: 'masked', attn_weights: 'weights' };
+const EMPTY_LESSON = { example: null, kind: 'qkv', q: '', k: '', v: '', scores: '', labels: '', decimals: 4 };
 
 export const ATTRIBUTES = [
   'text',
@@ -20,11 +29,16 @@ export const ATTRIBUTES = [
   'causal',
   'scale',
   'playground',
+  'example',
+  ...LESSON_TEXTS,
+  'labels',
+  'decimals',
 ];
 
-// "false", "0", "off" and "no" turn a switch off; absent or anything else keeps it on.
-function flag(value) {
-  return value === null || !/^(false|0|off|no)$/i.test(value.trim());
+// "false", "0", "off" and "no" turn a switch off; anything else turns it on;
+// absent: `fallback` (on, or what the lesson's example uses).
+function flag(value, fallback = true) {
+  return value === null ? fallback : !/^(false|0|off|no)$/i.test(value.trim());
 }
 
 function lang(value, fallback) {
@@ -69,6 +83,11 @@ export function readAttributes(get, browserLang) {
     }
   }
 
+  const typedLesson = get('example') !== null || LESSON_TEXTS.some((name) => get(name) !== null);
+  const view = get('view') === null && typedLesson ? 'lesson' : choice('view', VIEWS, VIEWS[0]);
+  const lesson = view === 'lesson' ? readLesson(get, problems) : null;
+  const example = lesson?.example ? exampleById(lesson.example) : null;
+
   const spec = {
     text: get('text') ?? DEFAULTS.text,
     preset: get('preset')?.trim() || DEFAULTS.preset,
@@ -76,18 +95,68 @@ export function readAttributes(get, browserLang) {
     seed: integer('seed', DEFAULTS.seed),
     layer: integer('layer', DEFAULTS.layer),
     head: integer('head', DEFAULTS.head),
-    stage: choice('stage', STAGES, DEFAULTS.stage),
-    view: choice('view', VIEWS, VIEWS[0]),
+    stage: view === 'heatmap' || view === 'table' ? choice('stage', STAGES, DEFAULTS.stage) : DEFAULTS.stage,
+    stages: view === 'lesson' ? lessonStages(get('stage'), problems) : null,
+    view,
+    lesson,
     lang: lang(get('lang'), browserLang),
     langGiven: lang(get('lang'), null) !== null,
     height: get('height')?.trim() || null,
-    causal: flag(get('causal')),
-    scale: flag(get('scale')),
+    causal: flag(get('causal'), example?.causal ?? true),
+    scale: flag(get('scale'), example?.scale ?? true),
     playground: get('playground')?.trim() || null,
   };
   if (spec.height !== null && globalThis.CSS?.supports && !CSS.supports('height', spec.height)) {
     problems.push({ key: 'embed.badHeight', params: { value: spec.height } });
     spec.height = null;
   }
+  if (view === 'lab') {
+    if (!LABS.includes(spec.preset)) problems.push({ key: 'embed.labPreset', params: { value: spec.preset } });
+    if (spec.config) problems.push({ key: 'embed.labConfig', params: {} });
+  }
   return { spec, problems };
+}
+
+/**
+ * The lesson view's matrices as lesson mode keeps them (url_state.mjs):
+ * the example's, with the typed attributes on top. `example` stays set only
+ * while nothing differs from it, so that a link can name it alone.
+ */
+function readLesson(get, problems) {
+  const id = get('example')?.trim() || null;
+  const example = id === null ? null : exampleById(id);
+  if (id !== null && !example)
+    problems.push({ key: 'embed.badChoice', params: { name: 'example', value: id, choices: EXAMPLE_IDS.join(', ') } });
+  const base = example ? exampleLesson(example) : EMPTY_LESSON;
+  const lesson = { ...base };
+  const typed = (name) => get(name) !== null;
+  const typedQkv = ['q', 'k', 'v'].some(typed);
+  if (typedQkv && typed('scores')) problems.push({ key: 'embed.lessonBoth', params: {} });
+  if (typedQkv) {
+    if (lesson.kind !== 'qkv') Object.assign(lesson, { kind: 'qkv', scores: '' });
+    for (const name of ['q', 'k', 'v']) if (typed(name)) lesson[name] = get(name);
+  } else if (typed('scores')) {
+    Object.assign(lesson, { kind: 'scores', q: '', k: '', v: '', scores: get('scores') });
+  }
+  if (typed('labels')) lesson.labels = get('labels');
+  const decimals = get('decimals');
+  if (decimals !== null && decimals.trim() !== '') {
+    if (/^[0-6]$/.test(decimals.trim())) lesson.decimals = Number(decimals);
+    else problems.push({ key: 'embed.badDecimals', params: { value: decimals } });
+  }
+  if (['kind', ...LESSON_TEXTS, 'labels'].some((key) => lesson[key] !== base[key])) lesson.example = null;
+  return lesson;
+}
+
+/** The lesson steps of `stage` ("weights", "raw weights", "scores_raw, attn_weights"), in the lesson's order. */
+function lessonStages(value, problems) {
+  if (value === null || value.trim() === '') return ['weights'];
+  const names = value.trim().split(/[\s,]+/);
+  const stages = names.map((name) => LESSON_STAGE_OF[name] ?? name);
+  const unknown = names.find((name, i) => !LESSON_STAGES.includes(stages[i]));
+  if (unknown !== undefined) {
+    problems.push({ key: 'embed.badChoice', params: { name: 'stage', value: unknown, choices: LESSON_STAGES.join(', ') } });
+    return ['weights'];
+  }
+  return LESSON_STAGES.filter((stage) => stages.includes(stage));
 }

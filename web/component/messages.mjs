@@ -1,7 +1,9 @@
 // The component's text (zh-CN, en). The terms it shares with the page (stage
 // names, "masked", the caption and table caption) are copies of the page's
 // (web/messages/), so that the bundle does not carry the page's whole
-// catalogue; tests/browser/embed.test.mjs checks that they stay equal.
+// catalogue; tests/browser/embed.test.mjs checks that they stay equal. The
+// lesson views' text is in lesson_messages.mjs.
+import { LESSON_EN, LESSON_PAGE_TERMS, LESSON_ZH_CN } from './lesson_messages.mjs';
 
 /** Keys whose text is the page's. */
 export const PAGE_TERMS = [
@@ -16,6 +18,7 @@ export const PAGE_TERMS = [
   'matrix.query',
   'matrix.key',
   'matrix.tableCaption',
+  ...LESSON_PAGE_TERMS,
 ];
 
 const en = {
@@ -47,6 +50,7 @@ const en = {
   'embed.dropped': 'only the first {max} tokens are drawn',
   'embed.cell': '{query} → {key}: {value}',
   'embed.cellMasked': '{query} → {key}: masked (future token)',
+  ...LESSON_EN,
 };
 
 const zhCN = {
@@ -78,6 +82,7 @@ const zhCN = {
   'embed.dropped': '只画出前 {max} 个 token',
   'embed.cell': '{query} → {key}：{value}',
   'embed.cellMasked': '{query} → {key}：被掩码（未来的 token）',
+  ...LESSON_ZH_CN,
 };
 
 export const CATALOGUES = { en, 'zh-CN': zhCN };

@@ -4,6 +4,10 @@
 // playground shows. One <script type="module"> defines it; every attribute
 // may change later (README: "Embed a live figure in a course page").
 //
+// view="lesson" and view="lab" draw the lessons' own numbers instead of a
+// model's matrix: lesson 2.5's hand computation and lesson 11's lab record
+// (lesson_figure.mjs).
+//
 // Everything lives in a shadow root. The module loads once, when the first
 // element scrolls near the viewport; one model per (preset, config, seed)
 // serves every element that shows it. Errors are shown inside the element
@@ -15,6 +19,7 @@ import { renderLegend } from '../views/legend.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
 import { ATTRIBUTES, readAttributes } from './attributes.mjs';
 import { cellAt, drawFigure, layoutFigure } from './figure.mjs';
+import { computeLab, computeLesson, renderLab, renderLesson, rowsOf } from './lesson_figure.mjs';
 import { embedText } from './messages.mjs';
 import { playgroundUrl } from './playground_link.mjs';
 import { acquireModel, describeModel, loadRuntime } from './runtime.mjs';
@@ -52,7 +57,7 @@ export class MiniMindAttention extends HTMLElement {
   #spec = null;
   #held = null; // {key, model, release} of the model shown
   #trace = null; // {key, entry}: the last forward's traced stage
-  #shown = null; // what is drawn: {tokens, values, T, masked, stage, ...}
+  #shown = null; // what is drawn: {tokens, values, T, masked, stage, ...}, or a lesson view's {view, rows, matrices, ...}
   #layout = null;
   #drawnSize = null;
   #focus = null; // {i, j} under the pointer
@@ -68,6 +73,7 @@ export class MiniMindAttention extends HTMLElement {
     parts.canvas = make('canvas', null, parts.plot);
     parts.canvas.setAttribute('role', 'img');
     parts.table = make('table', null, parts.plot);
+    parts.panels = make('div', 'panels', parts.plot);
     parts.status = make('div', 'status', frame);
     parts.status.setAttribute('role', 'status');
     parts.progress = make('progress', null, parts.status);
@@ -126,9 +132,14 @@ export class MiniMindAttention extends HTMLElement {
     this.#schedule();
   }
 
-  /** The drawn matrix (rows = queries, columns = keys) as number[][], or null. */
+  /** The drawn matrix (rows = queries, columns = keys) as number[][], or null; the first step drawn in a lesson view. */
   get weights() {
-    return this.#shown ? this.#rows() : null;
+    return this.#shown ? (this.#shown.rows ?? this.#rows()) : null;
+  }
+
+  /** A lesson view's matrices by step ({raw, scaled, masked, weights, output?}; the lab: {weights}) as number[][], else null. */
+  get matrices() {
+    return this.#shown?.matrices ?? null;
   }
 
   #rows() {
@@ -160,6 +171,7 @@ export class MiniMindAttention extends HTMLElement {
       if (!this.#shown) this.#showStatus('loading', t('embed.loading'));
       const mm = await loadRuntime();
       if (run !== this.#run) return;
+      if (spec.view === 'lesson' || spec.view === 'lab') return this.#showLesson(mm, spec);
       const described = describeModel(mm, spec);
       const { info, name } = described;
       for (const [key, value, count] of [
@@ -223,16 +235,33 @@ export class MiniMindAttention extends HTMLElement {
         .filter(Boolean)
         .join(' · '),
     };
+    this.#ready({ tokens: [...tokens], matrix: this.#rows(), layer, head, stage });
+  }
+
+  // The lessons' views need no model: the core computes them from the attributes (or the lab's preset) at once.
+  #showLesson(mm, spec) {
+    this.#held?.release();
+    this.#held = null;
+    this.#trace = null;
+    if (spec.view === 'lab') {
+      const lab = computeLab(mm, spec);
+      this.#shown = { view: 'lab', lab, tokens: lab.labels, rows: lab.weights, matrices: { weights: lab.weights } };
+      return this.#ready({ tokens: [...lab.labels], matrix: lab.weights, layer: 0, head: 0, stage: 'attn_weights' });
+    }
+    const lesson = computeLesson(mm, spec);
+    if (lesson.problems) return this.#fail(lesson.problems.map((p) => embedText(spec.lang, p.key, p.params)).join('; '));
+    const matrices = {};
+    for (const [name, matrix] of Object.entries(lesson.result)) if (matrix) matrices[name] = rowsOf(matrix);
+    const tokens = lesson.validation.labels.cols;
+    this.#shown = { view: 'lesson', lesson, tokens, rows: matrices[lesson.stages[0]], matrices };
+    this.#ready({ tokens: [...tokens], matrix: this.#shown.rows, layer: null, head: null, stage: lesson.stages.join(' '), matrices });
+  }
+
+  #ready(detail) {
     this.#focus = null;
     this.#showStatus('ready', ''); // first, so that the plot has its size when drawn
     this.#render();
-    this.dispatchEvent(
-      new CustomEvent('minimind-ready', {
-        bubbles: true,
-        composed: true,
-        detail: { tokens: [...tokens], matrix: this.#rows(), layer, head, stage },
-      }),
-    );
+    this.dispatchEvent(new CustomEvent('minimind-ready', { bubbles: true, composed: true, detail }));
   }
 
   #render() {
@@ -240,6 +269,21 @@ export class MiniMindAttention extends HTMLElement {
     const shown = this.#shown;
     const parts = this.#parts;
     const t = (key, params) => embedText(spec.lang, key, params);
+    parts.readout.textContent = '';
+    parts.link.href = playgroundUrl(spec);
+    parts.link.textContent = `${t('embed.open')} ↗`;
+    const lessonView = shown.view === 'lesson' || shown.view === 'lab';
+    parts.panels.hidden = !lessonView;
+    parts.legend.hidden = lessonView;
+    if (lessonView) {
+      parts.canvas.hidden = true;
+      parts.table.hidden = true;
+      const { title, details } =
+        shown.view === 'lab' ? renderLab(parts.panels, t, shown.lab) : renderLesson(parts.panels, t, spec, shown.lesson, shown.matrices);
+      parts.title.textContent = title;
+      parts.model.textContent = details;
+      return;
+    }
     const stageName = t(`stage.${shown.stage}`);
     parts.title.textContent = t('view.title', {
       layer: shown.layer,
@@ -250,9 +294,6 @@ export class MiniMindAttention extends HTMLElement {
     parts.model.textContent = shown.model;
     parts.canvas.setAttribute('aria-label', `${t('matrix.label')}. ${parts.title.textContent}`);
     renderLegend(parts.legend, { scale: shown.scale, stage: shown.stage, maskedLabel: t('matrix.masked'), showMasked: shown.maskedStage });
-    parts.readout.textContent = '';
-    parts.link.href = playgroundUrl(spec, shown);
-    parts.link.textContent = `${t('embed.open')} ↗`;
     const table = spec.view === 'table';
     parts.canvas.hidden = table;
     parts.table.hidden = !table;

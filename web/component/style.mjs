@@ -125,6 +125,85 @@ caption {
   color: #5b5b5b;
   padding-bottom: 2px;
 }
+/* Lesson views: one numbered table per step, side by side while they fit. */
+.panels-row {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 10px 18px;
+  align-items: flex-start;
+}
+.panel {
+  display: table; /* as wide as its table: the caption wraps instead of widening it */
+  margin: 0;
+}
+.panel figcaption {
+  display: table-caption;
+  padding-bottom: 3px;
+}
+.shape {
+  font: 11px ui-monospace, monospace;
+  color: #5b5b5b;
+}
+.panel .note {
+  display: block;
+  font-size: 12px;
+  color: #5b5b5b;
+}
+table.heat,
+table.record {
+  margin: 0;
+}
+table.heat td {
+  min-width: 3em;
+}
+thead th,
+tbody th {
+  background: #f4f4f4;
+}
+th.corner {
+  font-weight: 400;
+  color: #5b5b5b;
+}
+/* −∞ and the masked future: hatched as in the heatmap, never a colour of the scale. */
+table.heat td[data-masked] {
+  color: #333;
+  background: repeating-linear-gradient(135deg, #e4e4e4 0 5px, #c8c8c8 5px 6px);
+}
+.record-box {
+  /* As wide as the record when it fits: the matrix goes beside it, or below. */
+  flex: 0 1 auto;
+  max-width: 100%;
+  overflow-x: auto;
+}
+table.record th,
+table.record td {
+  text-align: left;
+  white-space: normal;
+}
+table.record .match {
+  white-space: nowrap;
+}
+table.record .code {
+  font-family: ui-monospace, monospace;
+  white-space: pre;
+}
+table.record .meaning {
+  min-width: 12em;
+  color: #5b5b5b;
+}
+.match.same {
+  color: #1b7a3a;
+}
+.match.differs {
+  color: #b00020;
+  font-weight: 600;
+}
+.lesson-note {
+  margin: 6px 0 0;
+  max-width: 60em;
+  font-size: 12px;
+  color: #5b5b5b;
+}
 [hidden] {
   display: none !important;
 }

@@ -1,5 +1,10 @@
-// The typed tokens as chips, each with its id.
+// The typed tokens as chips, each with its id (rebuilt only when they change).
+const drawn = new WeakMap(); // list -> the tokens and ids it shows
+
 export function renderChips(list, tokens, ids) {
+  const key = JSON.stringify([tokens, ids]);
+  if (drawn.get(list) === key) return;
+  drawn.set(list, key);
   list.replaceChildren(
     ...tokens.map((token, i) => {
       const item = document.createElement('li');

@@ -2,8 +2,11 @@
 // heatmap: queries are rows, keys are columns, token labels on both axes,
 // masked future cells hatched. Hover or focus (arrow keys) a cell to read
 // it; click a row or press Enter to select it. Labels are drawn with
-// fillText, so token text is never parsed as HTML.
+// fillText, so token text is never parsed as HTML. A redraw reads no
+// layout (the container's width comes from a ResizeObserver) and keeps the
+// canvas when its size has not changed, so typing redraws within a frame.
 import { hatchPattern, textColorOn } from '../colors.mjs';
+import { paintCells } from './cells.mjs';
 
 const FONT = '13px system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif';
 
@@ -14,6 +17,10 @@ export class HeatmapView {
   #layout = null;
   #focus = null; // {i, j}
   #handlers;
+  #width; // of the canvas's container, CSS px
+  #hatch = null;
+  #textWidths = new Map(); // token -> its width in FONT
+  #textColors = new Map(); // cell colour -> the colour of its number
 
   constructor(canvas, handlers) {
     this.#canvas = canvas;
@@ -31,6 +38,15 @@ export class HeatmapView {
     });
     canvas.addEventListener('blur', () => this.#setFocus(null, true));
     canvas.addEventListener('keydown', (e) => this.#key(e));
+    const container = canvas.parentElement;
+    this.#width = container?.clientWidth ?? 600;
+    if (container && globalThis.ResizeObserver) {
+      new ResizeObserver(() => {
+        if (container.clientWidth === this.#width) return;
+        this.#width = container.clientWidth;
+        if (this.#model) this.#draw();
+      }).observe(container);
+    }
   }
 
   /**
@@ -48,14 +64,23 @@ export class HeatmapView {
     return this.#canvas;
   }
 
+  #textWidth(token) {
+    let width = this.#textWidths.get(token);
+    if (width === undefined) {
+      this.#ctx.font = FONT;
+      width = this.#ctx.measureText(token).width;
+      if (this.#textWidths.size > 4096) this.#textWidths.clear();
+      this.#textWidths.set(token, width);
+    }
+    return width;
+  }
+
   #measure() {
     const { tokens } = this.#model;
-    const ctx = this.#ctx;
-    ctx.font = FONT;
-    const labelWidth = Math.min(140, Math.max(24, ...tokens.map((t) => ctx.measureText(t).width))) + 10;
-    const available = Math.max(200, (this.#canvas.parentElement?.clientWidth ?? 600) - labelWidth - 8);
+    const labelWidth = Math.min(140, Math.max(24, ...tokens.map((t) => this.#textWidth(t)))) + 10;
+    const available = Math.max(200, this.#width - labelWidth - 8);
     const cell = Math.max(10, Math.min(56, Math.floor(available / Math.max(1, tokens.length))));
-    const rotate = tokens.some((t) => ctx.measureText(t).width > cell - 4);
+    const rotate = tokens.some((t) => this.#textWidth(t) > cell - 4);
     const top = rotate ? Math.min(140, labelWidth * 0.75) + 8 : 24;
     return { cell, left: labelWidth, top, rotate, width: labelWidth + cell * tokens.length + 4, height: top + cell * tokens.length + 4 };
   }
@@ -65,40 +90,38 @@ export class HeatmapView {
     const layout = (this.#layout = this.#measure());
     const ratio = globalThis.devicePixelRatio || 1;
     const canvas = this.#canvas;
-    canvas.width = Math.round(layout.width * ratio);
-    canvas.height = Math.round(layout.height * ratio);
-    canvas.style.width = `${layout.width}px`;
-    canvas.style.height = `${layout.height}px`;
     const ctx = this.#ctx;
+    const width = Math.round(layout.width * ratio);
+    const height = Math.round(layout.height * ratio);
+    if (canvas.width !== width || canvas.height !== height) {
+      // A new size reallocates the canvas: only when the matrix grows or shrinks.
+      canvas.width = width;
+      canvas.height = height;
+      canvas.style.width = `${layout.width}px`;
+      canvas.style.height = `${layout.height}px`;
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, width, height);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, layout.width, layout.height);
-    ctx.font = FONT;
     const { tokens, values, masked, scale, decimals, selectedRow } = model;
     const T = tokens.length;
     const { cell, left, top } = layout;
-    const hatch = hatchPattern(ctx);
-    for (let i = 0; i < T; i += 1) {
-      for (let j = 0; j < T; j += 1) {
-        const x = left + j * cell;
-        const y = top + i * cell;
-        if (masked(i, j)) {
-          ctx.fillStyle = hatch;
-          ctx.fillRect(x, y, cell, cell);
-          continue;
-        }
-        const fill = scale.color(values[i * T + j]);
-        ctx.fillStyle = fill;
-        ctx.fillRect(x, y, cell, cell);
-        if (cell >= 34) {
-          ctx.fillStyle = textColorOn(fill);
-          ctx.textAlign = 'center';
-          ctx.textBaseline = 'middle';
-          ctx.font = '11px system-ui, sans-serif';
-          ctx.fillText(values[i * T + j].toFixed(decimals), x + cell / 2, y + cell / 2);
-          ctx.font = FONT;
+    this.#hatch ??= hatchPattern(ctx);
+    paintCells(ctx, { T, x: left, y: top, cell, values, masked, color: scale.color, hatch: this.#hatch });
+    if (cell >= 34) {
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.font = '11px system-ui, sans-serif';
+      for (let i = 0; i < T; i += 1) {
+        for (let j = 0; j < T; j += 1) {
+          if (masked(i, j)) continue;
+          const value = values[i * T + j];
+          ctx.fillStyle = this.#textColor(scale.color(value));
+          ctx.fillText(value.toFixed(decimals), left + j * cell + cell / 2, top + i * cell + cell / 2);
         }
       }
     }
+    ctx.font = FONT;
     // Grid lines, selected row, focused cell.
     ctx.strokeStyle = 'rgba(255,255,255,0.6)';
     ctx.lineWidth = 1;
@@ -146,6 +169,16 @@ export class HeatmapView {
         ctx.fillText(t, x, top - 12, cell);
       }
     });
+  }
+
+  #textColor(fill) {
+    let color = this.#textColors.get(fill);
+    if (color === undefined) {
+      color = textColorOn(fill);
+      if (this.#textColors.size > 4096) this.#textColors.clear();
+      this.#textColors.set(fill, color);
+    }
+    return color;
   }
 
   #cellAt(event, allowLabel = false) {

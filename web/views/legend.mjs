@@ -1,8 +1,14 @@
 // The colour legend: the scale as a gradient with its range, and the hatched
-// swatch for masked cells (−∞ → 0).
+// swatch for masked cells (−∞ → 0). Redrawn only when it changes (while
+// typing, the softmax scale stays [0, 1]).
 import { hatchPattern } from '../colors.mjs';
 
+const drawn = new WeakMap(); // container -> what it shows
+
 export function renderLegend(container, { scale, stage, maskedLabel, showMasked }) {
+  const key = JSON.stringify([scale.min, scale.max, scale.diverging, stage, maskedLabel, showMasked, globalThis.devicePixelRatio]);
+  if (drawn.get(container) === key && container.childElementCount > 0) return;
+  drawn.set(container, key);
   container.replaceChildren();
   const ratio = globalThis.devicePixelRatio || 1;
   const bar = document.createElement('canvas');

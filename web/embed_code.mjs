@@ -1,0 +1,94 @@
+// The two ways to put the current view on another page: an <iframe> of this
+// page in its compact embed view (?embed=1&<state>), and the
+// <minimind-attention> component with the same view as attributes. Every
+// value placed in an attribute is HTML-escaped.
+import { exampleById } from './lesson_examples.mjs';
+import { writeUrlState } from './url_state.mjs';
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+/** pageUrl: the page without its query (origin + path). */
+export function embedUrl(state, pageUrl) {
+  return `${pageUrl}${writeUrlState({ ...state, embed: true })}`;
+}
+
+/** The full page in the same state, for "open in playground". */
+export function playgroundUrl(state, pageUrl) {
+  return `${pageUrl}${writeUrlState({ ...state, embed: false })}`;
+}
+
+export function iframeSnippet(state, pageUrl, title) {
+  return `<iframe src="${escapeHtml(embedUrl(state, pageUrl))}" width="100%" height="420" style="border:0" loading="lazy" title="${escapeHtml(title)}"></iframe>`;
+}
+
+/**
+ * {snippet, caveat}: the component's tags for the current view: the model's
+ * matrix (view="heatmap"), lesson mode (view="lesson") or a lab's record
+ * (view="lab"). caveat: a message key when the component shows something
+ * close to the page's view but not the same.
+ */
+export function componentSnippet(state, { siteBase, pageUrl }) {
+  const attributes =
+    state.inputMode === 'manual' ? lessonAttributes(state.lesson, state) : state.lab ? labAttributes(state) : modelAttributes(state);
+  if (state.lang) attributes.push(['lang', state.lang]);
+  attributes.push(['playground', pageUrl]); // the component adds the view's state itself
+  const tag = attributes.map(([name, value]) => `${name}="${escapeHtml(value)}"`).join(' ');
+  const snippet = `<script type="module" src="${escapeHtml(`${siteBase}minimind-attention.js`)}"></script>\n<minimind-attention ${tag}></minimind-attention>`;
+  const caveat =
+    state.inputMode === 'manual' || state.lab
+      ? null
+      : state.files
+        ? 'embedCode.componentFiles'
+        : state.inputMode === 'ids'
+          ? 'embedCode.componentIds'
+          : null;
+  return { snippet, caveat };
+}
+
+function modelAttributes(state) {
+  return [
+    ['text', state.text],
+    ['preset', state.preset],
+    ...(state.config ? [['config', JSON.stringify(state.config)]] : []),
+    ['seed', String(state.seed)],
+    ['layer', String(state.layer)],
+    ['head', String(state.head)],
+    ['stage', state.stage],
+    ...(state.causal ? [] : [['causal', 'false']]),
+    ...(state.scale ? [] : [['scale', 'false']]),
+  ];
+}
+
+function labAttributes(state) {
+  return [
+    ['view', 'lab'],
+    ['preset', state.lab],
+    ['seed', String(state.seed)],
+  ];
+}
+
+// An example by its id alone while nothing differs from it, else the typed matrices;
+// the switches always, since an example brings its own.
+function lessonAttributes(lesson, state) {
+  const example = lesson.example ? exampleById(lesson.example) : null;
+  const typed = example
+    ? []
+    : lesson.kind === 'scores'
+      ? [['scores', lesson.scores]]
+      : [['q', lesson.q], ['k', lesson.k], ...(lesson.v.trim() ? [['v', lesson.v]] : [])];
+  const steps = lesson.kind === 'scores' ? 'raw masked weights' : `raw scaled masked weights${lesson.v.trim() ? ' output' : ''}`;
+  return [
+    ['view', 'lesson'],
+    ...(example ? [['example', example.id]] : []),
+    ...typed,
+    ...(!example && lesson.labels ? [['labels', lesson.labels]] : []),
+    ['decimals', String(lesson.decimals)],
+    ['stage', steps],
+    ['causal', String(state.causal)],
+    ['scale', String(state.scale)],
+  ];
+}

@@ -1,0 +1,63 @@
+// "Copy embed code": a dialog with the iframe snippet and the component
+// snippet of the current view, each with a copy button (the clipboard, or
+// the text selected for Ctrl+C where the clipboard is not allowed); and the
+// compact embed view's "open in playground" link.
+import { componentSnippet, iframeSnippet, playgroundUrl } from './embed_code.mjs';
+
+export function setupEmbed({ store, t, $ }) {
+  const dialog = $('embed-dialog');
+  const pageUrl = () => `${location.origin}${location.pathname}`;
+  const siteBase = () => new URL('.', location.href).href;
+
+  function frameTitle(s) {
+    if (s.inputMode === 'manual') return t('embedCode.frameTitleLesson');
+    return t('embedCode.frameTitle', { preset: s.config ? `${s.preset} + ${t('model.custom')}` : s.preset, layer: s.layer, head: s.head });
+  }
+
+  function fill() {
+    const s = store.get();
+    $('embed-iframe').value = iframeSnippet(s, pageUrl(), frameTitle(s));
+    $('embed-iframe-note').textContent = s.files ? t('embedCode.iframeFiles') : '';
+    const { snippet, caveat } = componentSnippet(s, { siteBase: siteBase(), pageUrl: pageUrl() });
+    $('embed-component').value = snippet ?? '';
+    $('embed-component').hidden = snippet === null;
+    $('copy-component').hidden = snippet === null;
+    $('embed-component-note').textContent = caveat ? t(caveat) : '';
+    for (const id of ['copy-iframe-status', 'copy-component-status']) $(id).textContent = '';
+  }
+
+  async function copy(textarea, status) {
+    try {
+      await navigator.clipboard.writeText(textarea.value);
+      status.textContent = t('embedCode.copied');
+    } catch {
+      textarea.focus();
+      textarea.select();
+      status.textContent = t('embedCode.selected');
+    }
+  }
+
+  $('embed-code').addEventListener('click', () => {
+    fill();
+    dialog.showModal();
+  });
+  $('copy-iframe').addEventListener('click', () => copy($('embed-iframe'), $('copy-iframe-status')));
+  $('copy-component').addEventListener('click', () => copy($('embed-component'), $('copy-component-status')));
+  $('embed-close').addEventListener('click', () => dialog.close());
+
+  function renderEmbedView() {
+    const s = store.get();
+    document.body.classList.toggle('embed', s.embed);
+    const link = $('open-playground');
+    link.hidden = !s.embed;
+    if (s.embed) link.href = playgroundUrl(s, pageUrl());
+  }
+
+  // What the snippets are made of; other changes (results, progress) leave them, and a copy status, alone.
+  const SNIPPET_KEYS = ['text', 'inputMode', 'preset', 'seed', 'config', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'lang'];
+  store.subscribe((s, changed) => {
+    if (dialog.open && [...SNIPPET_KEYS, 'lesson', 'lab', 'files'].some((k) => changed.has(k))) fill();
+    if (s.embed) renderEmbedView();
+  });
+  renderEmbedView();
+}

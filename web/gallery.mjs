@@ -1,0 +1,199 @@
+// The gallery (gallery.html): every worked example of lesson 2.5 and the
+// attention of lesson 11 as live figures, each with its caption, a link that
+// opens the playground in the same state, and the code a teacher copies.
+// The figures are <minimind-attention> elements, defined by
+// minimind-attention.js which the page loads as a course page would, plus
+// one <iframe> of the playground's compact view. Figures compute when they
+// come near the viewport, so the page opens at once.
+import { readAttributes } from './component/attributes.mjs';
+import { embedText } from './component/messages.mjs';
+import { playgroundUrl } from './component/playground_link.mjs';
+import { escapeHtml } from './embed_code.mjs';
+import { GALLERY_TEXT } from './gallery_text.mjs';
+import { browserLanguage } from './i18n.mjs';
+import { LESSON_EXAMPLES } from './lesson_examples.mjs';
+import { DEFAULTS, writeUrlState } from './url_state.mjs';
+
+// The steps that carry each lesson 2.5 example's printed numbers.
+const LESSON_STEPS = {
+  she: 'raw weights',
+  flow: 'raw scaled weights',
+  softmax: 'raw weights',
+  random: 'raw scaled weights',
+  'masked-softmax': 'raw weights',
+  causal: 'masked weights',
+};
+// The lesson rounded the causal mask's weights: the exact values, to 4 decimals.
+const LESSON_DECIMALS = { causal: '4' };
+const FRAME_HEIGHT = 460;
+
+/**
+ * The gallery: sections of examples; an example has `figures` (the
+ * attributes of each <minimind-attention>) or `iframe` (the playground's
+ * state for its compact view). Captions are GALLERY_TEXT[lang][`${id}.caption`].
+ */
+export const SECTIONS = [
+  {
+    id: 'lesson-2.5',
+    examples: LESSON_EXAMPLES.map(({ id }) => ({
+      id,
+      figures: [
+        {
+          view: 'lesson',
+          example: id,
+          stage: LESSON_STEPS[id] ?? 'weights',
+          ...(LESSON_DECIMALS[id] && { decimals: LESSON_DECIMALS[id] }),
+        },
+      ],
+    })),
+  },
+  {
+    id: 'lesson-11',
+    examples: [
+      { id: 'sentence', figures: [{}] }, // the element's defaults: the lesson's sentence, lab-a, layer 0, head 0, softmax
+      { id: 'mask-off', figures: [{ causal: 'false' }] },
+      { id: 'raw-scaled', figures: [{ stage: 'scores_raw' }, { stage: 'scores_scaled' }] },
+      { id: 'masked-iframe', iframe: { stage: 'scores_masked' } },
+      { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ head: String(head) })) },
+      { id: 'lab-a', figures: [{ view: 'lab', preset: 'lab-a' }] },
+      { id: 'lab-b', figures: [{ view: 'lab', preset: 'lab-b' }] },
+    ],
+  },
+];
+
+const LANGS = ['zh-CN', 'en'];
+const text = (lang, key) => GALLERY_TEXT[lang][key] ?? GALLERY_TEXT.en[key] ?? key;
+
+function make(tag, className, parent) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  parent?.append(node);
+  return node;
+}
+
+function exampleTitle(lang, sectionId, id) {
+  return sectionId === 'lesson-2.5' ? `${text(lang, `${id}.ref`)} · ${embedText(lang, `lesson.example.${id}`)}` : text(lang, `${id}.title`);
+}
+
+/** The playground's state of an iframe example, in `lang` (null: the reader's). */
+function frameState(example, lang) {
+  return { ...DEFAULTS, ...example.iframe, lang };
+}
+
+function pageUrl(query) {
+  return new URL(`index.html${query}`, location.href).href;
+}
+
+/** What a teacher pastes: the script once and the elements, or the iframe. Never the gallery's language. */
+function snippet(example, lang) {
+  if (example.iframe) {
+    const src = pageUrl(writeUrlState({ ...frameState(example, null), embed: true }));
+    return `<iframe src="${escapeHtml(src)}" width="100%" height="${FRAME_HEIGHT}" style="border: 0" loading="lazy" title="${escapeHtml(text(lang, 'gallery.frameTitle'))}"></iframe>`;
+  }
+  const script = `<script type="module" src="${escapeHtml(new URL('minimind-attention.js', location.href).href)}"></script>`;
+  const elements = example.figures.map((attributes) => {
+    const list = Object.entries(attributes).map(([name, value]) => ` ${name}="${escapeHtml(value)}"`);
+    return `<minimind-attention${list.join('')}></minimind-attention>`;
+  });
+  return [script, ...elements].join('\n');
+}
+
+/** One example's article; returns update(lang), which rewrites its text, links and figures' language. */
+function buildExample(section, example, parent) {
+  const article = make('article', 'example', parent);
+  article.id = example.id;
+  article.dataset.example = example.id;
+  const heading = make('h3', null, article);
+  const caption = make('p', 'caption', article);
+  const figures = make('div', `figures count-${example.figures?.length ?? 1}`, article);
+  const elements = (example.figures ?? []).map((attributes) => {
+    const figure = make('minimind-attention', null, figures);
+    for (const [name, value] of Object.entries(attributes)) figure.setAttribute(name, value);
+    return figure;
+  });
+  let frame = null;
+  if (example.iframe) {
+    frame = make('iframe', null, figures);
+    frame.loading = 'lazy';
+    frame.width = '100%';
+    frame.height = String(FRAME_HEIGHT);
+  }
+  const links = make('p', 'links', article);
+  const open = make('a', 'open', links);
+  open.target = '_blank';
+  open.rel = 'noopener';
+  const details = make('details', 'snippet', article);
+  const summary = make('summary', null, details);
+  const hint = make('p', 'hint', details);
+  const code = make('code', null, make('pre', null, details));
+
+  return (lang) => {
+    heading.textContent = exampleTitle(lang, section.id, example.id);
+    caption.textContent = text(lang, `${example.id}.caption`);
+    for (const figure of elements) figure.setAttribute('lang', lang);
+    if (frame) {
+      const src = pageUrl(writeUrlState({ ...frameState(example, lang), embed: true }));
+      if (frame.getAttribute('src') !== src) frame.src = src;
+      frame.title = text(lang, 'gallery.frameTitle');
+      open.href = pageUrl(writeUrlState(frameState(example, lang)));
+    } else {
+      // The first figure's state, exactly as its own "open in playground" link writes it.
+      open.href = playgroundUrl(readAttributes((name) => elements[0].getAttribute(name), lang).spec);
+    }
+    open.textContent = text(lang, 'gallery.open');
+    summary.textContent = text(lang, 'gallery.snippet');
+    hint.textContent = text(lang, frame ? 'gallery.iframeHint' : 'gallery.snippetHint');
+    code.textContent = snippet(example, lang);
+  };
+}
+
+function setup() {
+  const main = document.getElementById('gallery');
+  const contents = document.getElementById('contents');
+  const updates = [];
+  for (const section of SECTIONS) {
+    const box = make('section', 'lesson', main);
+    box.id = section.id;
+    const heading = make('h2', null, box);
+    const intro = make('p', 'intro', box);
+    const item = make('li', null, contents);
+    const sectionLink = make('a', null, item);
+    sectionLink.href = `#${section.id}`;
+    const list = make('ol', null, item);
+    const exampleLinks = section.examples.map((example) => {
+      const link = make('a', null, make('li', null, list));
+      link.href = `#${example.id}`;
+      return [link, example];
+    });
+    const examples = section.examples.map((example) => buildExample(section, example, box));
+    updates.push((lang) => {
+      heading.textContent = text(lang, `section.${section.id}`);
+      intro.textContent = text(lang, `section.${section.id}.intro`);
+      sectionLink.textContent = heading.textContent;
+      for (const [link, example] of exampleLinks) link.textContent = exampleTitle(lang, section.id, example.id);
+      for (const update of examples) update(lang);
+    });
+  }
+
+  function show(lang) {
+    document.documentElement.lang = lang;
+    document.title = text(lang, 'gallery.title');
+    for (const node of document.querySelectorAll('[data-text]')) node.textContent = text(lang, node.dataset.text);
+    for (const button of document.querySelectorAll('[data-lang]'))
+      button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
+    for (const update of updates) update(lang);
+  }
+
+  for (const button of document.querySelectorAll('[data-lang]')) {
+    button.addEventListener('click', () => {
+      const url = new URL(location.href);
+      url.searchParams.set('lang', button.dataset.lang);
+      history.replaceState(null, '', url);
+      show(button.dataset.lang);
+    });
+  }
+  const asked = new URLSearchParams(location.search).get('lang');
+  show(LANGS.includes(asked) ? asked : browserLanguage());
+}
+
+if (globalThis.document) setup(); // the tests import SECTIONS under Node

@@ -1,0 +1,129 @@
+// The gallery's text (gallery.html): what each live figure shows and what a
+// learner should see in it, Chinese first, then English. The names of lesson
+// 2.5's examples are the page's (web/messages/, lesson.example.*).
+
+const zhCN = {
+  'gallery.title': 'MiniMind 注意力图库',
+  'gallery.intro':
+    '课程里的每一个注意力例子，都是一张在你的浏览器里实时计算的图：数字由编译成 WebAssembly 的 C++ 核心算出，与 MiniMind 的 PyTorch 代码一致。每张图下面有“在 Playground 中打开”的链接和可以复制到课程网页的嵌入代码。',
+  'gallery.playground': '打开 Playground',
+  'gallery.language': '语言',
+  'gallery.contents': '目录',
+  'gallery.open': '在 Playground 中打开这个例子 ↗',
+  'gallery.snippet': '嵌入代码',
+  'gallery.snippetHint':
+    '复制到课程网页：<script> 在一个页面里只需要一次，每张图一个 <minimind-attention> 元素；加上 lang="zh-CN" 或 lang="en" 可以固定语言。',
+  'gallery.iframeHint': '复制到任何网页或 Jupyter：iframe 里是 Playground 的精简视图，不需要 <script>。',
+  'gallery.frameTitle': 'MiniMind 注意力：加上掩码之后的 scores',
+  'section.lesson-2.5': '第 2.5 课：Attention 与 Causal Mask',
+  'section.lesson-2.5.intro':
+    '手算的例题：每张图都由核心从课程给出的 Q、K（或直接给出的 scores）算出，小数位数与课程打印的相同。课程做了舍入或只是示意的地方，图里显示精确值，说明里会指出来。',
+  'section.lesson-11': '第 11 课：Attention 原理与源码',
+  'section.lesson-11.intro':
+    '一个真正的 MiniMind 注意力层：lab-a 与 lab-b 是课程实验用的小模型（随机权重），其余预设也可以在 Playground 里选。看的是形状与规律，不是语义。',
+
+  'she.ref': '§2 动手实操',
+  'she.caption':
+    '第 2.5 课 §2「动手实操」：scores = Q @ K.T，再对每一行做 softmax（这个例子没有 ÷ √d，也没有掩码）。看“她”这一行：0.4925 / 0.1277 / 0.3798，即课程用 :.3f 打印的 她→小红 0.493、她→很 0.128、她→她 0.380——与课程逐位相同，“她”最关注“小红”。',
+  'flow.ref': '§3 Self-Attention 流程',
+  'flow.caption':
+    '第 2.5 课 §3：课程直接给出 3×3 的 scores，第 3 步除以 √4 = 2，第 4 步做 softmax。课程第 4 步写的 0.65 / 0.10 / 0.25 是示意数字；这些分数真正的 softmax 平缓得多，“她”一行是 0.39 / 0.26 / 0.35。（为了除以 √4，Q 存放这些分数并补一列 0，K 取单位矩阵。）',
+  'softmax.ref': '§3 为什么要除以 √d',
+  'softmax.caption':
+    '第 2.5 课 §3「为什么要除以 √d」：比例相同的两行分数。较小的 [1, 2, 3] 经 softmax 后是 0.09 / 0.24 / 0.67，分布比较均匀；较大的 [10, 20, 30] 变成 0.00 / 0.00 / 1.00，赢者通吃。除以 √d 就是为了把 Q·Kᵀ 留在前一种范围里。',
+  'random.ref': '§3 动手实操（随机 W）',
+  'random.caption':
+    '第 2.5 课 §3 第二个「动手实操」：课程用随机的 W_Q、W_K 运行，所以只能复现它打印的分数（作为 Q 输入，补一列 0，K 取单位矩阵）。三个权重都接近 1/3：“她”的输入和“小红”很像，却不一定最关注“小红”，因为 Q、K 要先经过 W_Q、W_K。课程是从未舍入的分数算的，所以 4 位小数的最后一位可能差 1；3 位小数（她→很 0.349）完全一致。',
+  'masked-softmax.ref': '§4 代码第 2 步',
+  'masked-softmax.caption':
+    '第 2.5 课 §4 代码第 2 步：把第 3 个分数设为 −∞，softmax 之后它的权重正好是 0，其余两个重新分配为 0.27 / 0.73，加起来仍然是 1。',
+  'causal.ref': '§4 Causal Mask',
+  'causal.caption':
+    '第 2.5 课 §4「Causal Mask」：对角线以上的分数换成 −∞，softmax 之后正好是 0，每行之和仍为 1。图中显示精确值（4 位小数）：“天气”一行是 0.4750 / 0.5250，课程印成 0.47 / 0.53，是课程做了舍入（保留两位应为 0.48 / 0.52）；“很”“好”两行课程印的是示意数字，这些分数精确的 softmax 是 0.28 / 0.41 / 0.31 与 0.19 / 0.26 / 0.21 / 0.35。',
+
+  'sentence.title': '§2.6 课程例句的注意力（第 0 层，因果掩码）',
+  'sentence.caption':
+    '第 11 课 §2.6 与 §3 第 7 步：“小明 把 苹果 给了 小红 ， 她 很 开心”在 lab-a 第 0 层、第 0 个头上的 softmax(QKᵀ / √head_dim + mask)。每一行是一个 query，只能看自己和前面的 token：对角线以上（斜线格）的权重都是 0，每行之和为 1。',
+  'mask-off.title': '§2.4 关掉因果掩码',
+  'mask-off.caption':
+    '第 11 课 §2.4：同一个头，去掉因果掩码（causal="false"）。除最后一行外，每一行都把权重分给了后面的 token，第一行“小明”也不再是 1.00——训练时这就是偷看答案，next-token prediction 会作弊。和上一张图的下三角对比。',
+  'raw-scaled.title': '§2.3 原始分数 QKᵀ 与 ÷ √head_dim',
+  'raw-scaled.caption':
+    '第 11 课 §2.3 与 §5.2：左边是 q·k 的原始分数 QKᵀ，右边是除以 √head_dim = √16 = 4 之后的分数。图案相同，数值缩小为四分之一，softmax 就不会过早变得极端。这两步都在加掩码之前，所以未来的位置还有数值。',
+  'masked-iframe.title': '§5.3 掩码加在 softmax 之前（iframe 嵌入）',
+  'masked-iframe.caption':
+    '第 11 课 §5.3，这一张用 iframe 嵌入 Playground 的精简视图：因果掩码在 softmax 之前加到 scores 上，未来的位置变成 −∞（斜线格），softmax 之后它们的权重就是 0。iframe 在任何网页和 Jupyter 里都能用；本页其余的图用的是 <minimind-attention> 元素。',
+  'gqa.title': '§2.7 / §5.4 GQA：几个 q 头共享一份 K/V',
+  'gqa.caption':
+    '第 11 课 §2.7 与 §5.4：lab-a 有 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。',
+  'lab-a.title': '§6 实验 A：追踪完整 Attention 流程',
+  'lab-a.caption':
+    '第 11 课 §6 实验 A：核心在 lab-a（hidden_size 64，4 个 q 头，2 个 kv 头）上得到的实验记录，逐行对照课程“你应该看到”的值：x.shape=(2, 5, 64)，k_proj(x).shape=(2, 5, 32)，scores.shape=(2, 4, 5, 5)，future_attention_mass_for_batch0_head0=0.0000000000。图中还有 batch 0、head 0 的注意力权重：下三角有效，未来位置都是 0。manual_vs_module_max_abs_diff 比较手写公式与模块的输出。',
+  'lab-b.title': '§6 实验 B：改变 head 配置',
+  'lab-b.caption':
+    '第 11 课 §6 实验 B：hidden_size 96、6 个 q 头、3 个 kv 头，于是 head_dim = 96 / 6 = 16；xq.shape=(2, 5, 6, 16)，repeat_kv 之后 K 也是 6 个头 (2, 5, 6, 16)，scores.shape=(2, 6, 5, 5)。head 配置改变的是 Attention 内部的多头形状，输出仍回到 [batch, seq, hidden_size]。',
+};
+
+const en = {
+  'gallery.title': 'MiniMind attention gallery',
+  'gallery.intro':
+    'Every attention example of the lessons as a live figure, computed in your browser by a C++ core compiled to WebAssembly that matches MiniMind’s PyTorch code. Under each figure: a link that opens it in the playground, and the code to paste into a course page.',
+  'gallery.playground': 'Open the playground',
+  'gallery.language': 'Language',
+  'gallery.contents': 'Contents',
+  'gallery.open': 'Open this example in the playground ↗',
+  'gallery.snippet': 'Embed code',
+  'gallery.snippetHint':
+    'Paste into a course page: the <script> once per page, one <minimind-attention> element per figure; add lang="zh-CN" or lang="en" to fix its language.',
+  'gallery.iframeHint': 'Paste into any page or a Jupyter notebook: the iframe holds the playground’s compact view, no <script> needed.',
+  'gallery.frameTitle': 'MiniMind attention: the scores after the mask',
+  'section.lesson-2.5': 'Lesson 2.5: attention and the causal mask',
+  'section.lesson-2.5.intro':
+    'The worked examples: each figure is computed by the core from the lesson’s Q and K (or its scores), to the decimals the lesson prints. Where the lesson rounded or drew an illustration, the figure shows the exact values and the caption says so.',
+  'section.lesson-11': 'Lesson 11: attention, from the idea to MiniMind’s source',
+  'section.lesson-11.intro':
+    'A real MiniMind attention layer: lab-a and lab-b are the small models of the lesson’s labs (random weights; the playground has the other presets). Look at shapes and patterns, not meaning.',
+
+  'she.ref': '§2 hands-on',
+  'she.caption':
+    'Lesson 2.5 §2, hands-on: scores = Q @ K.T, then a softmax along each row (no ÷ √d and no mask in this example). Read the row of 她: 0.4925 / 0.1277 / 0.3798, which the lesson prints with :.3f as 她→小红 0.493, 她→很 0.128, 她→她 0.380 — digit for digit. 她 attends most to 小红.',
+  'flow.ref': '§3 the self-attention flow',
+  'flow.caption':
+    'Lesson 2.5 §3: the lesson gives these 3×3 scores, divides them by √4 = 2 (step 3) and applies softmax (step 4). Its step-4 weights (0.65 / 0.10 / 0.25 for 她) are an illustration; the true softmax of these scores is much flatter: 0.39 / 0.26 / 0.35. (To divide by √4, Q holds the scores plus a column of zeros and K is the identity.)',
+  'softmax.ref': '§3 why divide by √d',
+  'softmax.caption':
+    'Lesson 2.5 §3, why divide by √d: two rows of scores in the same proportions. The small [1, 2, 3] give 0.09 / 0.24 / 0.67, a spread-out distribution; the large [10, 20, 30] give 0.00 / 0.00 / 1.00, winner takes all. Dividing Q·Kᵀ by √d keeps the scores in the first regime.',
+  'random.ref': '§3 hands-on (random W)',
+  'random.caption':
+    'Lesson 2.5 §3, the second hands-on: the lesson ran it with random W_Q and W_K, so only its printed scores can be reproduced (typed as Q plus a column of zeros, with K the identity). All three weights are close to 1/3: 她’s input resembles 小红’s, yet 她 need not attend to 小红 most, because Q and K pass through W_Q and W_K first. The lesson computed from unrounded scores, so the 4th decimal may differ by 1; to 3 decimals (她→很 0.349) they agree.',
+  'masked-softmax.ref': '§4 code, step 2',
+  'masked-softmax.caption':
+    'Lesson 2.5 §4, code step 2: set the third score to −∞ and its weight after softmax is exactly 0; the other two share the whole weight as 0.27 / 0.73, still summing to 1.',
+  'causal.ref': '§4 the causal mask',
+  'causal.caption':
+    'Lesson 2.5 §4, the causal mask: scores above the diagonal become −∞, their weights exactly 0, and every row still sums to 1. The figure shows exact values (4 decimals): row 天气 is 0.4750 / 0.5250, which the lesson rounded to 0.47 / 0.53 (0.48 / 0.52 to two decimals); its rows 很 and 好 are illustrations — the exact softmax of these scores is 0.28 / 0.41 / 0.31 and 0.19 / 0.26 / 0.21 / 0.35.',
+
+  'sentence.title': '§2.6 The lesson’s sentence (layer 0, causal mask)',
+  'sentence.caption':
+    'Lesson 11 §2.6 and §3 step 7: softmax(QKᵀ / √head_dim + mask) of “小明 把 苹果 给了 小红 ， 她 很 开心” at layer 0, head 0 of lab-a. Each row is a query that sees only itself and the tokens before it: every weight above the diagonal (hatched) is 0, and each row sums to 1.',
+  'mask-off.title': '§2.4 The causal mask switched off',
+  'mask-off.caption':
+    'Lesson 11 §2.4: the same head without the causal mask (causal="false"). Every row but the last now gives weight to later tokens, and the first row, 小明, is no longer 1.00 — in training that is reading the answer, and next-token prediction cheats. Compare with the lower triangle above.',
+  'raw-scaled.title': '§2.3 Raw scores QKᵀ and ÷ √head_dim',
+  'raw-scaled.caption':
+    'Lesson 11 §2.3 and §5.2: on the left the raw scores q·k (QKᵀ), on the right the same divided by √head_dim = √16 = 4. The pattern is the same and the values a quarter, so softmax does not turn extreme too early. Both come before the mask: the future still has values.',
+  'masked-iframe.title': '§5.3 The mask is added before softmax (as an iframe)',
+  'masked-iframe.caption':
+    'Lesson 11 §5.3, embedded as an iframe of the playground’s compact view: the causal mask is added to the scores before softmax, the future becomes −∞ (hatched), and after softmax its weights are 0. The iframe works on any page and in Jupyter; every other figure here is the <minimind-attention> element.',
+  'gqa.title': '§2.7 / §5.4 GQA: q heads sharing one K/V',
+  'gqa.caption':
+    'Lesson 11 §2.7 and §5.4: lab-a has 4 q heads and 2 kv heads, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ.',
+  'lab-a.title': '§6 Lab A: trace the whole attention',
+  'lab-a.caption':
+    'Lesson 11 §6, lab A: the record the core computes on lab-a (hidden_size 64, 4 q heads, 2 kv heads), line by line against what the lesson says you should see: x.shape=(2, 5, 64), k_proj(x).shape=(2, 5, 32), scores.shape=(2, 4, 5, 5), future_attention_mass_for_batch0_head0=0.0000000000. The figure also shows the weights of batch 0, head 0: lower-triangular, every future weight 0. manual_vs_module_max_abs_diff compares the hand-written formula with the module.',
+  'lab-b.title': '§6 Lab B: change the head configuration',
+  'lab-b.caption':
+    'Lesson 11 §6, lab B: hidden_size 96, 6 q heads, 3 kv heads, so head_dim = 96 / 6 = 16; xq.shape=(2, 5, 6, 16), K after repeat_kv has 6 heads too (2, 5, 6, 16), and scores.shape=(2, 6, 5, 5). The head configuration changes the shapes inside attention; the output still returns to [batch, seq, hidden_size].',
+};
+
+export const GALLERY_TEXT = { 'zh-CN': zhCN, en };

@@ -1,0 +1,230 @@
+// Lesson mode and lesson 11's labs, wired to the page's store:
+//  - "manual" input: the learner types Q, K, V (or scores); the core computes
+//    lesson 2.5's steps in a worker and the matrices are drawn from the
+//    answer; one click loads each of the lesson's worked examples;
+//  - labs A and B: the core's lab record next to the lesson's expected values,
+//    and the page's matrix switched to the lab's preset and batch 0.
+// app.mjs calls setupLessonMode once; everything here redraws from the store.
+import { LAB_IDS } from './lab_record.mjs';
+import { LessonClient } from './lesson_client.mjs';
+import { exampleById, exampleLesson } from './lesson_examples.mjs';
+import { validateLesson } from './lesson_input.mjs';
+import { renderLabView } from './views/lab_record.mjs';
+import { renderLessonView } from './views/lesson_matrices.mjs';
+
+/**
+ * hooks: {loadModel(), compute(), resetGeneration()} of the page's model view.
+ * Store keys used: inputMode, lesson, causal, scale, row, lab, seed, preset,
+ * config, files, lang, embed; added: lessonResult, lessonError, labRecord, labError.
+ */
+export function setupLessonMode({ store, t, $, workerUrl, hooks }) {
+  let cell = null; // the raw score whose dot product is spelled out: [i, j]
+  let validation = null;
+  const client = new LessonClient(workerUrl, {
+    onLesson: (result) => {
+      store.set({ lessonResult: result, lessonError: null });
+      $('lesson-view').dataset.pending = 'false';
+    },
+    onLabRecord: (record) => store.set({ labRecord: record, labError: null }),
+    onError: ({ request, message }) => {
+      if (request === 'lab') store.set({ labError: message });
+      else {
+        store.set({ lessonResult: null, lessonError: message });
+        $('lesson-view').dataset.pending = 'false';
+      }
+    },
+  });
+
+  const isManual = (s = store.get()) => s.inputMode === 'manual';
+
+  function computeLesson() {
+    const s = store.get();
+    if (!isManual(s)) return;
+    validation = validateLesson(s.lesson, { causal: s.causal });
+    // Pending until the worker answers this request: the view shows an older answer meanwhile.
+    $('lesson-view').dataset.pending = String(validation.request !== null);
+    if (!validation.request) {
+      store.set({ lessonResult: null, lessonError: null });
+      renderLesson();
+      return;
+    }
+    client.lesson(validation.request, { causal: s.causal, scale: s.scale });
+  }
+
+  function applyExample(id) {
+    const example = exampleById(id);
+    if (!example) return;
+    const s = store.get();
+    hooks.resetGeneration();
+    cell = example.cell ?? null;
+    store.set({
+      inputMode: 'manual',
+      lab: null,
+      lesson: exampleLesson(example),
+      causal: example.causal,
+      scale: example.scale,
+      row: example.row ?? null,
+    });
+    if (s.causal !== example.causal || s.scale !== example.scale) hooks.compute(); // the model view follows the switches
+  }
+
+  function editLesson(patch) {
+    cell = null;
+    store.set({ lesson: { ...store.get().lesson, ...patch, example: null }, row: null });
+  }
+
+  function openLab(lab) {
+    const s = store.get();
+    const needsModel = s.preset !== lab || s.config !== null || s.files !== null || !s.model.info;
+    hooks.resetGeneration();
+    store.set({
+      lab,
+      labRecord: s.labRecord?.preset === lab && s.labRecord.seed === s.seed ? s.labRecord : null,
+      preset: lab,
+      config: null,
+      described: null,
+      inputMode: 'ids',
+      text: LAB_IDS,
+      layer: 0,
+      head: 0,
+      stage: 'attn_weights',
+      causal: true,
+      scale: true,
+      row: null,
+    });
+    if (needsModel) hooks.loadModel();
+    else hooks.compute();
+  }
+
+  // ------------------------------------------------------------ views
+
+  function renderEditor() {
+    const s = store.get();
+    const { lesson } = s;
+    const fields = {
+      'lesson-q': lesson.q,
+      'lesson-k': lesson.k,
+      'lesson-v': lesson.v,
+      'lesson-scores': lesson.scores,
+      'lesson-labels': lesson.labels,
+    };
+    for (const [id, value] of Object.entries(fields)) if ($(id).value !== value) $(id).value = value;
+    for (const radio of document.querySelectorAll('input[name="lesson-kind"]')) radio.checked = radio.value === lesson.kind;
+    $('lesson-qkv').hidden = lesson.kind !== 'qkv';
+    $('lesson-scores-field').hidden = lesson.kind !== 'scores';
+    $('lesson-decimals').value = String(lesson.decimals);
+    for (const button of document.querySelectorAll('[data-example]')) {
+      button.setAttribute('aria-pressed', String(button.dataset.example === lesson.example));
+    }
+    // Typed scores are not divided by √d: the switch does not apply to them.
+    $('scale').disabled = isManual(s) && lesson.kind === 'scores';
+  }
+
+  function renderLesson() {
+    const s = store.get();
+    const view = $('lesson-view');
+    view.hidden = !isManual(s);
+    if (!isManual(s) || !validation) return;
+    const example = s.lesson.example ? exampleById(s.lesson.example) : null;
+    renderLessonView(view, {
+      t,
+      lesson: s.lesson,
+      validation,
+      result: s.lessonResult,
+      error: s.lessonError,
+      causal: s.causal,
+      scale: s.scale,
+      row: s.row,
+      cell: cell ?? (validation.shape ? [validation.shape.Tq - 1, 0] : null),
+      example,
+      embed: s.embed,
+      onRow: (i) => store.set({ row: store.get().row === i ? null : i }),
+      onCell: (i, j) => {
+        cell = [i, j];
+        renderLesson();
+      },
+      onLessonSwitches: () => {
+        store.set({ causal: example.causal, scale: example.scale });
+        hooks.compute();
+      },
+    });
+  }
+
+  function renderLab() {
+    const s = store.get();
+    const view = $('lab-view');
+    const shown = s.lab !== null && !isManual(s);
+    view.hidden = !shown;
+    if (!shown) return;
+    renderLabView(view, {
+      t,
+      lab: s.lab,
+      record: s.labRecord,
+      error: s.labError,
+      embed: s.embed,
+      onClose: () => store.set({ lab: null }),
+    });
+  }
+
+  function renderMode() {
+    document.body.dataset.mode = isManual() ? 'lesson' : 'model';
+    for (const button of document.querySelectorAll('[data-lab]')) {
+      button.setAttribute('aria-pressed', String(button.dataset.lab === store.get().lab && !isManual()));
+    }
+    $('open-lesson').setAttribute('aria-pressed', String(isManual()));
+  }
+
+  // ------------------------------------------------------------ store -> views
+
+  store.subscribe((s, changed) => {
+    if (changed.has('inputMode')) renderMode();
+    if (['lesson', 'inputMode', 'scale'].some((k) => changed.has(k))) renderEditor();
+    if (['lesson', 'inputMode', 'causal', 'scale'].some((k) => changed.has(k))) computeLesson();
+    if (['lessonResult', 'lessonError', 'row', 'lang', 'inputMode'].some((k) => changed.has(k))) renderLesson();
+    if (changed.has('lab') || changed.has('seed')) {
+      if (s.lab && (s.labRecord?.preset !== s.lab || s.labRecord?.seed !== s.seed)) client.labRecord(s.lab, s.seed);
+    }
+    if (['lab', 'labRecord', 'labError', 'lang', 'inputMode'].some((k) => changed.has(k))) renderLab();
+    if (changed.has('lab')) renderMode();
+    // The lab's record belongs to the lab's preset: another model closes it.
+    const leftLab = s.lab && (s.preset !== s.lab || s.config !== null || s.files !== null || isManual(s));
+    if (leftLab && ['preset', 'config', 'files', 'inputMode'].some((k) => changed.has(k))) queueMicrotask(() => store.set({ lab: null }));
+  });
+
+  // ------------------------------------------------------------ events
+
+  for (const button of document.querySelectorAll('[data-example]')) {
+    button.addEventListener('click', () => applyExample(button.dataset.example));
+  }
+  for (const button of document.querySelectorAll('[data-lab]')) {
+    button.addEventListener('click', () => openLab(button.dataset.lab));
+  }
+  $('open-lesson').addEventListener('click', () => {
+    const { lesson } = store.get();
+    if (lesson.example) applyExample(lesson.example);
+    else {
+      hooks.resetGeneration();
+      store.set({ inputMode: 'manual', lab: null, row: null });
+    }
+  });
+  const texts = { 'lesson-q': 'q', 'lesson-k': 'k', 'lesson-v': 'v', 'lesson-scores': 'scores', 'lesson-labels': 'labels' };
+  for (const [id, key] of Object.entries(texts)) $(id).addEventListener('input', (event) => editLesson({ [key]: event.target.value }));
+  for (const radio of document.querySelectorAll('input[name="lesson-kind"]')) {
+    radio.addEventListener('change', () => editLesson({ kind: radio.value }));
+  }
+  $('lesson-decimals').addEventListener('change', (event) =>
+    store.set({ lesson: { ...store.get().lesson, decimals: Number(event.target.value) } }),
+  );
+
+  // ------------------------------------------------------------ start
+
+  const start = store.get();
+  cell = start.lesson.example ? (exampleById(start.lesson.example)?.cell ?? null) : null;
+  // A link whose lab does not match its model shows the model alone.
+  if (start.lab && (start.preset !== start.lab || start.config !== null || isManual(start))) store.set({ lab: null });
+  if (store.get().lab) client.labRecord(store.get().lab, store.get().seed);
+  renderMode();
+  renderEditor();
+  computeLesson();
+  renderLab();
+}
