@@ -10,7 +10,7 @@ import { embedText } from './component/messages.mjs';
 import { playgroundUrl } from './component/playground_link.mjs';
 import { escapeHtml } from './embed_code.mjs';
 import { GALLERY_TEXT } from './gallery_text.mjs';
-import { browserLanguage } from './i18n.mjs';
+import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
 

@@ -6,14 +6,7 @@ import zhCN from './messages/zh-CN.mjs';
 
 export const LANGUAGES = { 'zh-CN': zhCN, en };
 
-/** zh-CN for any Chinese browser language, else English. */
-export function browserLanguage(languages = globalThis.navigator?.languages ?? []) {
-  for (const lang of languages) {
-    if (/^zh\b/i.test(lang)) return 'zh-CN';
-    if (/^en\b/i.test(lang)) return 'en';
-  }
-  return 'en';
-}
+export { browserLanguage } from './browser_language.mjs';
 
 export function translate(lang, key, params = {}) {
   const catalogue = LANGUAGES[lang] ?? en;

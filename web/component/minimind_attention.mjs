@@ -13,7 +13,7 @@
 // serves every element that shows it. Errors are shown inside the element
 // and never thrown into the host page.
 import { scaleFor } from '../colors.mjs';
-import { browserLanguage } from '../i18n.mjs';
+import { browserLanguage } from '../browser_language.mjs';
 import { tokenize } from '../tokenize.mjs';
 import { renderLegend } from '../views/legend.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
