@@ -32,43 +32,58 @@ function option(name, fallback) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const load = () => os.loadavg()[0].toFixed(1);
 
-if (!existsSync(`${site}index.html`)) {
-  console.error('page_latency: dist/site/ is missing; run "node scripts/build_site.mjs" first');
-  process.exit(1);
-}
-const presets = option('presets', 'lab-a').split(',');
-const runs = Number(option('runs', '5'));
-console.log(`load average ${load()} at the start; ${os.cpus().length} cores`);
-const server = await serve(site);
-const browser = await launchBrowser();
-try {
-  for (const preset of presets) {
-    const all = [];
-    const toFrame = [];
-    for (let run = 0; run < runs; run += 1) {
-      const page = await browser.context.newPage();
-      await page.setViewportSize({ width: 1400, height: 1000 });
-      await page.goto(`${server.url}?preset=${preset}&text=${encodeURIComponent(LESSON)}`);
-      await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
-      let keystrokes = 0;
-      for (const word of WORDS) {
-        keystrokes += 1 + [...word].length;
-        await page.type('#text', ` ${word}`, { delay: 20 });
-        await page.waitForFunction(([name, n]) => performance.getEntriesByName(name).length >= n, [MEASURE, keystrokes], {
-          timeout: 60000,
-        });
+/**
+ * Per preset: {preset, keystrokes, median, toFrame (medians, ms), firstMatrix (median ms from
+ * navigation to the first painted matrix)}. Logs each page when `log` is given.
+ */
+export async function measurePageLatency({ presets = ['lab-a'], runs = 5, log = () => {} } = {}) {
+  if (!existsSync(`${site}index.html`)) throw new Error('dist/site/ is missing; run "node scripts/build_site.mjs" first');
+  const server = await serve(site);
+  const browser = await launchBrowser();
+  const results = [];
+  try {
+    for (const preset of presets) {
+      const all = [];
+      const toFrame = [];
+      const firstMatrix = [];
+      for (let run = 0; run < runs; run += 1) {
+        const page = await browser.context.newPage();
+        await page.setViewportSize({ width: 1400, height: 1000 });
+        await page.goto(`${server.url}?preset=${preset}&text=${encodeURIComponent(LESSON)}`);
+        await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+        await page.waitForFunction(() => performance.getEntriesByName('minimind:first-matrix').length > 0, null, { timeout: 60000 });
+        firstMatrix.push(await page.evaluate(() => performance.getEntriesByName('minimind:first-matrix')[0].startTime));
+        let keystrokes = 0;
+        for (const word of WORDS) {
+          keystrokes += 1 + [...word].length;
+          await page.type('#text', ` ${word}`, { delay: 20 });
+          await page.waitForFunction(([name, n]) => performance.getEntriesByName(name).length >= n, [MEASURE, keystrokes], {
+            timeout: 60000,
+          });
+        }
+        const durations = await page.evaluate((name) => performance.getEntriesByName(name).map((e) => e.duration), MEASURE);
+        all.push(...durations);
+        toFrame.push(...(await page.evaluate((name) => performance.getEntriesByName(name).map((e) => e.duration), TO_FRAME)));
+        log(`${preset} page ${run + 1}: median ${median(durations).toFixed(1)} ms over ${durations.length} keystrokes`);
+        await page.close();
       }
-      const durations = await page.evaluate((name) => performance.getEntriesByName(name).map((e) => e.duration), MEASURE);
-      all.push(...durations);
-      toFrame.push(...(await page.evaluate((name) => performance.getEntriesByName(name).map((e) => e.duration), TO_FRAME)));
-      console.log(`${preset} page ${run + 1}: median ${median(durations).toFixed(1)} ms over ${durations.length} keystrokes`);
-      await page.close();
+      results.push({ preset, keystrokes: all.length, median: median(all), toFrame: median(toFrame), firstMatrix: median(firstMatrix) });
     }
-    console.log(`${preset}: keystroke to painted matrix, median ${median(all).toFixed(1)} ms over ${all.length} keystrokes`);
-    console.log(`${preset}: keystroke to the start of that frame, median ${median(toFrame).toFixed(1)} ms`);
+  } finally {
+    await browser.close();
+    await server.close();
   }
-} finally {
-  await browser.close();
-  await server.close();
+  return results;
 }
-console.log(`load average ${load()} at the end`);
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const presets = option('presets', 'lab-a').split(',');
+  const runs = Number(option('runs', '5'));
+  console.log(`load average ${load()} at the start; ${os.cpus().length} cores`);
+  for (const r of await measurePageLatency({ presets, runs, log: console.log })) {
+    console.log(`${r.preset}: keystroke to painted matrix, median ${r.median.toFixed(1)} ms over ${r.keystrokes} keystrokes`);
+    console.log(`${r.preset}: keystroke to the start of that frame, median ${r.toFrame.toFixed(1)} ms`);
+    console.log(`${r.preset}: page load to first matrix, median ${r.firstMatrix.toFixed(0)} ms`);
+  }
+  console.log(`load average ${load()} at the end`);
+}

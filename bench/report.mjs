@@ -187,6 +187,17 @@ function loadingTable(data) {
   return lines.join('\n');
 }
 
+function pageTable(data) {
+  const lines = [
+    '| preset | page load to first matrix (median of pages) | keystroke to painted matrix (median of keystrokes) | keystroke to the start of that frame |',
+    '|---|---|---|---|',
+  ];
+  for (const r of data.page ?? []) {
+    lines.push(`| ${r.preset} | ${fmt(r.firstMatrix, 0)} ms | ${fmt(r.median)} ms (${r.keystrokes} keystrokes) | ${fmt(r.toFrame)} ms |`);
+  }
+  return lines.join('\n');
+}
+
 function matmulTable(data) {
   if (!data.matmul.length) return '';
   const lines = ['| shape M·K·N | runtime | median ms | GFLOP/s | × native-sse |', '|---|---|---|---|---|'];
@@ -311,9 +322,20 @@ The JS API has no matrix-product entry, so \`bench/native_bench.cpp\` itself is 
 emcmake (the shipped module's compile flags, SIMD128; \`build/bench-wasm\`) and run by Node:
 \`linear_rows\` (core/linear.cpp) on x [M, K] and packed W [N, K] (float32, or float16 widened in the
 kernel), median of ${data.matmul[0]?.stats.runs} runs
-(three processes per runtime and shape, interleaved; the first run of each process dropped).
+(three processes per runtime and shape, interleaved; the first three runs of each process dropped).
 
 ${matmulTable(data)}
+
+### The page
+
+\`bench/page_latency.mjs\` opens the playground (\`dist/site/\`, served on localhost) in headless
+Chromium at 1400×1000, five fresh pages per preset, and types nine words after the lesson's sentence.
+The page measures itself: \`minimind:first-matrix\` (navigation to the first matrix drawn) and, per
+keystroke, from the input event's time stamp to the end of the frame that painted the matrix for
+that text or a newer one. Tiny models (lab-a) answer keystrokes on the main thread (a twin of the
+worker's model, \`web/inline_model.mjs\`); larger ones go through the Web Worker.
+
+${pageTable(data)}
 
 ### Where the FLOPs are
 

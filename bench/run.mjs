@@ -24,6 +24,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { measureLoadMemory } from './load_memory.mjs';
+import { measurePageLatency } from './page_latency.mjs';
 import { writeReport } from './report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +34,7 @@ const SEED = 0; // bench/make_onnx.py's default seed: both runtimes build the sa
 const PREFILL_LENGTHS = [16, 64, 256];
 const DECODE = { prompt: 32, steps: 32 };
 const TRACE_TOKENS = 64;
+const MATMUL_WARMUP = 3; // runs dropped at the start of each matmul process
 const MATMUL_SHAPES = ['64x512x1664', '64x512x1664:f16', '256x768x2432', '256x768x2432:f16', '1x768x2432', '1x768x2432:f16']; // M·K·N: x [M, K] times Wᵀ, W [N, K]
 const NATIVE_FLAVOURS = {
   native: { dir: 'build/bench-native', flags: '-march=native' },
@@ -528,20 +530,22 @@ async function matmulMicro(executables, wasmMicro) {
     for (const [name, executable] of Object.entries(flavours)) calls[`${name} ${shape}`] = [executable, []];
     if (wasmMicro) calls[`wasm-simd ${shape}`] = ['node', [wasmMicro]];
   }
-  // One process per call runs the repetitions (the warm-up is the first of
-  // them, dropped); the processes alternate, shape by shape, three times.
+  // One process per call runs the repetitions (the first MATMUL_WARMUP of
+  // them are dropped: V8 first runs Wasm code compiled by its baseline
+  // compiler and switches to the optimised code a few calls later); the
+  // processes alternate, shape by shape, three times.
   for (let round = 0; round < 3; round += 1) {
     for (const [key, [command, pre]] of Object.entries(calls)) {
       const shape = key.split(' ')[1];
       const out = execFileSync(
         command,
-        [...pre, '--preset', 'lab-a', '--work', 'matmul', '--tokens', shape, '--reps', String(Math.ceil(baseReps / 3) + 1)],
+        [...pre, '--preset', 'lab-a', '--work', 'matmul', '--tokens', shape, '--reps', String(Math.ceil(baseReps / 3) + MATMUL_WARMUP)],
         {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'ignore'],
         },
       );
-      const ms = JSON.parse(out.trim().split('\n').pop()).ms.slice(1);
+      const ms = JSON.parse(out.trim().split('\n').pop()).ms.slice(MATMUL_WARMUP);
       (results[key] ??= []).push(...ms);
     }
   }
@@ -596,6 +600,9 @@ async function main() {
   log('Wasm memory while loading an F16 checkpoint');
   const loading = [];
   for (const preset of presets.filter((p) => p !== 'lab-a')) loading.push(await measureLoadMemory(preset));
+  log('the page in headless Chromium: load to first matrix, keystroke to painted matrix');
+  run('node', ['scripts/build_site.mjs'], 'building the site');
+  const page = await measurePageLatency({ presets: presets.filter((p) => p !== 'minimind-3'), runs: 5 });
   info.seconds = Math.round((Date.now() - started) / 1000);
   info.loadEnd = os.loadavg()[0].toFixed(1);
   const reps = Object.fromEntries(
@@ -611,6 +618,7 @@ async function main() {
     results,
     matmul,
     loading,
+    page,
     decode: DECODE,
     prefillLengths: PREFILL_LENGTHS,
     traceTokens: TRACE_TOKENS,

@@ -2,6 +2,7 @@
 import { applyTranslations, browserLanguage, translate } from './i18n.mjs';
 import { scaleFor } from './colors.mjs';
 import { canvasPng, download, matrixCsv, matrixJson } from './export.mjs';
+import { InlineModel } from './inline_model.mjs';
 import { ModelClient } from './model_client.mjs';
 import { classifyFiles, droppedFiles, readWithProgress } from './files.mjs';
 import { RedrawTimer } from './frame_timing.mjs';
@@ -64,6 +65,16 @@ let loadedFiles = null; // the File objects of the model in use, if it came from
 let readingFiles = null; // AbortController of the files being read in the page
 let restoring = null; // after a cancel: {keep, key} while the worker loads the model again
 
+// A forward pass's answer, from the worker or from the main-thread twin of a tiny model.
+function showResult({ ids, labels, dropped, entries, computeMs, sentAt }) {
+  lastComputeMs = computeMs;
+  const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt } : null;
+  if (!result) redrawTimer.drawn(sentAt);
+  store.set({ result, computeError: null, busy: null, stale: false });
+}
+
+const inlineModel = new InlineModel();
+
 const client = new ModelClient(new URL('./worker.js', import.meta.url), {
   onProgress: ({ fraction, phase }) => {
     if (phase === 'parse') store.set({ filesStatus: { phase: 'parsing', fraction, name: loadingFiles?.weights.name } });
@@ -71,6 +82,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
   },
   onLoaded: ({ info, files }) => {
     const s = store.get();
+    inlineModel.prepare(files ? null : { preset: s.preset, seed: s.seed, config: s.config }, info);
     // After cancelling a forward pass the same model is back: its matrices still fit.
     const keep = restoring?.keep ?? false;
     const recompute = !keep || restoring.key !== computeKey();
@@ -88,12 +100,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
     });
     if (recompute) compute();
   },
-  onResult: ({ ids, labels, dropped, entries, computeMs, sentAt }) => {
-    lastComputeMs = computeMs;
-    const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt } : null;
-    if (!result) redrawTimer.drawn(sentAt);
-    store.set({ result, computeError: null, busy: null, stale: false });
-  },
+  onResult: showResult,
   onDescribed: ({ info, problems }) => store.set({ described: { info, problems } }),
   onGenerationStart: ({ ids, labels, entries, cache, candidates }) => {
     const generation = {
@@ -149,6 +156,7 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
 
 function loadModel() {
   const { preset, seed, config } = store.get();
+  inlineModel.prepare(null);
   loadingFiles = null;
   restoring = null;
   store.set({
@@ -231,6 +239,12 @@ function compute() {
   if (!current.viaWorker && current.ids.length === 0) {
     redrawTimer.drawn(performance.now());
     return store.set({ result: null, busy: null, stale: false });
+  }
+  const sentAt = performance.now();
+  const inline = current.viaWorker ? null : inlineModel.forward(current, { causal, scale });
+  if (inline) {
+    client.supersede('forward'); // an older answer still in flight must not replace this one
+    return showResult({ ...inline, sentAt });
   }
   client.forward(requestTokens(current), { causal, scale });
   store.set({ busy: { kind: 'forward', since: client.pendingSince('forward') } });

@@ -221,6 +221,31 @@ test('typing during a slow forward supersedes it: only the newest text is drawn,
   await page.close();
 });
 
+test("a tiny model answers keystrokes on the main thread (no worker round trip), with the worker's numbers", async () => {
+  const { page, errors } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`);
+  await waitForTokens(page, LESSON.split(' '));
+  await page.waitForTimeout(300); // the main-thread twin of lab-a builds after the first matrix
+  const forwardsBefore = await page.evaluate((name) => performance.getEntriesByName(name).length, WORKER_FORWARD);
+  const typed = ' 今天 天气';
+  await page.type('#text', typed, { delay: 20 });
+  const final = splitTokens(`${LESSON}${typed}`);
+  await waitForTokens(page, final);
+  const run = (await page.evaluate((name) => performance.getEntriesByName(name).length, WORKER_FORWARD)) - forwardsBefore;
+  assert.equal(run, 0, `${run} keystrokes went to the worker`);
+  await assertMatrixIsTheModules(page, { preset: 'lab-a', text: `${LESSON}${typed}`, layer: 1, head: 3 });
+  // Another preset: the twin follows the worker's model.
+  await page.selectOption('#preset', 'lab-b');
+  await page.waitForFunction(
+    () => document.body.dataset.ready === 'true' && document.querySelectorAll('#matrix-table thead th').length > 1,
+  );
+  await page.waitForTimeout(300);
+  await page.type('#text', ' 好', { delay: 20 });
+  await waitForTokens(page, splitTokens(`${LESSON}${typed} 好`));
+  await assertMatrixIsTheModules(page, { preset: 'lab-b', text: `${LESSON}${typed} 好`, layer: 1, head: 5 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the worker drops requests superseded while it computes, instead of queueing them', async () => {
   const { page } = await openPlayground();
   // The page's own worker script, driven directly: one slow forward pass,
