@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "exp_approx.h"
 #include "linear.h"
 #include "rmsnorm.h"
 #include "trace.h"
@@ -26,11 +27,10 @@ void softmax_inplace(float* row, int64_t n) {
     for (int64_t j = 0; j < n; ++j) row[j] = 0.0f;
     return;
   }
+  for (int64_t j = 0; j < n; ++j) row[j] = row[j] - max;
+  exp_approx_inplace(row, n);
   float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = std::exp(row[j] - max);
-    sum += row[j];
-  }
+  for (int64_t j = 0; j < n; ++j) sum += row[j];
   for (int64_t j = 0; j < n; ++j) row[j] /= sum;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "exp_approx.h"
+
 namespace minimind {
 
 namespace {
@@ -73,7 +75,7 @@ ManualAttention manual_attention(const ModelConfig& c, const LayerWeights& w, co
         max = std::fmax(max, row[j]);
       }
       float sum = 0.0f;
-      for (int64_t j = 0; j <= i; ++j) sum += (row[j] = std::exp(row[j] - max));
+      for (int64_t j = 0; j <= i; ++j) sum += (row[j] = exp_approx(row[j] - max));
       for (int64_t j = 0; j <= i; ++j) row[j] /= sum;
       for (int64_t d = 0; d < Dh; ++d) {
         float acc = 0.0f;

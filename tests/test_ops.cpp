@@ -15,6 +15,7 @@
 #include "attention.h"
 #include "compare.h"
 #include "dot_rows.h"
+#include "exp_approx.h"
 #include "ffn.h"
 #include "half.h"
 #include "linear.h"
@@ -374,6 +375,41 @@ TEST_CASE("YaRN rescales inv_freq as MiniMind's precompute_freqs_cis", "[ops][ro
   RotaryEmbedding(c).cos_sin(3, cos.data(), sin.data());
   CHECK(cos[0] == Approx(0.5 * std::cos(3.0)).margin(1e-6));
   CHECK(sin[0] == Approx(0.5 * std::sin(3.0)).margin(1e-6));
+}
+
+TEST_CASE("exp_approx: within 2e-7 relative of e^x, the vector form equal to the scalar one bit for bit",
+          "[ops][exp]") {
+  std::vector<float> x;
+  for (double v = -90; v <= 90; v += 0.0137) x.push_back(float(v));
+  for (const float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 0.5f, -0.5f, 88.37f, 88.38f, -87.33f, -87.34f, -103.0f, 200.0f})
+    x.push_back(v);
+  const float inf = std::numeric_limits<float>::infinity();
+  x.insert(x.end(), {-inf, inf, std::numeric_limits<float>::quiet_NaN()});
+  std::vector<float> vec = x;
+  exp_approx_inplace(vec.data(), int64_t(vec.size()));
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(x[i]);
+    const float scalar = exp_approx(x[i]);
+    if (std::isnan(x[i])) {
+      REQUIRE(std::isnan(scalar));
+      REQUIRE(std::isnan(vec[i]));
+      continue;
+    }
+    REQUIRE(std::memcmp(&scalar, &vec[i], 4) == 0);  // the same bits
+    const double exact = std::exp(double(x[i]));
+    if (x[i] < -87.336f) {
+      REQUIRE(scalar == 0.0f);  // flushed below the smallest normal float
+    } else if (x[i] > 88.377f) {
+      REQUIRE(scalar == inf);
+    } else {
+      worst = std::max(worst, std::abs(double(scalar) - exact) / exact);
+    }
+  }
+  INFO("worst relative error " << worst);
+  CHECK(worst < 2e-7);
+  CHECK(exp_approx(0.0f) == 1.0f);
+  CHECK(exp_approx(-inf) == 0.0f);
 }
 
 TEST_CASE("softmax_inplace matches the scalar softmax, with -inf handled exactly", "[ops][softmax]") {
