@@ -11,6 +11,8 @@
 #elif defined(__SSE2__)
 #include <emmintrin.h>
 #else
+#include <cmath>
+
 #include "half.h"
 #endif
 
@@ -25,6 +27,17 @@ inline Lanes load(const float* p) { return wasm_v128_load(p); }
 inline Lanes splat(const float* p) { return wasm_v128_load32_splat(p); }
 inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 inline void store(float* p, Lanes v) { wasm_v128_store(p, v); }
+inline Lanes fill(float v) { return wasm_f32x4_splat(v); }
+inline Lanes add(Lanes a, Lanes b) { return wasm_f32x4_add(a, b); }
+inline Lanes sub(Lanes a, Lanes b) { return wasm_f32x4_sub(a, b); }
+inline Lanes mul(Lanes a, Lanes b) { return wasm_f32x4_mul(a, b); }
+inline Lanes clamp(Lanes v, float lo, float hi) { return wasm_f32x4_min(wasm_f32x4_max(v, fill(lo)), fill(hi)); }
+// Round to the nearest integer, ties to even.
+inline Lanes nearest(Lanes v) { return wasm_f32x4_nearest(v); }
+// 2^k for integral k in [-126, 127].
+inline Lanes pow2(Lanes k) {
+  return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+}
 
 // float16 bits, sign-extended to 32-bit lanes -> float32. Shifting left by
 // 13 puts exponent and mantissa at float32's positions and the sign at bit
@@ -62,6 +75,16 @@ inline Lanes load(const float* p) { return _mm_loadu_ps(p); }
 inline Lanes splat(const float* p) { return _mm_load1_ps(p); }
 inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) { return _mm_add_ps(acc, _mm_mul_ps(a, b)); }
 inline void store(float* p, Lanes v) { _mm_storeu_ps(p, v); }
+inline Lanes fill(float v) { return _mm_set1_ps(v); }
+inline Lanes add(Lanes a, Lanes b) { return _mm_add_ps(a, b); }
+inline Lanes sub(Lanes a, Lanes b) { return _mm_sub_ps(a, b); }
+inline Lanes mul(Lanes a, Lanes b) { return _mm_mul_ps(a, b); }
+inline Lanes clamp(Lanes v, float lo, float hi) { return _mm_min_ps(_mm_max_ps(v, fill(lo)), fill(hi)); }
+// cvtps2dq rounds ties to even under the default rounding mode.
+inline Lanes nearest(Lanes v) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(v)); }
+inline Lanes pow2(Lanes k) {
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k), _mm_set1_epi32(127)), 23));
+}
 
 inline Lanes f16_bits_to_f32(__m128i sign_extended) {
   const __m128i bits = _mm_and_si128(_mm_slli_epi32(sign_extended, 13), _mm_set1_epi32(int32_t(0x8fffffffu)));
@@ -96,6 +119,38 @@ inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) {
   return acc;
 }
 inline void store(float* p, Lanes v) { std::memcpy(p, v.v, sizeof v.v); }
+template <typename F>
+inline Lanes each(Lanes a, F f) {
+  for (float& x : a.v) x = f(x);
+  return a;
+}
+inline Lanes fill(float v) { return {{v, v, v, v}}; }
+inline Lanes add(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] + b.v[l];
+  return a;
+}
+inline Lanes sub(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] - b.v[l];
+  return a;
+}
+inline Lanes mul(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] * b.v[l];
+  return a;
+}
+inline Lanes clamp(Lanes v, float lo, float hi) {
+  return each(v, [&](float x) { return x < lo ? lo : x > hi ? hi : x; });
+}
+inline Lanes nearest(Lanes v) {
+  return each(v, [](float x) { return std::nearbyint(x); });
+}
+inline Lanes pow2(Lanes k) {
+  return each(k, [](float x) {
+    const uint32_t bits = uint32_t(int32_t(x) + 127) << 23;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  });
+}
 inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   for (int l = 0; l < kLanes; ++l) {
     low.v[l] = f16_to_f32(p[l]);
