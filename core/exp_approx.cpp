@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "half.h"
 #include "simd_lanes.h"
 
 namespace minimind {
@@ -42,12 +43,7 @@ struct ScalarOps {
   float sub(float a, float b) const { return a - b; }
   float mul(float a, float b) const { return a * b; }
   float nearest(float v) const { return std::nearbyint(v); }  // ties to even, as the lanes
-  float pow2(float k) const {
-    const uint32_t bits = uint32_t(int32_t(k) + 127) << 23;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
+  float pow2(float k) const { return bits_float(uint32_t(int32_t(k) + 127) << 23); }
 };
 
 struct LaneOps {

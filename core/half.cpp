@@ -4,8 +4,6 @@
 
 namespace minimind {
 
-namespace {
-
 uint32_t float_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -17,8 +15,6 @@ float bits_float(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-
-}  // namespace
 
 float f16_to_f32(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;

@@ -219,9 +219,11 @@ std::vector<uint8_t> write_safetensors(const std::vector<NamedTensor>& tensors,
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
-  std::vector<uint8_t> out(8);
   const uint64_t n = text.size();
-  std::memcpy(out.data(), &n, 8);
+  uint8_t length[8];
+  std::memcpy(length, &n, 8);  // little-endian, as the targets are
+  std::vector<uint8_t> out(length, length + 8);
+  out.reserve(8 + text.size() + data.size());
   out.insert(out.end(), text.begin(), text.end());
   out.insert(out.end(), data.begin(), data.end());
   return out;

@@ -144,12 +144,7 @@ inline Lanes nearest(Lanes v) {
   return each(v, [](float x) { return std::nearbyint(x); });
 }
 inline Lanes pow2(Lanes k) {
-  return each(k, [](float x) {
-    const uint32_t bits = uint32_t(int32_t(x) + 127) << 23;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  });
+  return each(k, [](float x) { return bits_float(uint32_t(int32_t(x) + 127) << 23); });
 }
 inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   for (int l = 0; l < kLanes; ++l) {

@@ -1,7 +1,6 @@
 #include "weight_matrix.h"
 
 #include <cmath>
-#include <cstring>
 
 #include "half.h"
 
@@ -9,17 +8,11 @@ namespace minimind {
 
 namespace {
 
-uint32_t bits_of(float v) {
-  uint32_t u;
-  std::memcpy(&u, &v, 4);
-  return u;
-}
-
 // Whether a finite float32 is exactly a float16 value: zero, or an exponent
 // within float16's range (subnormals included) and no mantissa bits below
 // float16's last one.
 bool is_float16_value(float v) {
-  const uint32_t u = bits_of(v) & 0x7fffffffu;
+  const uint32_t u = float_bits(v) & 0x7fffffffu;
   if (u == 0) return true;
   const int exponent = int(u >> 23) - 127;
   if (exponent > 15 || exponent < -24) return false;
@@ -29,7 +22,7 @@ bool is_float16_value(float v) {
 }
 
 // Whether a finite float32 is exactly a bfloat16 value: its low 16 bits are zero.
-bool is_bfloat16_value(float v) { return (bits_of(v) & 0xffffu) == 0; }
+bool is_bfloat16_value(float v) { return (float_bits(v) & 0xffffu) == 0; }
 
 // The narrowest storage that holds every value exactly (non-finite values
 // stay float32: the kernel's float16 widening handles finite values only).

@@ -58,6 +58,7 @@ const component = `${root}web/component/minimind_attention.mjs`;
 await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.js`, sourcemap: true });
 await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.single.js`, plugins: [inlineWasm] });
 await copyFile(`${root}web/index.html`, `${out}index.html`);
+await copyFile(`${root}web/theme.css`, `${out}theme.css`);
 await copyFile(`${root}web/style.css`, `${out}style.css`);
 await copyFile(`${root}web/gallery.html`, `${out}gallery.html`);
 await copyFile(`${root}web/gallery.css`, `${out}gallery.css`);
