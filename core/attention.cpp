@@ -1,18 +1,22 @@
 #include "attention.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include "exp_approx.h"
 #include "linear.h"
 #include "rmsnorm.h"
+#include "rope.h"
 #include "trace.h"
 
 namespace minimind {
 
 namespace {
 
-void record(const TraceTarget& t, const char* stage_name, const Shape& shape, const float* data) {
+// The shape becomes a Shape only when the trace wants the stage: an untraced
+// call allocates nothing here.
+void record(const TraceTarget& t, const char* stage_name, std::initializer_list<int64_t> shape, const float* data) {
   if (t.trace && t.trace->wants(t.layer, stage_name)) t.trace->put(t.layer, stage_name, t.batch_index, shape, data);
 }
 
@@ -34,46 +38,58 @@ void softmax_inplace(float* row, int64_t n) {
   for (int64_t j = 0; j < n; ++j) row[j] /= sum;
 }
 
-Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const RotaryEmbedding& rope, const Matrix& a,
-                         int64_t start_position, LayerKVCache& cache, const std::vector<int32_t>& key_mask,
-                         const AttentionOptions& options, const TraceTarget& target) {
-  const int64_t T = a.rows(), H = c.num_attention_heads, Hkv = c.num_key_value_heads, Dh = c.head_dim;
+void AttentionScratch::reserve(const ModelConfig& c, int64_t T, int64_t Tk) {
+  const int64_t Dh = c.head_dim;
+  minimind::scratch(q, T * c.num_attention_heads * Dh);
+  minimind::scratch(k, T * c.num_key_value_heads * Dh);
+  minimind::scratch(v, T * c.num_key_value_heads * Dh);
+  minimind::scratch(scores, T * Tk);
+  minimind::scratch(concat, T * c.num_attention_heads * Dh);
+}
+
+void attention_forward(const ModelConfig& c, const LayerWeights& w, const float* a, int64_t T, RopeRows rope,
+                       LayerKVCache& cache, const int32_t* key_mask, const AttentionOptions& options,
+                       const TraceTarget& target, AttentionScratch& s, float* out) {
+  const int64_t D = c.hidden_size, H = c.num_attention_heads, Hkv = c.num_key_value_heads, Dh = c.head_dim;
   const int64_t R = c.n_rep();
   const float eps = float(c.rms_norm_eps);
 
   // xq, xk, xv = q_proj(x), k_proj(x), v_proj(x)
-  Matrix q = linear(a, w.q_proj);  // [T, H·Dh] = [T, H, Dh]
-  Matrix k = linear(a, w.k_proj);  // [T, Hkv·Dh]
-  Matrix v = linear(a, w.v_proj);  // [T, Hkv·Dh]
-  record(target, stage::kQProj, {T, H, Dh}, q.data());
-  record(target, stage::kKProj, {T, Hkv, Dh}, k.data());
-  record(target, stage::kVProj, {T, Hkv, Dh}, v.data());
+  float* q = scratch(s.q, T * H * Dh);    // [T, H·Dh] = [T, H, Dh]
+  float* k = scratch(s.k, T * Hkv * Dh);  // [T, Hkv·Dh]
+  float* v = scratch(s.v, T * Hkv * Dh);  // [T, Hkv·Dh]
+  linear_rows(a, T, D, w.q_proj, q, H * Dh);
+  linear_rows(a, T, D, w.k_proj, k, Hkv * Dh);
+  linear_rows(a, T, D, w.v_proj, v, Hkv * Dh);
+  record(target, stage::kQProj, {T, H, Dh}, q);
+  record(target, stage::kKProj, {T, Hkv, Dh}, k);
+  record(target, stage::kVProj, {T, Hkv, Dh}, v);
 
   // xq, xk = q_norm(xq), k_norm(xk): per token and head, over Dh (gen 3).
   if (c.use_qk_norm) {
-    rms_norm_inplace(q.data(), w.q_norm.data(), T * H, Dh, eps);
-    rms_norm_inplace(k.data(), w.k_norm.data(), T * Hkv, Dh, eps);
-    record(target, stage::kQNorm, {T, H, Dh}, q.data());
-    record(target, stage::kKNorm, {T, Hkv, Dh}, k.data());
+    rms_norm_inplace(q, w.q_norm.data(), T * H, Dh, eps);
+    rms_norm_inplace(k, w.k_norm.data(), T * Hkv, Dh, eps);
+    record(target, stage::kQNorm, {T, H, Dh}, q);
+    record(target, stage::kKNorm, {T, Hkv, Dh}, k);
   }
 
-  // apply_rotary_pos_emb: token t sits at position start_position + t.
+  // apply_rotary_pos_emb: token t sits at position P + t.
   for (int64_t t = 0; t < T; ++t) {
-    rope.apply(q.row(t).data(), H, start_position + t);
-    rope.apply(k.row(t).data(), Hkv, start_position + t);
+    apply_rotary(q + t * H * Dh, H, Dh, rope.cos + t * Dh, rope.sin + t * Dh);
+    apply_rotary(k + t * Hkv * Dh, Hkv, Dh, rope.cos + t * Dh, rope.sin + t * Dh);
   }
-  record(target, stage::kQRope, {T, H, Dh}, q.data());
-  record(target, stage::kKRope, {T, Hkv, Dh}, k.data());
+  record(target, stage::kQRope, {T, H, Dh}, q);
+  record(target, stage::kKRope, {T, Hkv, Dh}, k);
 
   // torch.cat([past_key_value, xk], dim=1): the cache keeps k after RoPE, raw v.
-  cache.k.insert(cache.k.end(), k.data(), k.data() + k.size());
-  cache.v.insert(cache.v.end(), v.data(), v.data() + v.size());
-  const int64_t Tk = int64_t(cache.k.size()) / (Hkv * Dh);
+  cache.append(k, v, T);
+  const int64_t Tk = cache.length();
   const int64_t P = Tk - T;
 
+  // What the trace asked for is copied out per head (a traced call allocates).
   const bool keep_scores = wants(target, stage::kScoresRaw) || wants(target, stage::kScoresScaled) ||
                            wants(target, stage::kScoresMasked) || wants(target, stage::kAttnWeights);
-  std::vector<float> raw, scaled, masked, weights, head_outputs;
+  std::vector<float> raw, scaled, masked, weights, head_outputs;  // [H, T, Tk] ×4, [H, T, Dh]
   if (keep_scores) {
     raw.resize(size_t(H * T * Tk));
     scaled.resize(raw.size());
@@ -84,45 +100,43 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
 
   const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  Matrix concat(T, H * Dh);  // [T, H·Dh]
-  WeightMatrix packed_keys;  // the keys of the current kv head
+  float* concat = scratch(s.concat, T * H * Dh);  // [T, H·Dh]
+  float* p = scratch(s.scores, T * Tk);           // [T, Tk]
+  const int64_t n = T * Tk;
   for (int64_t h = 0; h < H; ++h) {
     const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
-    Matrix s(T, Tk);           // [T, Tk] = QKᵀ: q[:, h] against k[:, kv]
-    if (h % R == 0) {
-      // Kv head kv's keys [Tk, Dh], packed for the matrix kernel: each score
-      // is then one sequential sum over d, as a hand-written q·k loop adds
-      // it (lesson 11's manual attention matches the module to the bit).
-      Matrix keys(Tk, Dh);
-      for (int64_t j = 0; j < Tk; ++j) std::copy_n(cache.k.data() + j * Hkv * Dh + kv * Dh, Dh, keys.row(j).data());
-      packed_keys = WeightMatrix(keys);
+    // QKᵀ: q[:, h] against the packed keys of kv head kv. Each score is one
+    // sequential sum over d, as a hand-written q·k loop adds it (lesson 11's
+    // manual attention matches the module to the bit).
+    linear_rows(q + h * Dh, T, H * Dh, cache.keys(kv), p, Tk);
+    const size_t offset = size_t(h * n);
+    if (keep_scores) std::copy(p, p + n, raw.begin() + offset);
+    if (options.scale_scores) {
+      for (int64_t e = 0; e < n; ++e) p[e] /= scale;
     }
-    linear_rows(q.data() + h * Dh, T, H * Dh, packed_keys, s.data(), Tk);
-    const size_t offset = size_t(h * T * Tk);
-    if (keep_scores) std::copy(s.data(), s.data() + s.size(), raw.begin() + offset);
-    if (options.scale_scores) s /= scale;
-    if (keep_scores) std::copy(s.data(), s.data() + s.size(), scaled.begin() + offset);
+    if (keep_scores) std::copy(p, p + n, scaled.begin() + offset);
     for (int64_t i = 0; i < T; ++i) {
+      float* row = p + i * Tk;  // [Tk]
       for (int64_t j = 0; j < Tk; ++j) {
         // Causal: query i sits at P + i and sees keys 0..P+i (triu(1) of -inf).
-        if (options.causal_mask && j > P + i) s(i, j) += neg_inf;
+        if (options.causal_mask && j > P + i) row[j] += neg_inf;
         // Padding: scores += (1 - attention_mask) * -1e9.
-        if (!key_mask.empty()) s(i, j) += (1.0f - float(key_mask[size_t(j)])) * -1e9f;
+        if (key_mask) row[j] += (1.0f - float(key_mask[j])) * -1e9f;
       }
     }
-    if (keep_scores) std::copy(s.data(), s.data() + s.size(), masked.begin() + offset);
-    for (int64_t i = 0; i < T; ++i) softmax_inplace(s.row(i).data(), Tk);
-    if (keep_scores) std::copy(s.data(), s.data() + s.size(), weights.begin() + offset);
+    if (keep_scores) std::copy(p, p + n, masked.begin() + offset);
+    for (int64_t i = 0; i < T; ++i) softmax_inplace(p + i * Tk, Tk);
+    if (keep_scores) std::copy(p, p + n, weights.begin() + offset);
     // o[i] = Σ_j P[i, j]·v[j, kv], keys in order: the same sum for a row
     // whether it is computed alone (decoding) or with the whole prefix.
     for (int64_t i = 0; i < T; ++i) {
-      float* o = concat.row(i).data() + h * Dh;  // [Dh]
+      float* o = concat + i * H * Dh + h * Dh;  // [Dh]
       std::fill(o, o + Dh, 0.0f);
       for (int64_t j = 0; j < Tk; ++j) {
-        const float p = s(i, j);
-        if (p == 0.0f) continue;  // masked keys add nothing
-        const float* v_j = cache.v.data() + j * Hkv * Dh + kv * Dh;
-        for (int64_t d = 0; d < Dh; ++d) o[d] += p * v_j[d];
+        const float weight = p[i * Tk + j];
+        if (weight == 0.0f) continue;  // masked keys add nothing
+        const float* v_j = cache.v() + j * Hkv * Dh + kv * Dh;
+        for (int64_t d = 0; d < Dh; ++d) o[d] += weight * v_j[d];
       }
       if (!head_outputs.empty()) std::copy(o, o + Dh, head_outputs.begin() + (h * T + i) * Dh);
     }
@@ -134,11 +148,10 @@ Matrix attention_forward(const ModelConfig& c, const LayerWeights& w, const Rota
     record(target, stage::kAttnWeights, {H, T, Tk}, weights.data());
   }
   if (!head_outputs.empty()) record(target, stage::kHeadOutputs, {H, T, Dh}, head_outputs.data());
-  record(target, stage::kAttnConcat, {T, H * Dh}, concat.data());
+  record(target, stage::kAttnConcat, {T, H * Dh}, concat);
 
-  Matrix out = linear(concat, w.o_proj);  // [T, D]
-  record(target, stage::kOProj, {T, c.hidden_size}, out.data());
-  return out;
+  linear_rows(concat, T, H * Dh, w.o_proj, out, D);  // [T, D]
+  record(target, stage::kOProj, {T, D}, out);
 }
 
 }  // namespace minimind

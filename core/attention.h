@@ -7,7 +7,6 @@
 
 #include "kv_cache.h"
 #include "model_config.h"
-#include "rope.h"
 #include "tensor.h"
 #include "weights.h"
 
@@ -29,12 +28,29 @@ struct TraceTarget {
   int64_t batch_index = 0;
 };
 
+// Scratch memory of attention_forward, kept by the caller between calls
+// (buffers only grow: see scratch() in tensor.h).
+struct AttentionScratch {
+  std::vector<float> q, k, v;  // [T, H·Dh], [T, Hkv·Dh], [T, Hkv·Dh]
+  std::vector<float> scores;   // [T, Tk]: one head's scores, then weights
+  std::vector<float> concat;   // [T, H·Dh]: the heads' outputs side by side
+
+  // Grows every buffer to what T tokens against Tk keys need.
+  void reserve(const ModelConfig& config, int64_t T, int64_t Tk);
+};
+
+// The cos and sin rows of a call's T positions (P .. P+T-1): [T, Dh] each.
+struct RopeRows {
+  const float* cos = nullptr;
+  const float* sin = nullptr;
+};
+
 // a: [T, D] normed block input; the layer's cache holds P rows and gets T
-// more; key_mask: [P + T] with 1 for real tokens and 0 for padding, or empty.
-// Returns o_proj output: [T, D].
-Matrix attention_forward(const ModelConfig& config, const LayerWeights& w, const RotaryEmbedding& rope, const Matrix& a,
-                         int64_t start_position, LayerKVCache& cache, const std::vector<int32_t>& key_mask,
-                         const AttentionOptions& options, const TraceTarget& target);
+// more; key_mask: [P + T] with 1 for real tokens and 0 for padding, or
+// nullptr. Writes o_proj's output [T, D] to out.
+void attention_forward(const ModelConfig& config, const LayerWeights& w, const float* a, int64_t T, RopeRows rope,
+                       LayerKVCache& cache, const int32_t* key_mask, const AttentionOptions& options,
+                       const TraceTarget& target, AttentionScratch& scratch, float* out);
 
 // Row-wise softmax in place over n values (float32, max-subtracted as torch
 // does); a row of all -inf stays all-zero instead of NaN.

@@ -9,7 +9,16 @@ namespace minimind {
 
 float silu(float x);  // x / (1 + e^-x)
 
-// b: [T, D] -> [T, D]. Traces ffn_gate, ffn_up, ffn_act when asked.
-Matrix swiglu_ffn(const FfnWeights& w, const Matrix& b, const TraceTarget& target = {});
+// Scratch memory of swiglu_ffn, kept by the caller between calls.
+struct FfnScratch {
+  std::vector<float> gate, up;  // [T, F]; gate then holds silu(gate) * up
+
+  // Grows both buffers to what T tokens need with intermediate size F.
+  void reserve(int64_t T, int64_t F);
+};
+
+// b: [T, D] -> out [T, D]. Traces ffn_gate, ffn_up, ffn_act when asked.
+void swiglu_ffn(const FfnWeights& w, const float* b, int64_t T, float* out, FfnScratch& scratch,
+                const TraceTarget& target = {});
 
 }  // namespace minimind

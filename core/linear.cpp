@@ -67,33 +67,33 @@ void tile(const float* x, int64_t x_stride, const Column (&panel)[P], int64_t n,
   }
 }
 
-int valid_rows(const WeightMatrix& W, int64_t p) { return int(std::min<int64_t>(kPanel, W.rows() - p * kPanel)); }
+int valid_rows(const PanelsView& W, int64_t p) { return int(std::min<int64_t>(kPanel, W.rows - p * kPanel)); }
 
 template <typename Column>
-Column column_of(const WeightMatrix& W, int64_t p);
+Column column_of(const PanelsView& W, int64_t p);
 template <>
-F32Column column_of<F32Column>(const WeightMatrix& W, int64_t p) {
+F32Column column_of<F32Column>(const PanelsView& W, int64_t p) {
   return {W.f32_panel(p)};
 }
 template <>
-F16Column column_of<F16Column>(const WeightMatrix& W, int64_t p) {
+F16Column column_of<F16Column>(const PanelsView& W, int64_t p) {
   return {W.half_panel(p)};
 }
 template <>
-F16UnscaledColumn column_of<F16UnscaledColumn>(const WeightMatrix& W, int64_t p) {
+F16UnscaledColumn column_of<F16UnscaledColumn>(const PanelsView& W, int64_t p) {
   return {W.half_panel(p)};
 }
 template <>
-BF16Column column_of<BF16Column>(const WeightMatrix& W, int64_t p) {
+BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
   return {W.half_panel(p)};
 }
 
 // A few rows (decoding: one): 4 panels at a time, so that 8 independent sums
 // hide the latency of each add; weights stream straight from storage.
 template <int R, typename Column>
-void few_rows(const float* x, int64_t x_stride, const WeightMatrix& W, float* y, int64_t y_stride) {
+void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   constexpr int kGroup = R == 1 ? 4 : R == 2 ? 2 : 1;
-  const int64_t n = W.cols(), panels = W.panels();
+  const int64_t n = W.cols, panels = W.panels();
   int64_t p = 0;
   for (; p + kGroup <= panels; p += kGroup) {
     Column column[kGroup];
@@ -126,22 +126,22 @@ void panel_rows(const float* x, int64_t t0, int64_t t1, int64_t x_stride, const 
 // Many rows: panel by panel, so each panel is read from memory once per
 // block of rows and then served from cache. 16-bit panels are widened once
 // into a float32 buffer that every row then reads.
-void many_rows(const float* x, int64_t T, int64_t x_stride, const WeightMatrix& W, float* y, int64_t y_stride) {
-  const int64_t n = W.cols();
+void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  const int64_t n = W.cols;
   // Rows per block: ~512 KiB of x, which stays in L2 while the panels pass.
   const int64_t block = std::max<int64_t>(8, (int64_t(1) << 17) / std::max<int64_t>(1, n) / 4 * 4);
   thread_local std::vector<float> widened;  // one panel as float32: [n, 8]
-  if (W.storage() != WeightStorage::F32 && widened.size() < size_t(n * kPanel)) widened.resize(size_t(n * kPanel));
+  if (W.storage != WeightStorage::F32 && widened.size() < size_t(n * kPanel)) widened.resize(size_t(n * kPanel));
   for (int64_t t0 = 0; t0 < T; t0 += block) {
     const int64_t t1 = std::min(T, t0 + block);
     for (int64_t p = 0; p < W.panels(); ++p) {
       const int valid[1] = {valid_rows(W, p)};
       const float* source = W.f32_panel(p);
-      if (W.storage() != WeightStorage::F32) {
+      if (W.storage != WeightStorage::F32) {
         const uint16_t* half = W.half_panel(p);
         for (int64_t i = 0; i < n; ++i) {
           Lanes low, high;
-          if (W.storage() == WeightStorage::F16) {
+          if (W.storage == WeightStorage::F16) {
             simd::widen_f16(half + i * kPanel, low, high);
           } else {
             simd::widen_bf16(half + i * kPanel, low, high);
@@ -158,7 +158,7 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const WeightMatrix& 
 }
 
 template <typename Column>
-void small_batch(const float* x, int64_t T, int64_t x_stride, const WeightMatrix& W, float* y, int64_t y_stride) {
+void small_batch(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   if (T == 1) few_rows<1, Column>(x, x_stride, W, y, y_stride);
   if (T == 2) few_rows<2, Column>(x, x_stride, W, y, y_stride);
   if (T == 3) few_rows<3, Column>(x, x_stride, W, y, y_stride);
@@ -166,28 +166,28 @@ void small_batch(const float* x, int64_t T, int64_t x_stride, const WeightMatrix
 
 }  // namespace
 
-void linear_rows(const float* x, int64_t T, int64_t x_stride, const WeightMatrix& W, float* y, int64_t y_stride) {
-  if (T <= 0 || W.rows() == 0) return;
+void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  if (T <= 0 || W.rows == 0) return;
   if (T >= 4) {
     many_rows(x, T, x_stride, W, y, y_stride);
     return;
   }
-  switch (W.storage()) {
+  switch (W.storage) {
     case WeightStorage::F32:
       return small_batch<F32Column>(x, T, x_stride, W, y, y_stride);
     case WeightStorage::F16: {
       // x·2^112 stays finite for |x| < 2^16 (and is exact); else widen fully.
       float largest = 0.0f;
       for (int64_t t = 0; t < T; ++t) {
-        for (int64_t i = 0; i < W.cols(); ++i) largest = std::max(largest, std::abs(x[t * x_stride + i]));
+        for (int64_t i = 0; i < W.cols; ++i) largest = std::max(largest, std::abs(x[t * x_stride + i]));
       }
       if (!(largest < 0x1p16f)) return small_batch<F16Column>(x, T, x_stride, W, y, y_stride);
       thread_local std::vector<float> scaled;  // [T, in]: x·2^112
-      scaled.resize(size_t(T * W.cols()));
+      scaled.resize(size_t(T * W.cols));
       for (int64_t t = 0; t < T; ++t) {
-        for (int64_t i = 0; i < W.cols(); ++i) scaled[size_t(t * W.cols() + i)] = x[t * x_stride + i] * 0x1p112f;
+        for (int64_t i = 0; i < W.cols; ++i) scaled[size_t(t * W.cols + i)] = x[t * x_stride + i] * 0x1p112f;
       }
-      return small_batch<F16UnscaledColumn>(scaled.data(), T, W.cols(), W, y, y_stride);
+      return small_batch<F16UnscaledColumn>(scaled.data(), T, W.cols, W, y, y_stride);
     }
     case WeightStorage::BF16:
       return small_batch<BF16Column>(x, T, x_stride, W, y, y_stride);
@@ -196,7 +196,7 @@ void linear_rows(const float* x, int64_t T, int64_t x_stride, const WeightMatrix
 
 Matrix linear(const Matrix& x, const WeightMatrix& W) {
   Matrix y(x.rows(), W.rows());
-  linear_rows(x.data(), x.rows(), x.cols(), W, y.data(), y.cols());
+  linear_rows(x.data(), x.rows(), x.cols(), W.view(), y.data(), y.cols());
   return y;
 }
 

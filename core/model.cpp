@@ -14,9 +14,10 @@ namespace minimind {
 
 namespace {
 
-void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_index, const Matrix& m) {
-  if (trace && trace->wants(layer, stage_name))
-    trace->put(layer, stage_name, batch_index, {m.rows(), m.cols()}, m.data());
+// x: [rows, cols].
+void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_index, const float* x, int64_t rows,
+            int64_t cols) {
+  if (trace && trace->wants(layer, stage_name)) trace->put(layer, stage_name, batch_index, {rows, cols}, x);
 }
 
 }  // namespace
@@ -57,37 +58,53 @@ Model Model::from_pth(const ModelConfig& config, const uint8_t* bytes, size_t si
   return from_source(config, PthFile(bytes, size));
 }
 
-void Model::check_ids(const std::vector<int32_t>& ids, int64_t cached) const {
-  if (ids.empty()) throw std::invalid_argument("no tokens to run: the input is empty");
-  for (size_t i = 0; i < ids.size(); ++i) {
+void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {
+  if (T <= 0) throw std::invalid_argument("no tokens to run: the input is empty");
+  for (int64_t i = 0; i < T; ++i) {
     if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
       throw std::invalid_argument("token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
                                   " is outside the vocabulary (0.." + std::to_string(config_.vocab_size - 1) + ")");
     }
   }
-  if (cached + int64_t(ids.size()) > config_.max_position_embeddings) {
-    throw std::invalid_argument(std::to_string(cached + int64_t(ids.size())) +
-                                " tokens exceed max_position_embeddings " +
+  if (cached + T > config_.max_position_embeddings) {
+    throw std::invalid_argument(std::to_string(cached + T) + " tokens exceed max_position_embeddings " +
                                 std::to_string(config_.max_position_embeddings));
   }
 }
 
 Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std::vector<int32_t>& key_mask,
                       const ForwardOptions& options, Trace* trace, int64_t batch_index) const {
-  const ModelConfig& c = config_;
-  KVCache local_cache = cache ? KVCache(0, 0) : make_cache();
+  KVCache local_cache = cache ? KVCache(0, 0, 0) : make_cache();
   KVCache& kv = cache ? *cache : local_cache;
   const int64_t P = kv.length(), T = int64_t(ids.size());
-  check_ids(ids, P);
   if (!key_mask.empty() && int64_t(key_mask.size()) != P + T) {
     throw std::invalid_argument("attention_mask has " + std::to_string(key_mask.size()) + " entries, expected " +
                                 std::to_string(P + T) + " (cached + new tokens)");
   }
+  ForwardWorkspace workspace;
+  const float* logits = forward_into(ids.data(), T, kv, workspace, key_mask.empty() ? nullptr : key_mask.data(),
+                                     options, trace, batch_index);
+  return Eigen::Map<const Matrix>(logits, T, config_.vocab_size);  // [T, V]
+}
+
+const float* Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWorkspace& ws,
+                                 const int32_t* key_mask, const ForwardOptions& options, Trace* trace,
+                                 int64_t batch_index) const {
+  const ModelConfig& c = config_;
+  const int64_t P = kv.length(), D = c.hidden_size, Dh = c.head_dim, V = c.vocab_size;
+  check_ids(ids, T, P);
   if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
   const float eps = float(c.rms_norm_eps);
 
-  Matrix h(T, c.hidden_size);  // [T, D] = embed_tokens[ids]
-  for (int64_t t = 0; t < T; ++t) weights_.embed_tokens.row(ids[size_t(t)], h.row(t).data());
+  float* h = scratch(ws.hidden, T * D);  // [T, D] = embed_tokens[ids]
+  for (int64_t t = 0; t < T; ++t) weights_.embed_tokens.row(ids[t], h + t * D);
+  float* normed = scratch(ws.normed, T * D);  // [T, D]
+  float* branch = scratch(ws.branch, T * D);  // [T, D]
+
+  // RoPE's cos and sin of positions P .. P+T-1, once for every layer and head.
+  float* cos = scratch(ws.cos, T * Dh);  // [T, Dh]
+  float* sin = scratch(ws.sin, T * Dh);  // [T, Dh]
+  for (int64_t t = 0; t < T; ++t) rope_.cos_sin(P + t, cos + t * Dh, sin + t * Dh);
 
   // A failure half-way (e.g. a trace over its bound) must leave the cache as
   // it was, so the caller can go on with it.
@@ -96,36 +113,42 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
     int64_t rows;
     bool done = false;
     ~CacheRollback() {
-      if (done) return;
-      for (int64_t l = 0; l < kv.num_layers(); ++l) {
-        kv.layer(l).k.resize(size_t(rows * kv.kv_dim()));
-        kv.layer(l).v.resize(size_t(rows * kv.kv_dim()));
-      }
+      if (!done) kv.truncate(rows);
     }
   } rollback{kv, P};
 
+  const auto add = [&](const float* x) {
+    for (int64_t i = 0; i < T * D; ++i) h[i] += x[i];
+  };
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const LayerWeights& w = weights_.layers[size_t(l)];
     const TraceTarget target{trace, l, batch_index};
-    record(trace, l, stage::kBlockInput, batch_index, h);
-    const Matrix a = rms_norm(h, w.input_layernorm, eps);  // [T, D]
-    record(trace, l, stage::kAttnNorm, batch_index, a);
-    h += attention_forward(c, w, rope_, a, P, kv.layer(l), key_mask, options.attention, target);
-    record(trace, l, stage::kAttnResidual, batch_index, h);
-    const Matrix b = rms_norm(h, w.post_attention_layernorm, eps);  // [T, D]
-    record(trace, l, stage::kFfnNorm, batch_index, b);
-    const Matrix ffn = c.use_moe ? moe_ffn(c, w.moe, b, target) : swiglu_ffn(w.mlp, b, target);  // [T, D]
-    record(trace, l, stage::kFfnDown, batch_index, ffn);
-    h += ffn;
-    record(trace, l, stage::kBlockOutput, batch_index, h);
+    record(trace, l, stage::kBlockInput, batch_index, h, T, D);
+    rms_norm_rows(h, w.input_layernorm.data(), T, D, eps, normed);
+    record(trace, l, stage::kAttnNorm, batch_index, normed, T, D);
+    attention_forward(c, w, normed, T, {cos, sin}, kv.layer(l), key_mask, options.attention, target, ws.attention,
+                      branch);
+    add(branch);
+    record(trace, l, stage::kAttnResidual, batch_index, h, T, D);
+    rms_norm_rows(h, w.post_attention_layernorm.data(), T, D, eps, normed);
+    record(trace, l, stage::kFfnNorm, batch_index, normed, T, D);
+    if (c.use_moe) {
+      moe_ffn(c, w.moe, normed, T, branch, ws.moe, target);
+    } else {
+      swiglu_ffn(w.mlp, normed, T, branch, ws.ffn, target);
+    }
+    record(trace, l, stage::kFfnDown, batch_index, branch, T, D);
+    add(branch);
+    record(trace, l, stage::kBlockOutput, batch_index, h, T, D);
   }
   kv.advance(T);
   rollback.done = true;
 
-  h = rms_norm(h, weights_.norm, eps);
-  record(trace, kModelLevel, stage::kFinalNorm, batch_index, h);
-  Matrix logits = linear(h, weights_.output_head());  // [T, V]
-  record(trace, kModelLevel, stage::kLogits, batch_index, logits);
+  rms_norm_rows(h, weights_.norm.data(), T, D, eps, normed);
+  record(trace, kModelLevel, stage::kFinalNorm, batch_index, normed, T, D);
+  float* logits = scratch(ws.logits, T * V);  // [T, V]
+  linear_rows(normed, T, D, weights_.output_head(), logits, V);
+  record(trace, kModelLevel, stage::kLogits, batch_index, logits, T, V);
   return logits;
 }
 

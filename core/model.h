@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "forward_workspace.h"
 #include "kv_cache.h"
 #include "model_config.h"
 #include "rope.h"
@@ -36,7 +37,9 @@ class Model {
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
-  KVCache make_cache() const { return KVCache(config_.num_hidden_layers, config_.kv_dim()); }
+  KVCache make_cache() const {
+    return KVCache(config_.num_hidden_layers, config_.num_key_value_heads, config_.head_dim);
+  }
 
   // One sequence. ids: [T]. With a cache, positions continue after its P
   // tokens and the new k/v are appended. key_mask: [P + T] (1 real, 0
@@ -45,6 +48,14 @@ class Model {
   Matrix forward(const std::vector<int32_t>& ids, KVCache* cache = nullptr, const std::vector<int32_t>& key_mask = {},
                  const ForwardOptions& options = {}, Trace* trace = nullptr, int64_t batch_index = 0) const;
 
+  // The same on the caller's memory: ids [T]; key_mask nullptr or [P + T]
+  // values. Returns the logits [T, V], held by `workspace` until its next
+  // use. With the cache's and the workspace's room reserved, allocates
+  // nothing unless traced.
+  const float* forward_into(const int32_t* ids, int64_t T, KVCache& cache, ForwardWorkspace& workspace,
+                            const int32_t* key_mask = nullptr, const ForwardOptions& options = {},
+                            Trace* trace = nullptr, int64_t batch_index = 0) const;
+
   // A batch of equal-length sequences (MiniMind's [B, T] input_ids), with an
   // optional attention_mask [B, T]. Returns logits [B, T, V].
   Tensor forward_batch(const std::vector<std::vector<int32_t>>& ids,
@@ -52,7 +63,7 @@ class Model {
                        Trace* trace = nullptr) const;
 
  private:
-  void check_ids(const std::vector<int32_t>& ids, int64_t cached) const;
+  void check_ids(const int32_t* ids, int64_t T, int64_t cached) const;
 
   ModelConfig config_;
   ModelWeights weights_;

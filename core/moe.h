@@ -2,15 +2,33 @@
 // and MiniMind2's MoEGate + MOEFeedForward with shared experts (generation 2).
 #pragma once
 
+#include <vector>
+
 #include "attention.h"
+#include "ffn.h"
 #include "model_config.h"
 #include "tensor.h"
 #include "weights.h"
 
 namespace minimind {
 
-// b: [T, D] -> [T, D]. Traces router_probs [T, E], router_experts [T, k],
+// Scratch memory of moe_ffn, kept by the caller between calls.
+struct MoeScratch {
+  std::vector<float> probs;                  // [T, E] router softmax
+  std::vector<int64_t> order;                // [E] experts by probability
+  std::vector<float> chosen, chosen_weight;  // [T, k] expert ids (as floats, for the trace) and weights
+  std::vector<int64_t> tokens;               // [≤ T·k] the tokens routed to one expert
+  std::vector<float> token_weights;          // [≤ T·k] their weights
+  std::vector<float> routed, expert_out;     // [≤ T·k, D] their rows, the expert's output
+  FfnScratch ffn;
+
+  // Grows every buffer to what T tokens need.
+  void reserve(const ModelConfig& config, int64_t T);
+};
+
+// b: [T, D] -> out [T, D]. Traces router_probs [T, E], router_experts [T, k],
 // router_weights [T, k] when asked.
-Matrix moe_ffn(const ModelConfig& config, const MoeWeights& w, const Matrix& b, const TraceTarget& target = {});
+void moe_ffn(const ModelConfig& config, const MoeWeights& w, const float* b, int64_t T, float* out, MoeScratch& scratch,
+             const TraceTarget& target = {});
 
 }  // namespace minimind

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "simd_lanes.h"
+
 namespace minimind {
 
 RotaryEmbedding::RotaryEmbedding(const ModelConfig& c)
@@ -45,16 +47,29 @@ void RotaryEmbedding::cos_sin(int64_t position, float* cos_out, float* sin_out) 
 }
 
 void RotaryEmbedding::apply(float* x, int64_t heads, int64_t position) const {
-  const int64_t half = head_dim_ / 2;
   std::vector<float> cos(static_cast<size_t>(head_dim_)), sin(static_cast<size_t>(head_dim_));
   cos_sin(position, cos.data(), sin.data());
+  apply_rotary(x, heads, head_dim_, cos.data(), sin.data());
+}
+
+void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const float* sin) {
+  using simd::Lanes;
+  const int64_t half = Dh / 2;
   for (int64_t h = 0; h < heads; ++h) {
-    float* v = x + h * head_dim_;
-    for (int64_t i = 0; i < half; ++i) {
+    float* v = x + h * Dh;  // [Dh]
+    // rotate_half(x) = [-x[Dh/2:], x[:Dh/2]]; first·cos + (-second)·sin is
+    // first·cos - second·sin to the bit. Four pairs at a time, then the rest.
+    int64_t i = 0;
+    for (; i + simd::kLanes <= half; i += simd::kLanes) {
+      const Lanes first = simd::load(v + i), second = simd::load(v + i + half);
+      simd::store(v + i, simd::sub(simd::mul(first, simd::load(cos + i)), simd::mul(second, simd::load(sin + i))));
+      simd::store(v + i + half, simd::add(simd::mul(second, simd::load(cos + i + half)),
+                                          simd::mul(first, simd::load(sin + i + half))));
+    }
+    for (; i < half; ++i) {
       const float first = v[i], second = v[i + half];
-      // rotate_half(x) = [-x[Dh/2:], x[:Dh/2]]
-      v[i] = first * cos[size_t(i)] + (-second) * sin[size_t(i)];
-      v[i + half] = second * cos[size_t(i + half)] + first * sin[size_t(i + half)];
+      v[i] = first * cos[i] - second * sin[i];
+      v[i + half] = second * cos[i + half] + first * sin[i + half];
     }
   }
 }

@@ -29,4 +29,9 @@ class RotaryEmbedding {
   std::vector<float> inv_freq_;
 };
 
+// x' = x·cos + rotate_half(x)·sin on `heads` vectors x: [heads, Dh], in
+// place, with one position's cos and sin rows ([Dh] each, from cos_sin),
+// which a forward computes once per token for every head and layer.
+void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const float* sin);
+
 }  // namespace minimind

@@ -7,15 +7,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "tensor.h"
+
 namespace minimind {
 
 namespace {
 
-void softmax(std::vector<float>& x) {
-  const float max = *std::max_element(x.begin(), x.end());
+// In place over x[0..n).
+void softmax(float* x, int64_t n) {
+  const float max = *std::max_element(x, x + n);
   float sum = 0.0f;
-  for (float& v : x) sum += (v = std::exp(v - max));
-  for (float& v : x) v /= sum;
+  for (int64_t i = 0; i < n; ++i) sum += (x[i] = std::exp(x[i] - max));
+  for (int64_t i = 0; i < n; ++i) x[i] /= sum;
 }
 
 }  // namespace
@@ -36,71 +39,84 @@ void validate_sampling(const SamplingParams& p) {
 
 Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) { validate_sampling(params); }
 
-std::vector<float> Sampler::filtered_logits(const float* logits, int64_t V, const std::vector<int32_t>& seen) const {
+void Sampler::Scratch::reserve(int64_t V) {
+  scratch(x, V);
+  scratch(sorted, V);
+  scratch(order, V);
+  scratch(seen, V);
+}
+
+void Sampler::reserve(int64_t V) { scratch_.reserve(V); }
+
+void Sampler::filter(const float* logits, int64_t V, const std::vector<int32_t>& seen_ids, Scratch& s) const {
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  std::vector<float> x(logits, logits + V);
+  float* x = scratch(s.x, V);
+  std::copy(logits, logits + V, x);
   if (!params_.greedy) {
-    for (float& v : x) v /= params_.temperature;  // logits / temperature
+    for (int64_t i = 0; i < V; ++i) x[i] /= params_.temperature;  // logits / temperature
   }
   if (params_.repetition_penalty != 1.0f) {
-    std::vector<int32_t> unique(seen);
-    std::sort(unique.begin(), unique.end());
-    unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-    for (int32_t id : unique) {
-      if (id < 0 || id >= V) continue;
-      float& v = x[size_t(id)];
+    // Each id seen so far once, however often it occurs.
+    uint8_t* penalised = scratch(s.seen, V);
+    std::fill(penalised, penalised + V, uint8_t{0});
+    for (int32_t id : seen_ids) {
+      if (id < 0 || id >= V || penalised[id]) continue;
+      penalised[id] = 1;
+      float& v = x[id];
       v = v > 0 ? v / params_.repetition_penalty : v * params_.repetition_penalty;
     }
   }
-  if (params_.greedy) return x;
+  if (params_.greedy) return;
   if (params_.top_k > 0 && params_.top_k < V) {
     // logits[logits < topk(logits, k)[-1]] = -inf: ties with the k-th stay.
-    std::vector<float> sorted(x);
-    std::nth_element(sorted.begin(), sorted.begin() + (params_.top_k - 1), sorted.end(), std::greater<float>());
-    const float kth = sorted[size_t(params_.top_k - 1)];
-    for (float& v : x) {
-      if (v < kth) v = neg_inf;
+    float* sorted = scratch(s.sorted, V);
+    std::copy(x, x + V, sorted);
+    std::nth_element(sorted, sorted + (params_.top_k - 1), sorted + V, std::greater<float>());
+    const float kth = sorted[params_.top_k - 1];
+    for (int64_t i = 0; i < V; ++i) {
+      if (x[i] < kth) x[i] = neg_inf;
     }
   }
   if (params_.top_p < 1.0f) {
     // Keep the smallest prefix of the sorted distribution whose cumulative
-    // probability exceeds top_p; the most likely token always stays.
-    std::vector<int64_t> order(static_cast<size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x[size_t(a)] > x[size_t(b)]; });
-    std::vector<float> probs(static_cast<size_t>(V));
-    for (int64_t i = 0; i < V; ++i) probs[size_t(i)] = x[size_t(order[size_t(i)])];
-    softmax(probs);
+    // probability exceeds top_p; the most likely token always stays. Sorted
+    // by logit, highest first, ties by id (a stable sort's order).
+    int64_t* order = scratch(s.order, V);
+    std::iota(order, order + V, 0);
+    std::sort(order, order + V, [&](int64_t a, int64_t b) { return x[a] > x[b] || (x[a] == x[b] && a < b); });
+    float* probs = scratch(s.sorted, V);
+    for (int64_t i = 0; i < V; ++i) probs[i] = x[order[i]];
+    softmax(probs, V);
     float cumulative = 0.0f;
     bool previous_over = false;  // mask[i] = cumsum[i - 1] > top_p
     for (int64_t i = 0; i < V; ++i) {
-      if (i > 0 && previous_over) x[size_t(order[size_t(i)])] = neg_inf;
-      cumulative += probs[size_t(i)];
+      if (i > 0 && previous_over) x[order[i]] = neg_inf;
+      cumulative += probs[i];
       previous_over = cumulative > params_.top_p;
     }
   }
-  return x;
 }
 
 std::vector<float> Sampler::probabilities(const float* logits, int64_t V, const std::vector<int32_t>& seen) const {
-  std::vector<float> x = filtered_logits(logits, V, seen);
-  softmax(x);
-  return x;
+  Scratch s;
+  filter(logits, V, seen, s);
+  softmax(s.x.data(), V);
+  return std::vector<float>(s.x.begin(), s.x.begin() + V);
 }
 
 int32_t Sampler::next(const float* logits, int64_t V, const std::vector<int32_t>& seen) {
   if (V <= 0) throw std::invalid_argument("no logits to sample from");
-  const std::vector<float> x = filtered_logits(logits, V, seen);
-  if (params_.greedy) return int32_t(std::max_element(x.begin(), x.end()) - x.begin());  // argmax, first on ties
-  std::vector<float> probs(x);
-  softmax(probs);
+  filter(logits, V, seen, scratch_);
+  float* probs = scratch_.x.data();                                                // [V]
+  if (params_.greedy) return int32_t(std::max_element(probs, probs + V) - probs);  // argmax, first on ties
+  softmax(probs, V);
   const float u = rng_.uniform_unit();
   float cumulative = 0.0f;
   int32_t last_nonzero = 0;
   for (int64_t i = 0; i < V; ++i) {
-    if (probs[size_t(i)] <= 0) continue;
+    if (probs[i] <= 0) continue;
     last_nonzero = int32_t(i);
-    cumulative += probs[size_t(i)];
+    cumulative += probs[i];
     if (u < cumulative) return int32_t(i);
   }
   return last_nonzero;  // rounding left cumulative just under u

@@ -35,6 +35,15 @@ struct Tensor {
   int64_t numel() const;
 };
 
+// The first n elements of a scratch buffer, grown if it holds fewer. A
+// buffer that is reused only grows, so a loop over calls of one size stops
+// allocating after its first call.
+template <typename T>
+T* scratch(std::vector<T>& buffer, int64_t n) {
+  if (buffer.size() < size_t(n)) buffer.resize(size_t(n));
+  return buffer.data();
+}
+
 int64_t shape_numel(const Shape& shape);
 std::string shape_to_string(const Shape& shape);  // "(2, 5, 64)", as PyTorch prints
 

@@ -27,9 +27,25 @@ enum class WeightPacking { Narrowest, Float32 };
 
 const char* weight_storage_name(WeightStorage storage);  // "F32", "F16", "BF16"
 
+// What the matrix kernel reads: [rows, cols] packed in panels as above, in
+// memory someone else owns (a WeightMatrix, or the keys of a KV cache).
+struct PanelsView {
+  static constexpr int kPanelRows = 8;
+
+  int64_t rows = 0, cols = 0;
+  WeightStorage storage = WeightStorage::F32;
+  const float* f32 = nullptr;      // F32 storage: panels() · cols · 8 values
+  const uint16_t* half = nullptr;  // F16 or BF16 storage
+
+  int64_t panels() const { return (rows + kPanelRows - 1) / kPanelRows; }
+  // Panel p: cols·8 values, column-major within the panel.
+  const float* f32_panel(int64_t p) const { return f32 + p * cols * kPanelRows; }
+  const uint16_t* half_panel(int64_t p) const { return half + p * cols * kPanelRows; }
+};
+
 class WeightMatrix {
  public:
-  static constexpr int kPanelRows = 8;
+  static constexpr int kPanelRows = PanelsView::kPanelRows;
 
   WeightMatrix() = default;
   // Packs a row-major [rows, cols] matrix.
@@ -44,9 +60,7 @@ class WeightMatrix {
   WeightStorage storage() const { return storage_; }
   size_t bytes() const { return f32_.size() * sizeof(float) + half_.size() * sizeof(uint16_t); }
 
-  // Panel p: cols·8 values, column-major within the panel (see above).
-  const float* f32_panel(int64_t p) const { return f32_.data() + p * cols_ * kPanelRows; }
-  const uint16_t* half_panel(int64_t p) const { return half_.data() + p * cols_ * kPanelRows; }
+  PanelsView view() const { return {rows_, cols_, storage_, f32_.data(), half_.data()}; }
 
   void row(int64_t r, float* out) const;  // W[r, :] -> out[cols]
   Matrix unpacked() const;                // the row-major [rows, cols] matrix

@@ -273,7 +273,7 @@ TEST_CASE("the trace is opt-in and bounded", "[model][trace]") {
   KVCache cache = model.make_cache();
   REQUIRE_THROWS_WITH(model.forward(ids, &cache, {}, {}, &bounded), Catch::Contains("trace would hold more than"));
   CHECK(cache.length() == 0);
-  for (int64_t l = 0; l < 2; ++l) CHECK(cache.layer(l).k.empty());
+  for (int64_t l = 0; l < 2; ++l) CHECK(cache.layer(l).length() == 0);
   CHECK_CLOSE(model.forward(ids, &cache).reshaped(), model.forward(ids).reshaped(), 0.0, 0.0);
 
   REQUIRE_THROWS_WITH(model.forward(ids, nullptr, {}, {}, &*std::make_unique<Trace>(layers_and_stages({2}, {}), 1)),

@@ -151,7 +151,8 @@ ModelConfig small_config(int64_t D, int64_t H, int64_t Hkv, int64_t Dh, bool qk_
 
 TEST_CASE("rms_norm matches w * x / sqrt(mean(x^2) + eps)", "[ops][rmsnorm]") {
   Rng rng(1);
-  for (const auto& [rows, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 8}, {5, 64}, {3, 96}, {7, 33}}) {
+  for (const auto& [rows, n] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 8}, {5, 64}, {3, 96}, {7, 33}, {2, 5}, {4, 1}}) {
     for (const double eps : {1e-5, 1e-6}) {
       CAPTURE(rows, n, eps);
       const Matrix x = rng.matrix(rows, n, 2.0);
@@ -282,9 +283,56 @@ TEST_CASE("dot and dot_rows match a scalar loop, and a row's result does not dep
   }
 }
 
+// Scalar twins of the lane code: the order of operations each documents,
+// written out one float at a time. The lanes must give the same bits.
+TEST_CASE("rms_norm_rows and apply_rotary compute their scalar twins' bits", "[ops][rmsnorm][rope]") {
+  Rng rng(12);
+  for (const int64_t n : {1, 5, 8, 13, 64, 100}) {
+    CAPTURE(n);
+    const int64_t rows = 3;
+    const Matrix x = rng.matrix(rows, n, 3.0);
+    const Vector w = rng.vector(n, 0.5, 1.5);
+    Matrix y(rows, n);
+    rms_norm_rows(x.data(), w.data(), rows, n, 1e-6f, y.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      // Lane l sums x[8m + l] (l < 4: the low vector, else the high one).
+      float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int64_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; ++l) lanes[l] = lanes[l] + x(r, i + l) * x(r, i + l);
+      }
+      float four[4];
+      for (int l = 0; l < 4; ++l) four[l] = lanes[l] + lanes[4 + l];
+      float sum = (four[0] + four[1]) + (four[2] + four[3]);
+      for (; i < n; ++i) sum += x(r, i) * x(r, i);
+      const float inv = 1.0f / std::sqrt(sum / float(n) + 1e-6f);
+      for (int64_t j = 0; j < n; ++j) REQUIRE(y(r, j) == w(j) * (x(r, j) * inv));
+    }
+    // A row alone gives the bits it gives among others.
+    Matrix alone(1, n);
+    rms_norm_rows(x.data() + n, w.data(), 1, n, 1e-6f, alone.data());
+    REQUIRE(flat(alone) == flat(y.middleRows(1, 1)));
+  }
+  for (const int64_t Dh : {2, 10, 16, 96}) {
+    CAPTURE(Dh);
+    const int64_t heads = 3, half = Dh / 2;
+    const Matrix x = rng.matrix(1, heads * Dh, 1.0);
+    const Matrix cos = rng.matrix(1, Dh, 1.0), sin = rng.matrix(1, Dh, 1.0);
+    Matrix y = x;
+    apply_rotary(y.data(), heads, Dh, cos.data(), sin.data());
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t i = 0; i < half; ++i) {
+        const float first = x(0, h * Dh + i), second = x(0, h * Dh + half + i);
+        REQUIRE(y(0, h * Dh + i) == first * cos(0, i) + (-second) * sin(0, i));
+        REQUIRE(y(0, h * Dh + half + i) == second * cos(0, half + i) + first * sin(0, half + i));
+      }
+    }
+  }
+}
+
 TEST_CASE("RoPE: inv_freq, cos/sin tables and the rotate-half rotation", "[ops][rope]") {
   for (const double theta : {1e6, 1e4}) {
-    for (const int64_t Dh : {16, 96}) {
+    for (const int64_t Dh : {2, 10, 16, 96}) {  // half = 1, 5 (lanes + rest), 8, 48
       CAPTURE(theta, Dh);
       ModelConfig c = small_config(64, 4, 2, Dh, true);
       c.rope_theta = theta;
@@ -448,7 +496,10 @@ TEST_CASE("silu and the SwiGLU feed-forward match scalar loops", "[ops][ffn]") {
   const int64_t T = 6, D = 16, F = 40;
   const FfnWeights w{rng.weight(F, D, 0.5), rng.weight(F, D, 0.5), rng.weight(D, F, 0.3)};
   const Matrix b = rng.matrix(T, D, 2.0);
-  REQUIRE(first_mismatch(flat(swiglu_ffn(w, b)), ref_ffn(w, to_doubles(b), T), 1e-5, 1e-5) == "");
+  Matrix out(T, D);
+  FfnScratch scratch;
+  swiglu_ffn(w, b.data(), T, out.data(), scratch);
+  REQUIRE(first_mismatch(flat(out), ref_ffn(w, to_doubles(b), T), 1e-5, 1e-5) == "");
 }
 
 namespace {
@@ -527,7 +578,9 @@ TEST_CASE("moe_ffn matches a scalar router and expert loop, and the router trace
     TraceRequest request;
     request.layers = {0};
     Trace trace(request, 1);
-    const Matrix y = moe_ffn(c, w, b, TraceTarget{&trace, 0, 0});
+    Matrix y(T, 16);
+    MoeScratch scratch;
+    moe_ffn(c, w, b.data(), T, y.data(), scratch, TraceTarget{&trace, 0, 0});
     const MoeRef ref = ref_moe(c, w, b);
     REQUIRE(first_mismatch(flat(y), ref.y, 1e-5, 1e-4) == "");
 
@@ -626,10 +679,16 @@ TEST_CASE("attention_forward and manual_attention match the scalar GQA attention
       const Matrix a = rng.matrix(T, D, 1.5);
       const RotaryEmbedding rope(c);
 
+      std::vector<float> cos(size_t(T * Dh)), sin(size_t(T * Dh));  // [T, Dh]
+      for (int64_t t = 0; t < T; ++t) rope.cos_sin(t, &cos[size_t(t * Dh)], &sin[size_t(t * Dh)]);
       const auto run = [&](const AttentionOptions& options, const std::vector<int32_t>& mask, Trace& trace) {
-        LayerKVCache cache;
-        Matrix out = attention_forward(c, w, rope, a, 0, cache, mask, options, TraceTarget{&trace, 0, 0});
-        REQUIRE(cache.k.size() == size_t(T * (H / R) * Dh));  // cached before head repetition
+        LayerKVCache cache(H / R, Dh);
+        AttentionScratch scratch;
+        Matrix out(T, D);
+        attention_forward(c, w, a.data(), T, {cos.data(), sin.data()}, cache, mask.empty() ? nullptr : mask.data(),
+                          options, TraceTarget{&trace, 0, 0}, scratch, out.data());
+        REQUIRE(cache.length() == T);
+        REQUIRE(cache.kv_dim() == (H / R) * Dh);  // cached before head repetition
         return out;
       };
       TraceRequest request;

@@ -265,7 +265,7 @@ class WasmGenerator {
       val out = val::object();
       out.set("token", s.token);
       out.set("isEos", s.is_eos);
-      out.set("logits", typed_copy(s.logits.data(), s.logits.size()));
+      out.set("logits", typed_copy(generator_->chosen_logits().data(), generator_->chosen_logits().size()));
       out.set("probabilities", typed_copy(probabilities.data(), probabilities.size()));
       out.set("trace", trace_entries(trace));
       return out;
