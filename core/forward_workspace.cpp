@@ -8,7 +8,6 @@ void ForwardWorkspace::reserve(const ModelConfig& c, int64_t T, int64_t Tk) {
   scratch(branch, T * c.hidden_size);
   scratch(cos, T * c.head_dim);
   scratch(sin, T * c.head_dim);
-  scratch(logits, T * c.vocab_size);
   attention.reserve(c, T, Tk);
   if (c.use_moe) {
     moe.reserve(c, T);

@@ -18,7 +18,6 @@ struct ForwardWorkspace {
   std::vector<float> normed;    // [T, D] its rms_norm, the input of a branch
   std::vector<float> branch;    // [T, D] attention's or the FFN's output
   std::vector<float> cos, sin;  // [T, Dh] RoPE rows of the T positions
-  std::vector<float> logits;    // [T, V]
   AttentionScratch attention;
   FfnScratch ffn;
   MoeScratch moe;

@@ -16,17 +16,17 @@ Generator::Generator(const Model& model, std::vector<int32_t> prompt, const Samp
   cache_.reserve(room);
   workspace_.reserve(c, 1, room);  // the one-token steps; the prefill grows it for T
   ids_.reserve(size_t(room));
-  next_logits_.reserve(size_t(V));
-  chosen_logits_.reserve(size_t(V));
+  next_logits_.resize(size_t(V));
+  chosen_logits_.resize(size_t(V));
   sampler_.reserve(V);
-  const float* logits = model_.forward_into(ids_.data(), T, cache_, workspace_, nullptr, {}, prefill_trace);  // [T, V]
-  next_logits_.assign(logits + (T - 1) * V, logits + T * V);
+  // Only the last token's logits: they choose the first new token.
+  model_.forward_into(ids_.data(), T, cache_, workspace_, next_logits_.data(), 1, nullptr, {}, prefill_trace);
 }
 
 GenerationStep Generator::choose() {
   if (finished_) throw std::logic_error("generation already ended (the eos token, the position limit or a final step)");
   GenerationStep out;
-  chosen_logits_.swap(next_logits_);  // both hold V floats: no copy, no allocation
+  chosen_logits_.swap(next_logits_);  // both hold [V]: no copy
   out.token = sampler_.next(chosen_logits_.data(), int64_t(chosen_logits_.size()), ids_);
   out.is_eos = out.token == model_.config().eos_token_id;
   ids_.push_back(out.token);
@@ -38,7 +38,7 @@ GenerationStep Generator::choose() {
 GenerationStep Generator::final_step() {
   GenerationStep out = choose();
   finished_ = true;
-  next_logits_.assign(chosen_logits_.begin(), chosen_logits_.end());
+  next_logits_ = chosen_logits_;
   return out;
 }
 
@@ -46,12 +46,10 @@ GenerationStep Generator::step(Trace* trace) {
   GenerationStep out = choose();
   if (out.is_eos || int64_t(ids_.size()) >= model_.config().max_position_embeddings) {
     finished_ = true;
-    next_logits_.assign(chosen_logits_.begin(), chosen_logits_.end());
+    next_logits_ = chosen_logits_;
     return out;
   }
-  const int64_t V = model_.config().vocab_size;
-  const float* logits = model_.forward_into(&out.token, 1, cache_, workspace_, nullptr, {}, trace);  // [1, V]
-  next_logits_.assign(logits, logits + V);
+  model_.forward_into(&out.token, 1, cache_, workspace_, next_logits_.data(), 1, nullptr, {}, trace);  // [1, V]
   return out;
 }
 

@@ -82,17 +82,22 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
                                 std::to_string(P + T) + " (cached + new tokens)");
   }
   ForwardWorkspace workspace;
-  const float* logits = forward_into(ids.data(), T, kv, workspace, key_mask.empty() ? nullptr : key_mask.data(),
-                                     options, trace, batch_index);
-  return Eigen::Map<const Matrix>(logits, T, config_.vocab_size);  // [T, V]
+  Matrix logits(T, config_.vocab_size);  // [T, V]
+  forward_into(ids.data(), T, kv, workspace, logits.data(), T, key_mask.empty() ? nullptr : key_mask.data(), options,
+               trace, batch_index);
+  return logits;
 }
 
-const float* Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWorkspace& ws,
-                                 const int32_t* key_mask, const ForwardOptions& options, Trace* trace,
-                                 int64_t batch_index) const {
+void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWorkspace& ws, float* logits,
+                         int64_t logit_rows, const int32_t* key_mask, const ForwardOptions& options, Trace* trace,
+                         int64_t batch_index) const {
   const ModelConfig& c = config_;
   const int64_t P = kv.length(), D = c.hidden_size, Dh = c.head_dim, V = c.vocab_size;
   check_ids(ids, T, P);
+  if (logit_rows < 1 || logit_rows > T) {
+    throw std::invalid_argument("logit_rows must be between 1 and the " + std::to_string(T) + " tokens, got " +
+                                std::to_string(logit_rows));
+  }
   if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
   const float eps = float(c.rms_norm_eps);
 
@@ -146,10 +151,17 @@ const float* Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, For
 
   rms_norm_rows(h, weights_.norm.data(), T, D, eps, normed);
   record(trace, kModelLevel, stage::kFinalNorm, batch_index, normed, T, D);
-  float* logits = scratch(ws.logits, T * V);  // [T, V]
-  linear_rows(normed, T, D, weights_.output_head(), logits, V);
-  record(trace, kModelLevel, stage::kLogits, batch_index, logits, T, V);
-  return logits;
+  const WeightMatrix& head = weights_.output_head();
+  if (logit_rows < T && trace && trace->wants(kModelLevel, stage::kLogits)) {
+    // The trace shows every row: compute them all, hand out the last ones.
+    std::vector<float> all(size_t(T * V));  // [T, V]
+    linear_rows(normed, T, D, head, all.data(), V);
+    record(trace, kModelLevel, stage::kLogits, batch_index, all.data(), T, V);
+    std::copy(all.end() - logit_rows * V, all.end(), logits);
+    return;
+  }
+  linear_rows(normed + (T - logit_rows) * D, logit_rows, D, head, logits, V);  // [logit_rows, V]
+  if (logit_rows == T) record(trace, kModelLevel, stage::kLogits, batch_index, logits, T, V);
 }
 
 Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,

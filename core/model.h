@@ -49,12 +49,13 @@ class Model {
                  const ForwardOptions& options = {}, Trace* trace = nullptr, int64_t batch_index = 0) const;
 
   // The same on the caller's memory: ids [T]; key_mask nullptr or [P + T]
-  // values. Returns the logits [T, V], held by `workspace` until its next
-  // use. With the cache's and the workspace's room reserved, allocates
-  // nothing unless traced.
-  const float* forward_into(const int32_t* ids, int64_t T, KVCache& cache, ForwardWorkspace& workspace,
-                            const int32_t* key_mask = nullptr, const ForwardOptions& options = {},
-                            Trace* trace = nullptr, int64_t batch_index = 0) const;
+  // values. Writes the logits of the last `logit_rows` tokens, [logit_rows,
+  // V], to `logits` (generation wants only the last row: the lm_head of the
+  // others is skipped). With the cache's and the workspace's room reserved,
+  // allocates nothing unless traced.
+  void forward_into(const int32_t* ids, int64_t T, KVCache& cache, ForwardWorkspace& workspace, float* logits,
+                    int64_t logit_rows, const int32_t* key_mask = nullptr, const ForwardOptions& options = {},
+                    Trace* trace = nullptr, int64_t batch_index = 0) const;
 
   // A batch of equal-length sequences (MiniMind's [B, T] input_ids), with an
   // optional attention_mask [B, T]. Returns logits [B, T, V].

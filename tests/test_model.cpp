@@ -307,3 +307,30 @@ TEST_CASE("a model refuses weights of another shape, naming the tensor", "[model
                       Catch::Contains("the weights hold 2 layers, the config calls for 3"));
   CHECK(Model(a, random_weights(a, 0)).forward({1, 2}).rows() == 2);
 }
+
+TEST_CASE("forward_into computes only the logit rows asked for, and the trace still gets all", "[model]") {
+  const Model model = Model::random(preset_config("lab-a"), 5);
+  const std::vector<int32_t> ids = some_ids(9, model.config().vocab_size);
+  const int64_t T = int64_t(ids.size()), V = model.config().vocab_size;
+  const Matrix full = model.forward(ids);  // [T, V]
+  for (const int64_t rows : {int64_t(1), int64_t(3), T}) {
+    CAPTURE(rows);
+    KVCache cache = model.make_cache();
+    ForwardWorkspace workspace;
+    Trace trace(layers_and_stages({0}, {stage::kLogits}), 1);
+    Matrix last(rows, V);
+    model.forward_into(ids.data(), T, cache, workspace, last.data(), rows, nullptr, {}, &trace);
+    CHECK_CLOSE(last.reshaped(), full.bottomRows(rows).reshaped(), 0.0, 0.0);
+    REQUIRE(trace.get(kModelLevel, stage::kLogits));
+    CHECK(trace.get(kModelLevel, stage::kLogits)->shape == Shape{1, T, V});
+    CHECK(trace.get(kModelLevel, stage::kLogits)->data == std::vector<float>(full.data(), full.data() + full.size()));
+  }
+  KVCache cache = model.make_cache();
+  ForwardWorkspace workspace;
+  std::vector<float> out(size_t(V * (T + 1)));
+  REQUIRE_THROWS_WITH(model.forward_into(ids.data(), T, cache, workspace, out.data(), 0),
+                      Catch::Contains("logit_rows must be between 1 and the 9 tokens, got 0"));
+  REQUIRE_THROWS_WITH(model.forward_into(ids.data(), T, cache, workspace, out.data(), T + 1),
+                      Catch::Contains("got 10"));
+  CHECK(cache.length() == 0);
+}
