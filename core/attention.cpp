@@ -1,5 +1,6 @@
 #include "attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -8,6 +9,7 @@
 #include "linear.h"
 #include "rmsnorm.h"
 #include "rope.h"
+#include "simd_lanes.h"
 #include "trace.h"
 
 namespace minimind {
@@ -25,17 +27,33 @@ bool wants(const TraceTarget& t, const char* stage_name) { return t.trace && t.t
 }  // namespace
 
 void softmax_inplace(float* row, int64_t n) {
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
-  if (max == -std::numeric_limits<float>::infinity()) {
-    for (int64_t j = 0; j < n; ++j) row[j] = 0.0f;
+  using simd::Lanes;
+  constexpr int64_t kLanes = simd::kLanes;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  // The max is exact in any order; subtracting and dividing are per value:
+  // lanes give the bits of a scalar loop. The sum stays one sequential sum,
+  // as lesson 11's hand-written softmax adds it.
+  Lanes max4 = simd::fill(neg_inf);
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) max4 = simd::max(max4, simd::load(row + j));
+  float lanes[kLanes];
+  simd::store(lanes, max4);
+  float max = neg_inf;
+  for (const float v : lanes) max = std::max(max, v);
+  for (; j < n; ++j) max = std::max(max, row[j]);
+  if (max == neg_inf) {
+    std::fill(row, row + n, 0.0f);
     return;
   }
-  for (int64_t j = 0; j < n; ++j) row[j] = row[j] - max;
+  const Lanes shift = simd::fill(max);
+  for (j = 0; j + kLanes <= n; j += kLanes) simd::store(row + j, simd::sub(simd::load(row + j), shift));
+  for (; j < n; ++j) row[j] = row[j] - max;
   exp_approx_inplace(row, n);
   float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) sum += row[j];
-  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
+  for (j = 0; j < n; ++j) sum += row[j];
+  const Lanes total = simd::fill(sum);
+  for (j = 0; j + kLanes <= n; j += kLanes) simd::store(row + j, simd::div(simd::load(row + j), total));
+  for (; j < n; ++j) row[j] /= sum;
 }
 
 void AttentionScratch::reserve(const ModelConfig& c, int64_t T, int64_t Tk) {

@@ -31,6 +31,9 @@ inline Lanes fill(float v) { return wasm_f32x4_splat(v); }
 inline Lanes add(Lanes a, Lanes b) { return wasm_f32x4_add(a, b); }
 inline Lanes sub(Lanes a, Lanes b) { return wasm_f32x4_sub(a, b); }
 inline Lanes mul(Lanes a, Lanes b) { return wasm_f32x4_mul(a, b); }
+inline Lanes div(Lanes a, Lanes b) { return wasm_f32x4_div(a, b); }
+// acc < v ? v : acc per lane, as std::max(acc, v) (a NaN v leaves acc).
+inline Lanes max(Lanes acc, Lanes v) { return wasm_f32x4_pmax(acc, v); }
 inline Lanes clamp(Lanes v, float lo, float hi) { return wasm_f32x4_min(wasm_f32x4_max(v, fill(lo)), fill(hi)); }
 // Round to the nearest integer, ties to even.
 inline Lanes nearest(Lanes v) { return wasm_f32x4_nearest(v); }
@@ -79,6 +82,8 @@ inline Lanes fill(float v) { return _mm_set1_ps(v); }
 inline Lanes add(Lanes a, Lanes b) { return _mm_add_ps(a, b); }
 inline Lanes sub(Lanes a, Lanes b) { return _mm_sub_ps(a, b); }
 inline Lanes mul(Lanes a, Lanes b) { return _mm_mul_ps(a, b); }
+inline Lanes div(Lanes a, Lanes b) { return _mm_div_ps(a, b); }
+inline Lanes max(Lanes acc, Lanes v) { return _mm_max_ps(v, acc); }  // v > acc ? v : acc
 inline Lanes clamp(Lanes v, float lo, float hi) { return _mm_min_ps(_mm_max_ps(v, fill(lo)), fill(hi)); }
 // cvtps2dq rounds ties to even under the default rounding mode.
 inline Lanes nearest(Lanes v) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(v)); }
@@ -136,6 +141,14 @@ inline Lanes sub(Lanes a, Lanes b) {
 inline Lanes mul(Lanes a, Lanes b) {
   for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] * b.v[l];
   return a;
+}
+inline Lanes div(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] / b.v[l];
+  return a;
+}
+inline Lanes max(Lanes acc, Lanes v) {
+  for (int l = 0; l < kLanes; ++l) acc.v[l] = acc.v[l] < v.v[l] ? v.v[l] : acc.v[l];
+  return acc;
 }
 inline Lanes clamp(Lanes v, float lo, float hi) {
   return each(v, [&](float x) { return x < lo ? lo : x > hi ? hi : x; });

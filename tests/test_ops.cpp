@@ -285,8 +285,30 @@ TEST_CASE("dot and dot_rows match a scalar loop, and a row's result does not dep
 
 // Scalar twins of the lane code: the order of operations each documents,
 // written out one float at a time. The lanes must give the same bits.
-TEST_CASE("rms_norm_rows and apply_rotary compute their scalar twins' bits", "[ops][rmsnorm][rope]") {
+TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar twins' bits",
+          "[ops][rmsnorm][rope][softmax]") {
   Rng rng(12);
+  for (const int64_t n : {1, 3, 4, 7, 8, 13, 64}) {
+    for (const bool masked : {false, true}) {
+      CAPTURE(n, masked);
+      const Matrix scores = rng.matrix(1, n, 4.0);
+      std::vector<float> row(scores.data(), scores.data() + n);
+      if (masked) {
+        for (int64_t j = n / 2 + 1; j < n; ++j) row[size_t(j)] = -kInf;  // the causal mask's -inf
+      }
+      std::vector<float> twin = row;
+      float max = -kInf;
+      for (const float v : twin) max = std::max(max, v);
+      float sum = 0.0f;
+      for (float& v : twin) sum += (v = exp_approx(v - max));
+      for (float& v : twin) v /= sum;
+      softmax_inplace(row.data(), n);
+      REQUIRE(row == twin);
+    }
+  }
+  std::vector<float> all_masked(5, -kInf);
+  softmax_inplace(all_masked.data(), 5);
+  REQUIRE(all_masked == std::vector<float>(5, 0.0f));
   for (const int64_t n : {1, 5, 8, 13, 64, 100}) {
     CAPTURE(n);
     const int64_t rows = 3;
