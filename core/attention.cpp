@@ -104,17 +104,16 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
   const int64_t Tk = cache.length();
   const int64_t P = Tk - T;
 
-  // What the trace asked for is copied out per head (a traced call allocates).
-  const bool keep_scores = wants(target, stage::kScoresRaw) || wants(target, stage::kScoresScaled) ||
-                           wants(target, stage::kScoresMasked) || wants(target, stage::kAttnWeights);
-  std::vector<float> raw, scaled, masked, weights, head_outputs;  // [H, T, Tk] ×4, [H, T, Dh]
-  if (keep_scores) {
-    raw.resize(size_t(H * T * Tk));
-    scaled.resize(raw.size());
-    masked.resize(raw.size());
-    weights.resize(raw.size());
-  }
-  if (wants(target, stage::kHeadOutputs)) head_outputs.resize(size_t(H * T * Dh));
+  // What the trace asked for is written straight into it, head by head.
+  const auto traced = [&](const char* stage_name, std::initializer_list<int64_t> shape) -> float* {
+    return wants(target, stage_name) ? target.trace->slice(target.layer, stage_name, target.batch_index, shape)
+                                     : nullptr;
+  };
+  float* raw = traced(stage::kScoresRaw, {H, T, Tk});             // [H, T, Tk]
+  float* scaled = traced(stage::kScoresScaled, {H, T, Tk});       // [H, T, Tk]
+  float* masked = traced(stage::kScoresMasked, {H, T, Tk});       // [H, T, Tk]
+  float* weights = traced(stage::kAttnWeights, {H, T, Tk});       // [H, T, Tk]
+  float* head_outputs = traced(stage::kHeadOutputs, {H, T, Dh});  // [H, T, Dh]
 
   const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -127,12 +126,12 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
     // sequential sum over d, as a hand-written q·k loop adds it (lesson 11's
     // manual attention matches the module to the bit).
     linear_rows(q + h * Dh, T, H * Dh, cache.keys(kv), p, Tk);
-    const size_t offset = size_t(h * n);
-    if (keep_scores) std::copy(p, p + n, raw.begin() + offset);
+    const int64_t offset = h * n;
+    if (raw) std::copy(p, p + n, raw + offset);
     if (options.scale_scores) {
       for (int64_t e = 0; e < n; ++e) p[e] /= scale;
     }
-    if (keep_scores) std::copy(p, p + n, scaled.begin() + offset);
+    if (scaled) std::copy(p, p + n, scaled + offset);
     for (int64_t i = 0; i < T; ++i) {
       float* row = p + i * Tk;  // [Tk]
       for (int64_t j = 0; j < Tk; ++j) {
@@ -142,9 +141,9 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
         if (key_mask) row[j] += (1.0f - float(key_mask[j])) * -1e9f;
       }
     }
-    if (keep_scores) std::copy(p, p + n, masked.begin() + offset);
+    if (masked) std::copy(p, p + n, masked + offset);
     for (int64_t i = 0; i < T; ++i) softmax_inplace(p + i * Tk, Tk);
-    if (keep_scores) std::copy(p, p + n, weights.begin() + offset);
+    if (weights) std::copy(p, p + n, weights + offset);
     // o[i] = Σ_j P[i, j]·v[j, kv], keys in order: the same sum for a row
     // whether it is computed alone (decoding) or with the whole prefix.
     for (int64_t i = 0; i < T; ++i) {
@@ -156,16 +155,9 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
         const float* v_j = cache.v() + j * Hkv * Dh + kv * Dh;
         for (int64_t d = 0; d < Dh; ++d) o[d] += weight * v_j[d];
       }
-      if (!head_outputs.empty()) std::copy(o, o + Dh, head_outputs.begin() + (h * T + i) * Dh);
+      if (head_outputs) std::copy(o, o + Dh, head_outputs + (h * T + i) * Dh);
     }
   }
-  if (keep_scores) {
-    record(target, stage::kScoresRaw, {H, T, Tk}, raw.data());
-    record(target, stage::kScoresScaled, {H, T, Tk}, scaled.data());
-    record(target, stage::kScoresMasked, {H, T, Tk}, masked.data());
-    record(target, stage::kAttnWeights, {H, T, Tk}, weights.data());
-  }
-  if (!head_outputs.empty()) record(target, stage::kHeadOutputs, {H, T, Dh}, head_outputs.data());
   record(target, stage::kAttnConcat, {T, H * Dh}, concat);
 
   linear_rows(concat, T, H * Dh, w.o_proj, out, D);  // [T, D]

@@ -45,26 +45,48 @@ bool Trace::wants(int64_t layer, const char* stage_name) const {
   return std::find(request_.layers.begin(), request_.layers.end(), layer) != request_.layers.end();
 }
 
-void Trace::put(int64_t layer, const char* stage_name, int64_t batch_index, const Shape& per_sequence_shape,
-                const float* data) {
+Tensor& Trace::tensor(int64_t layer, const char* stage_name, const Shape& per_sequence_shape, const float* whole,
+                      bool& made) {
   auto key = std::make_pair(layer, std::string(stage_name));
   auto it = tensors_.find(key);
-  if (it == tensors_.end()) {
-    Shape shape{batch_size_};
-    shape.insert(shape.end(), per_sequence_shape.begin(), per_sequence_shape.end());
-    const int64_t n = shape_numel(shape);
+  made = it == tensors_.end();
+  if (made) {
+    Tensor t;
+    t.shape = Shape{batch_size_};
+    t.shape.insert(t.shape.end(), per_sequence_shape.begin(), per_sequence_shape.end());
+    const int64_t n = shape_numel(t.shape);
     if (floats_ + n > request_.max_floats) {
       throw std::length_error("the trace would hold more than " + std::to_string(request_.max_floats / (1 << 18)) +
                               " MiB; trace fewer layers or stages, or a shorter text");
     }
     floats_ += n;
-    it = tensors_.emplace(key, Tensor(shape)).first;
+    // One pass over the values: copied straight in, or zeros to fill.
+    if (whole) {
+      t.data.assign(whole, whole + n);
+    } else {
+      t.data.assign(size_t(n), 0.0f);
+    }
+    it = tensors_.emplace(std::move(key), std::move(t)).first;
   }
-  const int64_t slice = shape_numel(per_sequence_shape);
-  if (it->second.numel() != slice * batch_size_) {
+  if (it->second.numel() != shape_numel(per_sequence_shape) * batch_size_) {
     throw std::logic_error(std::string("trace stage ") + stage_name + " changed shape within a batch");
   }
-  std::memcpy(it->second.data.data() + batch_index * slice, data, size_t(slice) * sizeof(float));
+  return it->second;
+}
+
+void Trace::put(int64_t layer, const char* stage_name, int64_t batch_index, const Shape& per_sequence_shape,
+                const float* data) {
+  bool made = false;
+  Tensor& t = tensor(layer, stage_name, per_sequence_shape, batch_size_ == 1 ? data : nullptr, made);
+  if (made && batch_size_ == 1) return;
+  const int64_t n = shape_numel(per_sequence_shape);
+  std::memcpy(t.data.data() + batch_index * n, data, size_t(n) * sizeof(float));
+}
+
+float* Trace::slice(int64_t layer, const char* stage_name, int64_t batch_index, const Shape& per_sequence_shape) {
+  bool made = false;
+  Tensor& t = tensor(layer, stage_name, per_sequence_shape, nullptr, made);
+  return t.data.data() + batch_index * shape_numel(per_sequence_shape);
 }
 
 const Tensor* Trace::get(int64_t layer, const std::string& stage_name) const {

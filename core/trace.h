@@ -67,6 +67,9 @@ class Trace {
   // Stores the tensor of one sequence, `per_sequence_shape`, as slice
   // `batch_index` of a [B, ...] tensor.
   void put(int64_t layer, const char* stage, int64_t batch_index, const Shape& per_sequence_shape, const float* data);
+  // Where that slice goes, for a producer that writes it in place (the
+  // tensor is made, zero-filled, on first use): per_sequence_shape floats.
+  float* slice(int64_t layer, const char* stage, int64_t batch_index, const Shape& per_sequence_shape);
 
   // nullptr when not captured.
   const Tensor* get(int64_t layer, const std::string& stage) const;
@@ -74,6 +77,10 @@ class Trace {
   const TraceRequest& request() const { return request_; }
 
  private:
+  // The stage's tensor, made on first use from `whole` (its every value, for
+  // a batch of one) or zero-filled (whole == nullptr); `made` says which.
+  Tensor& tensor(int64_t layer, const char* stage, const Shape& per_sequence_shape, const float* whole, bool& made);
+
   TraceRequest request_;
   int64_t batch_size_;
   int64_t floats_ = 0;
