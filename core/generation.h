@@ -37,7 +37,6 @@ class Generator {
 
   const std::vector<int32_t>& ids() const { return ids_; }  // prompt + generated
   const KVCache& cache() const { return cache_; }
-  const std::vector<float>& next_logits() const { return next_logits_; }  // [V]
   // [V] the logits the last step's token was chosen from.
   const std::vector<float>& chosen_logits() const { return chosen_logits_; }
   bool finished() const { return finished_; }

@@ -194,10 +194,4 @@ void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& 
   }
 }
 
-Matrix linear(const Matrix& x, const WeightMatrix& W) {
-  Matrix y(x.rows(), W.rows());
-  linear_rows(x.data(), x.rows(), x.cols(), W.view(), y.data(), y.cols());
-  return y;
-}
-
 }  // namespace minimind

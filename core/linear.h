@@ -12,11 +12,8 @@
 
 namespace minimind {
 
-// x: [T, in] -> [T, out] for W [out, in].
-Matrix linear(const Matrix& x, const WeightMatrix& W);
-
-// The same on raw buffers: x [T, W.cols] with row stride x_stride, y [T,
-// W.rows] with row stride y_stride.
+// x [T, W.cols] with row stride x_stride -> y [T, W.rows] with row stride
+// y_stride, for W [out, in].
 void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride);
 inline void linear_rows(const float* x, int64_t T, int64_t x_stride, const WeightMatrix& W, float* y,
                         int64_t y_stride) {

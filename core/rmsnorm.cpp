@@ -48,12 +48,6 @@ void rms_norm_rows(const float* x, const float* w, int64_t rows, int64_t n, floa
   }
 }
 
-Matrix rms_norm(const Matrix& x, const Vector& w, float eps) {
-  Matrix out(x.rows(), x.cols());
-  rms_norm_rows(x.data(), w.data(), x.rows(), x.cols(), eps, out.data());
-  return out;
-}
-
 void rms_norm_inplace(float* x, const float* w, int64_t rows, int64_t n, float eps) {
   for (int64_t r = 0; r < rows; ++r) {
     float* row = x + r * n;

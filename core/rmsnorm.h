@@ -11,7 +11,6 @@ namespace minimind {
 // lanes), as a vectorised torch.mean does too; the order is fixed, so a row
 // gives the same bits alone or among others, natively and in Wasm.
 void rms_norm_rows(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* out);
-Matrix rms_norm(const Matrix& x, const Vector& w, float eps);
 
 // q/k norm, in place on `rows` consecutive vectors of length n (one per
 // token and head). The sum of squares is one sequential sum, as lesson 11's

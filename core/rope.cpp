@@ -46,12 +46,6 @@ void RotaryEmbedding::cos_sin(int64_t position, float* cos_out, float* sin_out) 
   }
 }
 
-void RotaryEmbedding::apply(float* x, int64_t heads, int64_t position) const {
-  std::vector<float> cos(static_cast<size_t>(head_dim_)), sin(static_cast<size_t>(head_dim_));
-  cos_sin(position, cos.data(), sin.data());
-  apply_rotary(x, heads, head_dim_, cos.data(), sin.data());
-}
-
 void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const float* sin) {
   using simd::Lanes;
   const int64_t half = Dh / 2;

@@ -19,10 +19,6 @@ class RotaryEmbedding {
   // cos and sin rows for one position: [Dh] each, both halves equal.
   void cos_sin(int64_t position, float* cos_out, float* sin_out) const;
 
-  // x' = x·cos + rotate_half(x)·sin on `heads` consecutive vectors of Dh
-  // values, all at `position`. x: [heads, Dh], in place.
-  void apply(float* x, int64_t heads, int64_t position) const;
-
  private:
   int64_t head_dim_;
   float attention_factor_;

@@ -58,6 +58,24 @@ struct Rng {
 
 std::vector<float> flat(const Matrix& m) { return {m.data(), m.data() + m.size()}; }
 
+// The core's buffer APIs on whole matrices.
+Matrix linear_of(const Matrix& x, const WeightMatrix& W) {  // [T, in] -> [T, out]
+  Matrix y(x.rows(), W.rows());
+  linear_rows(x.data(), x.rows(), x.cols(), W, y.data(), y.cols());
+  return y;
+}
+Matrix rms_norm_of(const Matrix& x, const Vector& w, float eps) {
+  Matrix y(x.rows(), x.cols());
+  rms_norm_rows(x.data(), w.data(), x.rows(), x.cols(), eps, y.data());
+  return y;
+}
+// RoPE of `heads` vectors x: [heads, Dh] at one position, in place.
+void rotate_at(const RotaryEmbedding& rope, float* x, int64_t heads, int64_t position) {
+  std::vector<float> cos(size_t(rope.head_dim())), sin(size_t(rope.head_dim()));
+  rope.cos_sin(position, cos.data(), sin.data());
+  apply_rotary(x, heads, rope.head_dim(), cos.data(), sin.data());
+}
+
 // ---- scalar references, straight from the spec ----
 
 // RMSNorm(x, w) = w * x / sqrt(mean(x²) + eps) on each row of n values.
@@ -158,7 +176,7 @@ TEST_CASE("rms_norm matches w * x / sqrt(mean(x^2) + eps)", "[ops][rmsnorm]") {
       const Matrix x = rng.matrix(rows, n, 2.0);
       const Vector w = rng.vector(n, 0.5, 1.5);  // non-unit: a norm that ignores w fails
       const Doubles ref = ref_rms_norm(x.data(), w.data(), rows, n, eps);
-      REQUIRE(first_mismatch(flat(rms_norm(x, w, float(eps))), ref, 1e-6, 1e-5) == "");
+      REQUIRE(first_mismatch(flat(rms_norm_of(x, w, float(eps))), ref, 1e-6, 1e-5) == "");
       Matrix y = x;
       rms_norm_inplace(y.data(), w.data(), rows, n, float(eps));
       REQUIRE(first_mismatch(flat(y), ref, 1e-6, 1e-5) == "");
@@ -168,7 +186,7 @@ TEST_CASE("rms_norm matches w * x / sqrt(mean(x^2) + eps)", "[ops][rmsnorm]") {
   const Matrix tiny = Matrix::Constant(2, 8, 1e-4f);
   const Vector ones = Vector::Ones(8);
   for (const double eps : {1e-5, 1e-6}) {
-    REQUIRE(first_mismatch(flat(rms_norm(tiny, ones, float(eps))), ref_rms_norm(tiny.data(), ones.data(), 2, 8, eps),
+    REQUIRE(first_mismatch(flat(rms_norm_of(tiny, ones, float(eps))), ref_rms_norm(tiny.data(), ones.data(), 2, 8, eps),
                            1e-7, 1e-5) == "");
   }
 }
@@ -242,7 +260,7 @@ TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storag
       CAPTURE(in, weight_storage_name(W.storage()));
       for (const int64_t T : {1, 2, 3, 4, 5, 6, 7, 9, 150}) {
         CAPTURE(T);
-        const Matrix y = linear(x.topRows(T), W);
+        const Matrix y = linear_of(x.topRows(T), W);
         REQUIRE(y.rows() == T);
         REQUIRE(y.cols() == 19);
         for (int64_t t = 0; t < T; ++t) {
@@ -258,7 +276,7 @@ TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storag
       Matrix big = x.topRows(3);
       big(0, 0) = 70000.0f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
       for (const int64_t T : {1, 2, 3}) {
-        const Matrix y = linear(big.topRows(T), W);
+        const Matrix y = linear_of(big.topRows(T), W);
         for (int64_t t = 0; t < T; ++t) {
           for (int64_t o = 0; o < 19; ++o) REQUIRE(y(t, o) == sequential_dot(big.row(t).data(), *values, o));
         }
@@ -388,7 +406,7 @@ TEST_CASE("RoPE: inv_freq, cos/sin tables and the rotate-half rotation", "[ops][
       for (const int64_t p : {0, 1, 5, 37, 1000}) {
         CAPTURE(p);
         Matrix y = x;
-        rope.apply(y.data(), heads, p);
+        rotate_at(rope, y.data(), heads, p);
         Doubles ref = to_doubles(x);
         for (int64_t h = 0; h < heads; ++h) ref_rope(&ref[size_t(h * Dh)], Dh, angles(p));
         REQUIRE(first_mismatch(flat(y), ref, 1e-5, 1e-5) == "");
@@ -399,8 +417,8 @@ TEST_CASE("RoPE: inv_freq, cos/sin tables and the rotate-half rotation", "[ops][
       }
       // Why RoPE: q·k after rotation depends only on the distance m - n.
       const auto score = [&](Matrix q, int64_t m, Matrix k, int64_t n) {
-        rope.apply(q.data(), 1, m);
-        rope.apply(k.data(), 1, n);
+        rotate_at(rope, q.data(), 1, m);
+        rotate_at(rope, k.data(), 1, n);
         return q.row(0).dot(k.row(0));
       };
       const Matrix q = rng.matrix(1, Dh, 1.0), k = rng.matrix(1, Dh, 1.0);
