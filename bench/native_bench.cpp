@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "generation.h"
-#include "linear.h"
-#include "model.h"
-#include "presets.h"
-#include "trace.h"
+#include "model/generation.h"
+#include "ops/linear.h"
+#include "model/model.h"
+#include "model/presets.h"
+#include "model/trace.h"
 
 namespace {
 

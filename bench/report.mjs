@@ -320,7 +320,7 @@ ${traceTable(data)}
 
 The JS API has no matrix-product entry, so \`bench/native_bench.cpp\` itself is also compiled with
 emcmake (the shipped module's compile flags, SIMD128; \`build/bench-wasm\`) and run by Node:
-\`linear_rows\` (core/linear.cpp) on x [M, K] and packed W [N, K] (float32, or float16 widened in the
+\`linear_rows\` (core/ops/linear.cpp) on x [M, K] and packed W [N, K] (float32, or float16 widened in the
 kernel), median of ${data.matmul[0]?.stats.runs} runs
 (three processes per runtime and shape, interleaved; the first three runs of each process dropped).
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "model.h"
-#include "safetensors.h"
+#include "model/model.h"
+#include "io/safetensors.h"
 
 namespace minimind::testing {
 

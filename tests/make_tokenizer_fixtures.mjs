@@ -23,7 +23,7 @@
 // The corpus keeps to characters on which this JS oracle and the Rust library
 // agree: JS's \s has U+FEFF and lacks U+0085 (Rust's is White_Space), and
 // Node's \p{L} / \p{N} follow Node's ICU, which may be newer than the Unicode
-// version of the C++ tables (core/unicode_categories.cpp). Cases where they
+// version of the C++ tables (core/tokenizer/unicode_categories.cpp). Cases where they
 // differ are checked in tests/test_tokenizer.cpp against the Rust library.
 
 import { createHash } from 'node:crypto';

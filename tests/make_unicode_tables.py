@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes core/unicode_categories.cpp: the Unicode classes the GPT-2 split regex of
+"""Writes core/tokenizer/unicode_categories.cpp: the Unicode classes the GPT-2 split regex of
 MiniMind's tokenizer needs, as one sorted table of code point ranges.
 
     python3 tests/make_unicode_tables.py      (from the repository root)
@@ -83,7 +83,7 @@ def main():
         "// Ranges of \\p{L} (Lu Ll Lt Lm Lo), \\p{N} (Nd Nl No) and White_Space, sorted;",
         "// %d letter, %d number and %d space ranges. Everything else is Other."
         % (counts[LETTER], counts[NUMBER], counts[SPACE]),
-        '#include "unicode_categories.h"',
+        '#include "tokenizer/unicode_categories.h"',
         "",
         "#include <algorithm>",
         "#include <iterator>",
@@ -143,10 +143,10 @@ def main():
         "",
     ]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(root, "core", "unicode_categories.cpp")
+    path = os.path.join(root, "core", "tokenizer", "unicode_categories.cpp")
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines))
-    print("wrote core/unicode_categories.cpp: %d ranges, Unicode %s" % (len(table), unicodedata.unidata_version))
+    print("wrote core/tokenizer/unicode_categories.cpp: %d ranges, Unicode %s" % (len(table), unicodedata.unidata_version))
 
 
 if __name__ == "__main__":

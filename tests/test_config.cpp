@@ -6,8 +6,8 @@
 #include <string>
 
 #include "compare.h"
-#include "model_config.h"
-#include "presets.h"
+#include "model/model_config.h"
+#include "model/presets.h"
 
 using namespace minimind;
 using minimind::testing::message_contains;

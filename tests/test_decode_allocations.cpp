@@ -5,8 +5,8 @@
 
 #include "allocation_counter.h"
 #include "fixtures.h"
-#include "generation.h"
-#include "presets.h"
+#include "model/generation.h"
+#include "model/presets.h"
 
 using namespace minimind;
 using namespace minimind::testing;

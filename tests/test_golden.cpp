@@ -9,7 +9,7 @@
 
 #include "compare.h"
 #include "fixtures.h"
-#include "generation.h"
+#include "model/generation.h"
 
 using namespace minimind;
 using namespace minimind::testing;

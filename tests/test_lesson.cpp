@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lesson_attention.h"
+#include "lesson/lesson_attention.h"
 
 using namespace minimind;
 

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "compare.h"
-#include "half.h"
-#include "model.h"
-#include "presets.h"
-#include "safetensors.h"
-#include "weights.h"
+#include "util/half.h"
+#include "model/model.h"
+#include "model/presets.h"
+#include "io/safetensors.h"
+#include "model/weights.h"
 
 using namespace minimind;
 using Catch::Matchers::Contains;

@@ -7,9 +7,9 @@
 
 #include "compare.h"
 #include "fixtures.h"
-#include "generation.h"
-#include "lab_record.h"
-#include "presets.h"
+#include "model/generation.h"
+#include "lesson/lab_record.h"
+#include "model/presets.h"
 
 using namespace minimind;
 using namespace minimind::testing;

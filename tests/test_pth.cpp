@@ -11,10 +11,10 @@
 
 #include "compare.h"
 #include "fixtures.h"
-#include "infer_config.h"
-#include "pth.h"
+#include "io/infer_config.h"
+#include "io/pth.h"
 #include "pth_builder.h"
-#include "weights.h"
+#include "model/weights.h"
 
 using namespace minimind;
 using namespace minimind::testing;

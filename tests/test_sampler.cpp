@@ -10,8 +10,8 @@
 #include <set>
 
 #include "compare.h"
-#include "random.h"
-#include "sampler.h"
+#include "util/random.h"
+#include "model/sampler.h"
 
 using namespace minimind;
 using minimind::testing::first_mismatch;

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "byte_level.h"
+#include "tokenizer/byte_level.h"
 #include "compare.h"
 #include "fixtures.h"
-#include "random.h"
-#include "tokenizer.h"
-#include "unicode_categories.h"
+#include "util/random.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode_categories.h"
 
 using namespace minimind;
 using minimind::testing::message_contains;

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "generation.h"
-#include "infer_config.h"
-#include "lab_record.h"
-#include "lesson_attention.h"
-#include "model.h"
-#include "presets.h"
-#include "pth.h"
-#include "safetensors.h"
-#include "tokenizer.h"
+#include "model/generation.h"
+#include "io/infer_config.h"
+#include "lesson/lab_record.h"
+#include "lesson/lesson_attention.h"
+#include "model/model.h"
+#include "model/presets.h"
+#include "io/pth.h"
+#include "io/safetensors.h"
+#include "tokenizer/tokenizer.h"
 
 using emscripten::val;
 using nlohmann::json;

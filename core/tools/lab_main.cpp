@@ -5,7 +5,7 @@
 #include <exception>
 #include <string>
 
-#include "lab_record.h"
+#include "lesson/lab_record.h"
 
 int main(int argc, char** argv) {
   const std::string preset = argc > 1 ? argv[1] : "lab-a";

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "infer_config.h"
-#include "pth.h"
-#include "safetensors.h"
-#include "tokenizer.h"
-#include "weights.h"
+#include "io/infer_config.h"
+#include "io/pth.h"
+#include "io/safetensors.h"
+#include "tokenizer/tokenizer.h"
+#include "model/weights.h"
 
 namespace minimind::fuzz {
 

@@ -1,0 +1,58 @@
+// Reads the pickle torch.save writes for a state dict (data.pkl inside the
+// .pth zip) as data, WITHOUT executing anything: a small interpreter of the
+// protocol-2 opcodes torch uses, where the only callables are an allow-list
+// of names mapped to C++ meanings (an empty OrderedDict, a tensor view of a
+// storage). Any other opcode or global is refused with a PickleError naming
+// it, so a hostile file (e.g. one whose pickle calls os.system) is data we
+// decline, never code we run.
+//
+// What torch 1.13 writes for {name: tensor} (pickletools.dis of data.pkl):
+//   PROTO 2, GLOBAL 'collections OrderedDict', EMPTY_TUPLE, REDUCE   (or EMPTY_DICT for a plain dict)
+//   MARK, then per tensor:
+//     BINUNICODE name
+//     GLOBAL 'torch._utils _rebuild_tensor_v2', MARK
+//       MARK BINUNICODE 'storage', GLOBAL 'torch HalfStorage', BINUNICODE key, BINUNICODE 'cpu',
+//            BININT1 numel, TUPLE, BINPERSID                          -> the storage record data/<key>
+//       BININT1 offset, (sizes) TUPLE2, (strides) TUPLE2, NEWFALSE (requires_grad),
+//       GLOBAL 'collections OrderedDict', EMPTY_TUPLE, REDUCE (backward hooks), TUPLE, REDUCE
+//   SETITEMS; for a module's state_dict() also EMPTY_DICT ... SETITEM BUILD (its _metadata)
+//   STOP
+// with BINPUT / BINGET memoising every repeated object.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "util/tensor.h"
+#include "io/tensor_source.h"
+
+namespace minimind {
+
+class PickleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One entry of the state dict: a view of a storage record.
+struct PickledTensor {
+  std::string name;
+  DType dtype = DType::F32;     // from the storage type (FloatStorage, HalfStorage, BFloat16Storage)
+  std::string storage_key;      // the record <archive>/data/<key>
+  uint64_t storage_numel = 0;   // elements the storage declares
+  uint64_t storage_offset = 0;  // in elements
+  Shape shape;
+  Shape stride;  // in elements
+};
+
+// Dimensions a tensor may declare (PyTorch's own limit is 64; MiniMind's are
+// at most 2).
+constexpr size_t kMaxPickledDims = 16;
+
+// Interprets `bytes` as a state-dict pickle: {name: tensor} in file order.
+// Throws PickleError for anything else (message ends with the byte offset).
+std::vector<PickledTensor> read_state_dict_pickle(const uint8_t* bytes, size_t size);
+
+}  // namespace minimind

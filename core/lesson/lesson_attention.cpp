@@ -1,0 +1,98 @@
+#include "lesson/lesson_attention.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "ops/attention.h"
+#include "ops/dot_rows.h"
+
+namespace minimind {
+
+namespace {
+
+void check_size(const char* what, const Matrix& m, int64_t max_rows, int64_t max_cols) {
+  if (m.rows() < 1 || m.cols() < 1) throw std::invalid_argument(std::string(what) + " is empty");
+  if (m.rows() > max_rows || m.cols() > max_cols) {
+    throw std::invalid_argument(std::string(what) + " is " + std::to_string(m.rows()) + "×" + std::to_string(m.cols()) +
+                                "; at most " + std::to_string(max_rows) + "×" + std::to_string(max_cols) +
+                                " for a worked example");
+  }
+}
+
+void check_finite(const char* what, const Matrix& m, bool allow_minus_infinity = false) {
+  for (int64_t i = 0; i < m.rows(); ++i) {
+    for (int64_t j = 0; j < m.cols(); ++j) {
+      const float x = m(i, j);
+      if (std::isfinite(x) || (allow_minus_infinity && x == -std::numeric_limits<float>::infinity())) continue;
+      throw std::invalid_argument(std::string(what) + "[" + std::to_string(i) + "][" + std::to_string(j) +
+                                  "] is not a finite number");
+    }
+  }
+}
+
+// −∞ above the diagonal, with the queries as the last rows of the keys.
+Matrix causal_masked(const Matrix& scores, bool causal) {
+  Matrix out = scores;
+  if (!causal) return out;
+  const int64_t offset = scores.cols() - scores.rows();
+  for (int64_t i = 0; i < out.rows(); ++i) {
+    for (int64_t j = offset + i + 1; j < out.cols(); ++j) out(i, j) = -std::numeric_limits<float>::infinity();
+  }
+  return out;
+}
+
+Matrix row_softmax(const Matrix& scores) {
+  Matrix out = scores;
+  for (int64_t i = 0; i < out.rows(); ++i) softmax_inplace(out.row(i).data(), out.cols());
+  return out;
+}
+
+}  // namespace
+
+LessonAttention lesson_attention(const Matrix& q, const Matrix& k, const Matrix& v, bool causal, bool scale) {
+  check_size("Q", q, kMaxLessonTokens, kMaxLessonDim);
+  check_size("K", k, kMaxLessonTokens, kMaxLessonDim);
+  if (q.cols() != k.cols()) {
+    throw std::invalid_argument("Q has " + std::to_string(q.cols()) + " columns and K " + std::to_string(k.cols()) +
+                                ": q·k needs vectors of the same length");
+  }
+  if (causal && q.rows() > k.rows()) {
+    throw std::invalid_argument("with the causal mask Q cannot have more rows (" + std::to_string(q.rows()) +
+                                ") than K (" + std::to_string(k.rows()) + ")");
+  }
+  check_finite("Q", q);
+  check_finite("K", k);
+  if (v.size()) {
+    check_size("V", v, kMaxLessonTokens, kMaxLessonDim);
+    if (v.rows() != k.rows()) {
+      throw std::invalid_argument("V has " + std::to_string(v.rows()) + " rows and K " + std::to_string(k.rows()) +
+                                  ": every key needs its value");
+    }
+    check_finite("V", v);
+  }
+  LessonAttention out;
+  out.raw = dot_rows(q, k);  // [Tq, Tk]: row i, column j = q_i · k_j
+  out.scaled = scale ? Matrix(out.raw / std::sqrt(float(q.cols()))) : out.raw;
+  out.masked = causal_masked(out.scaled, causal);
+  out.weights = row_softmax(out.masked);
+  if (v.size()) out.output = out.weights * v;  // [Tq, dv]
+  return out;
+}
+
+LessonAttention lesson_softmax(const Matrix& scores, bool causal) {
+  check_size("scores", scores, kMaxLessonTokens, kMaxLessonDim);
+  check_finite("scores", scores, /*allow_minus_infinity=*/true);
+  if (causal && scores.rows() > scores.cols()) {
+    throw std::invalid_argument("a causal mask needs at least as many keys (columns) as queries (rows)");
+  }
+  LessonAttention out;
+  out.raw = scores;
+  out.scaled = scores;
+  out.masked = causal_masked(scores, causal);
+  out.weights = row_softmax(out.masked);
+  return out;
+}
+
+}  // namespace minimind

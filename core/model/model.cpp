@@ -1,0 +1,192 @@
+#include "model/model.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "ops/ffn.h"
+#include "ops/linear.h"
+#include "ops/moe.h"
+#include "io/pth.h"
+#include "ops/rmsnorm.h"
+#include "io/safetensors.h"
+
+namespace minimind {
+
+namespace {
+
+// x: [rows, cols].
+void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_index, const float* x, int64_t rows,
+            int64_t cols) {
+  if (trace && trace->wants(layer, stage_name)) trace->put(layer, stage_name, batch_index, {rows, cols}, x);
+}
+
+}  // namespace
+
+Model::Model(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {
+  std::vector<std::string> problems = validate_config(config_);
+  if (problems.empty()) {
+    // The weights must have the shapes the config calls for (compared
+    // without allocating a second set of weights).
+    for (const WeightSlot& slot : weight_slots(config_, weights_)) {
+      if (slot.shape != slot.actual) {
+        problems.push_back("tensor " + slot.name + " has shape " + shape_to_string(slot.actual) + ", expected " +
+                           shape_to_string(slot.shape));
+      }
+    }
+  }
+  if (!problems.empty()) throw ConfigError(problems);
+}
+
+Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
+                    WeightPacking packing) {
+  const auto problems = validate_config(config);
+  if (!problems.empty()) throw ConfigError(problems);
+  return Model(config, random_weights(config, seed, progress, packing));
+}
+
+Model Model::from_source(const ModelConfig& config, const TensorSource& source) {
+  LoadedWeights loaded = load_weights(config, source);
+  return Model(std::move(loaded.config), std::move(loaded.weights));
+}
+
+Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
+  return from_source(config, SafetensorsFile(bytes, size));
+}
+
+Model Model::from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size) {
+  return from_source(config, PthFile(bytes, size));
+}
+
+void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {
+  if (T <= 0) throw std::invalid_argument("no tokens to run: the input is empty");
+  for (int64_t i = 0; i < T; ++i) {
+    if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
+      throw std::invalid_argument("token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                                  " is outside the vocabulary (0.." + std::to_string(config_.vocab_size - 1) + ")");
+    }
+  }
+  if (cached + T > config_.max_position_embeddings) {
+    throw std::invalid_argument(std::to_string(cached + T) + " tokens exceed max_position_embeddings " +
+                                std::to_string(config_.max_position_embeddings));
+  }
+}
+
+Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std::vector<int32_t>& key_mask,
+                      const ForwardOptions& options, Trace* trace, int64_t batch_index) const {
+  KVCache local_cache = cache ? KVCache(0, 0, 0) : make_cache();
+  KVCache& kv = cache ? *cache : local_cache;
+  const int64_t P = kv.length(), T = int64_t(ids.size());
+  if (!key_mask.empty() && int64_t(key_mask.size()) != P + T) {
+    throw std::invalid_argument("attention_mask has " + std::to_string(key_mask.size()) + " entries, expected " +
+                                std::to_string(P + T) + " (cached + new tokens)");
+  }
+  ForwardWorkspace workspace;
+  Matrix logits(T, config_.vocab_size);  // [T, V]
+  forward_into(ids.data(), T, kv, workspace, logits.data(), T, key_mask.empty() ? nullptr : key_mask.data(), options,
+               trace, batch_index);
+  return logits;
+}
+
+void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWorkspace& ws, float* logits,
+                         int64_t logit_rows, const int32_t* key_mask, const ForwardOptions& options, Trace* trace,
+                         int64_t batch_index) const {
+  const ModelConfig& c = config_;
+  const int64_t P = kv.length(), D = c.hidden_size, Dh = c.head_dim, V = c.vocab_size;
+  check_ids(ids, T, P);
+  if (logit_rows < 1 || logit_rows > T) {
+    throw std::invalid_argument("logit_rows must be between 1 and the " + std::to_string(T) + " tokens, got " +
+                                std::to_string(logit_rows));
+  }
+  if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
+  const float eps = float(c.rms_norm_eps);
+
+  float* h = scratch(ws.hidden, T * D);  // [T, D] = embed_tokens[ids]
+  for (int64_t t = 0; t < T; ++t) weights_.embed_tokens.row(ids[t], h + t * D);
+  float* normed = scratch(ws.normed, T * D);  // [T, D]
+  float* branch = scratch(ws.branch, T * D);  // [T, D]
+
+  // RoPE's cos and sin of positions P .. P+T-1, once for every layer and head.
+  float* cos = scratch(ws.cos, T * Dh);  // [T, Dh]
+  float* sin = scratch(ws.sin, T * Dh);  // [T, Dh]
+  for (int64_t t = 0; t < T; ++t) rope_.cos_sin(P + t, cos + t * Dh, sin + t * Dh);
+
+  // A failure half-way (e.g. a trace over its bound) must leave the cache as
+  // it was, so the caller can go on with it.
+  struct CacheRollback {
+    KVCache& kv;
+    int64_t rows;
+    bool done = false;
+    ~CacheRollback() {
+      if (!done) kv.truncate(rows);
+    }
+  } rollback{kv, P};
+
+  const auto add = [&](const float* x) {
+    for (int64_t i = 0; i < T * D; ++i) h[i] += x[i];
+  };
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const LayerWeights& w = weights_.layers[size_t(l)];
+    const TraceTarget target{trace, l, batch_index};
+    record(trace, l, stage::kBlockInput, batch_index, h, T, D);
+    rms_norm_rows(h, w.input_layernorm.data(), T, D, eps, normed);
+    record(trace, l, stage::kAttnNorm, batch_index, normed, T, D);
+    attention_forward(c, w, normed, T, {cos, sin}, kv.layer(l), key_mask, options.attention, target, ws.attention,
+                      branch);
+    add(branch);
+    record(trace, l, stage::kAttnResidual, batch_index, h, T, D);
+    rms_norm_rows(h, w.post_attention_layernorm.data(), T, D, eps, normed);
+    record(trace, l, stage::kFfnNorm, batch_index, normed, T, D);
+    if (c.use_moe) {
+      moe_ffn(c, w.moe, normed, T, branch, ws.moe, target);
+    } else {
+      swiglu_ffn(w.mlp, normed, T, branch, ws.ffn, target);
+    }
+    record(trace, l, stage::kFfnDown, batch_index, branch, T, D);
+    add(branch);
+    record(trace, l, stage::kBlockOutput, batch_index, h, T, D);
+  }
+  kv.advance(T);
+  rollback.done = true;
+
+  rms_norm_rows(h, weights_.norm.data(), T, D, eps, normed);
+  record(trace, kModelLevel, stage::kFinalNorm, batch_index, normed, T, D);
+  const WeightMatrix& head = weights_.output_head();
+  if (logit_rows < T && trace && trace->wants(kModelLevel, stage::kLogits)) {
+    // The trace shows every row: compute them all, hand out the last ones.
+    std::vector<float> all(size_t(T * V));  // [T, V]
+    linear_rows(normed, T, D, head, all.data(), V);
+    record(trace, kModelLevel, stage::kLogits, batch_index, all.data(), T, V);
+    std::copy(all.end() - logit_rows * V, all.end(), logits);
+    return;
+  }
+  linear_rows(normed + (T - logit_rows) * D, logit_rows, D, head, logits, V);  // [logit_rows, V]
+  if (logit_rows == T) record(trace, kModelLevel, stage::kLogits, batch_index, logits, T, V);
+}
+
+Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,
+                            const std::vector<std::vector<int32_t>>& attention_mask, const ForwardOptions& options,
+                            Trace* trace) const {
+  if (ids.empty()) throw std::invalid_argument("the batch is empty");
+  const int64_t B = int64_t(ids.size()), T = int64_t(ids[0].size());
+  for (const auto& row : ids) {
+    if (int64_t(row.size()) != T) {
+      throw std::invalid_argument("every sequence of a batch needs the same length (pad and pass an attention_mask)");
+    }
+  }
+  if (!attention_mask.empty() && int64_t(attention_mask.size()) != B) {
+    throw std::invalid_argument("attention_mask has " + std::to_string(attention_mask.size()) + " rows for " +
+                                std::to_string(B) + " sequences");
+  }
+  Tensor logits({B, T, config_.vocab_size});
+  for (int64_t b = 0; b < B; ++b) {
+    const std::vector<int32_t> no_mask;
+    const Matrix row_logits = forward(ids[size_t(b)], nullptr,
+                                      attention_mask.empty() ? no_mask : attention_mask[size_t(b)], options, trace, b);
+    std::copy(row_logits.data(), row_logits.data() + row_logits.size(),
+              logits.data.begin() + b * T * config_.vocab_size);
+  }
+  return logits;
+}
+
+}  // namespace minimind

@@ -1,0 +1,74 @@
+// The whole MiniMind model (MiniMindForCausalLM): embedding, L blocks, final
+// norm, tied or untied lm_head. All math in float32.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ops/attention.h"
+#include "model/forward_workspace.h"
+#include "model/kv_cache.h"
+#include "model/model_config.h"
+#include "ops/rope.h"
+#include "model/trace.h"
+#include "model/weights.h"
+
+namespace minimind {
+
+struct ForwardOptions {
+  AttentionOptions attention;
+};
+
+class Model {
+ public:
+  // Validates the config and the weight shapes (throws ConfigError).
+  Model(ModelConfig config, ModelWeights weights);
+
+  // A model with seeded random weights (see random_weights for the recipe).
+  static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
+                      WeightPacking packing = WeightPacking::Narrowest);
+  // A model from a config and any weight file (safetensors or .pth).
+  static Model from_source(const ModelConfig& config, const TensorSource& source);
+  // A model from a config and safetensors bytes (F32/F16/BF16).
+  static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
+  // A model from a config and the bytes of a torch.save(state_dict) .pth
+  // file (F32/F16/BF16; read as data, nothing in it is executed).
+  static Model from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size);
+
+  const ModelConfig& config() const { return config_; }
+  const ModelWeights& weights() const { return weights_; }
+  KVCache make_cache() const {
+    return KVCache(config_.num_hidden_layers, config_.num_key_value_heads, config_.head_dim);
+  }
+
+  // One sequence. ids: [T]. With a cache, positions continue after its P
+  // tokens and the new k/v are appended. key_mask: [P + T] (1 real, 0
+  // padding) or empty. Returns logits [T, V]; row i predicts token i + 1.
+  // trace (optional) receives this sequence as batch slice `batch_index`.
+  Matrix forward(const std::vector<int32_t>& ids, KVCache* cache = nullptr, const std::vector<int32_t>& key_mask = {},
+                 const ForwardOptions& options = {}, Trace* trace = nullptr, int64_t batch_index = 0) const;
+
+  // The same on the caller's memory: ids [T]; key_mask nullptr or [P + T]
+  // values. Writes the logits of the last `logit_rows` tokens, [logit_rows,
+  // V], to `logits` (generation wants only the last row: the lm_head of the
+  // others is skipped). With the cache's and the workspace's room reserved,
+  // allocates nothing unless traced.
+  void forward_into(const int32_t* ids, int64_t T, KVCache& cache, ForwardWorkspace& workspace, float* logits,
+                    int64_t logit_rows, const int32_t* key_mask = nullptr, const ForwardOptions& options = {},
+                    Trace* trace = nullptr, int64_t batch_index = 0) const;
+
+  // A batch of equal-length sequences (MiniMind's [B, T] input_ids), with an
+  // optional attention_mask [B, T]. Returns logits [B, T, V].
+  Tensor forward_batch(const std::vector<std::vector<int32_t>>& ids,
+                       const std::vector<std::vector<int32_t>>& attention_mask = {}, const ForwardOptions& options = {},
+                       Trace* trace = nullptr) const;
+
+ private:
+  void check_ids(const int32_t* ids, int64_t T, int64_t cached) const;
+
+  ModelConfig config_;
+  ModelWeights weights_;
+  RotaryEmbedding rope_;
+};
+
+}  // namespace minimind

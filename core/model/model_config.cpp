@@ -1,0 +1,313 @@
+#include "model/model_config.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace minimind {
+
+using nlohmann::json;
+
+namespace {
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (size_t i = 0; i < lines.size(); ++i) s += (i ? "\n" : "") + lines[i];
+  return s;
+}
+
+std::string format_bytes(double bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  if (bytes >= double(int64_t{1} << 30))
+    out << bytes / double(int64_t{1} << 30) << " GiB";
+  else
+    out << bytes / double(1 << 20) << " MiB";
+  return out.str();
+}
+
+// Parameter count in double: an absurd config must not overflow int64 before
+// the memory cap rejects it.
+double parameter_count_estimate(const ModelConfig& c) {
+  const double D = double(c.hidden_size), Dh = double(c.head_dim);
+  const double attention = D * Dh * double(c.num_attention_heads) * 2 +  // q_proj, o_proj
+                           D * Dh * double(c.num_key_value_heads) * 2 +  // k_proj, v_proj
+                           (c.use_qk_norm ? 2 * Dh : 0) + 2 * D;         // q/k norm, two block norms
+  double ffn = 3 * D * double(c.intermediate_size);
+  if (c.use_moe) {
+    ffn = double(c.num_experts) * D +  // router
+          double(c.num_experts) * 3 * D * double(c.expert_intermediate_size()) +
+          double(c.n_shared_experts) * 3 * D * double(c.intermediate_size);
+  }
+  const double embed = double(c.vocab_size) * D;
+  return embed + double(c.num_hidden_layers) * (attention + ffn) + D + (c.tie_word_embeddings ? 0 : embed);
+}
+
+// Readers for one config.json key each: absent keeps the default, a wrong
+// type or value adds a problem naming the key.
+class JsonReader {
+ public:
+  JsonReader(const json& j, std::vector<std::string>& problems) : j_(j), problems_(problems) {}
+
+  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+
+  void integer(const char* key, int64_t& out) {
+    if (!has(key)) return;
+    const json& v = j_.at(key);
+    if (v.is_number_integer()) {
+      out = v.get<int64_t>();
+    } else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+               v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 1e15) {
+      out = int64_t(v.get<double>());
+    } else {
+      problems_.push_back(std::string(key) + " must be an integer, got " + v.dump());
+    }
+  }
+
+  void number(const char* key, double& out) {
+    if (!has(key)) return;
+    const json& v = j_.at(key);
+    if (v.is_number())
+      out = v.get<double>();
+    else
+      problems_.push_back(std::string(key) + " must be a number, got " + v.dump());
+  }
+
+  void boolean(const char* key, bool& out) {
+    if (!has(key)) return;
+    const json& v = j_.at(key);
+    if (v.is_boolean())
+      out = v.get<bool>();
+    else
+      problems_.push_back(std::string(key) + " must be true or false, got " + v.dump());
+  }
+
+  void string(const char* key, std::string& out) {
+    if (!has(key)) return;
+    const json& v = j_.at(key);
+    if (v.is_string())
+      out = v.get<std::string>();
+    else
+      problems_.push_back(std::string(key) + " must be a string, got " + v.dump());
+  }
+
+ private:
+  const json& j_;
+  std::vector<std::string>& problems_;
+};
+
+}  // namespace
+
+ConfigError::ConfigError(std::vector<std::string> problems)
+    : std::runtime_error(join_lines(problems)), problems_(std::move(problems)) {}
+
+int64_t ModelConfig::parameter_count() const { return int64_t(parameter_count_estimate(*this)); }
+
+int64_t default_intermediate_size(int generation, int64_t hidden_size) {
+  const double d = double(hidden_size);
+  if (generation == 2) return 64 * int64_t(std::ceil(d * 8.0 / 3.0 / 64.0));  // MiniMind2 FeedForward
+  return int64_t(std::ceil(d * M_PI / 64.0)) * 64;                            // MiniMindConfig
+}
+
+std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weight_bytes) {
+  std::vector<std::string> problems;
+  // Sizes a browser could still hold; larger values are typos, not models.
+  const struct {
+    const char* key;
+    int64_t value;
+    int64_t max;
+  } sizes[] = {
+      {"hidden_size", c.hidden_size, 1 << 16},
+      {"num_hidden_layers", c.num_hidden_layers, 1 << 10},
+      {"num_attention_heads", c.num_attention_heads, 1 << 10},
+      {"num_key_value_heads", c.num_key_value_heads, 1 << 10},
+      {"head_dim", c.head_dim, 1 << 12},
+      {"intermediate_size", c.intermediate_size, 1 << 18},
+      {"vocab_size", c.vocab_size, 1 << 22},
+      {"max_position_embeddings", c.max_position_embeddings, int64_t{1} << 24},
+  };
+  bool sizes_ok = true;
+  for (const auto& s : sizes) {
+    if (s.value <= 0) {
+      problems.push_back(std::string(s.key) + " must be a positive integer, got " + std::to_string(s.value));
+      sizes_ok = false;
+    } else if (s.value > s.max) {
+      problems.push_back(std::string(s.key) + " " + std::to_string(s.value) + " is larger than the supported " +
+                         std::to_string(s.max));
+      sizes_ok = false;
+    }
+  }
+  if (c.num_attention_heads > 0 && c.num_key_value_heads > 0 && c.num_attention_heads % c.num_key_value_heads != 0) {
+    problems.push_back("num_attention_heads " + std::to_string(c.num_attention_heads) +
+                       " is not a multiple of num_key_value_heads " + std::to_string(c.num_key_value_heads) +
+                       " (each kv head must serve the same number of q heads)");
+  }
+  if (!c.explicit_head_dim && c.num_attention_heads > 0 && c.hidden_size > 0 &&
+      c.hidden_size % c.num_attention_heads != 0) {
+    problems.push_back("hidden_size " + std::to_string(c.hidden_size) + " is not divisible by num_attention_heads " +
+                       std::to_string(c.num_attention_heads) + " (head_dim = hidden_size / num_attention_heads)");
+  } else if (c.head_dim > 0 && c.head_dim % 2 != 0) {
+    problems.push_back("head_dim " + std::to_string(c.head_dim) +
+                       " is odd; RoPE rotates the two halves of each head and needs an even head_dim");
+  }
+  if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
+    problems.push_back("rms_norm_eps must be a positive number, got " + std::to_string(c.rms_norm_eps));
+  }
+  if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) {
+    problems.push_back("rope_theta must be a positive number, got " + std::to_string(c.rope_theta));
+  }
+  if (c.hidden_act != "silu") {
+    problems.push_back("hidden_act \"" + c.hidden_act + "\" is not supported (MiniMind uses \"silu\")");
+  }
+  if (c.inference_rope_scaling) {
+    const RopeScaling& r = c.rope_scaling;
+    if (!(r.factor > 0) || r.original_max_position_embeddings <= 0 || !(r.beta_fast > 0) || !(r.beta_slow > 0)) {
+      problems.push_back(
+          "rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
+    }
+  }
+  if (c.use_moe) {
+    if (c.num_experts <= 0 || c.num_experts > 256) {
+      problems.push_back("num_experts must be between 1 and 256, got " + std::to_string(c.num_experts));
+      sizes_ok = false;
+    }
+    if (c.num_experts_per_tok <= 0 || c.num_experts_per_tok > c.num_experts) {
+      problems.push_back("num_experts_per_tok must be between 1 and num_experts (" + std::to_string(c.num_experts) +
+                         "), got " + std::to_string(c.num_experts_per_tok));
+    }
+    if (c.expert_intermediate_size() <= 0 || c.expert_intermediate_size() > (1 << 18)) {
+      problems.push_back("moe_intermediate_size must be a positive integer up to 262144, got " +
+                         std::to_string(c.expert_intermediate_size()));
+      sizes_ok = false;
+    }
+    if (c.n_shared_experts < 0 || c.n_shared_experts > 64) {
+      problems.push_back("n_shared_experts must be between 0 and 64, got " + std::to_string(c.n_shared_experts));
+      sizes_ok = false;
+    }
+  }
+  if (sizes_ok) {
+    const double bytes = parameter_count_estimate(c) * 4;
+    if (bytes > double(max_weight_bytes)) {
+      problems.push_back("the weights would take " + format_bytes(bytes) + " as float32, over the " +
+                         format_bytes(double(max_weight_bytes)) + " limit");
+    }
+  }
+  return problems;
+}
+
+ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError({std::string("config.json is not valid JSON: ") + e.what()});
+  }
+  if (!j.is_object()) throw ConfigError({"config.json must hold a JSON object, got " + std::string(j.type_name())});
+
+  std::vector<std::string> problems;
+  JsonReader read(j, problems);
+  ModelConfig c;
+  // Keys only MiniMind2's LMConfig writes mark a generation-2 config.
+  const bool gen2 =
+      read.has("n_routed_experts") || read.has("scoring_func") || read.has("aux_loss_alpha") || read.has("seq_aux");
+  if (gen2) {
+    c.generation = 2;
+    c.hidden_size = 512;
+    c.num_key_value_heads = 2;
+    c.rms_norm_eps = 1e-5;
+    c.use_qk_norm = false;
+    c.num_experts_per_tok = 2;  // MiniMind2's MoE defaults: top-2 of 4, one shared expert
+    c.n_shared_experts = 1;
+  }
+  read.integer("hidden_size", c.hidden_size);
+  read.integer("num_hidden_layers", c.num_hidden_layers);
+  read.integer("num_attention_heads", c.num_attention_heads);
+  c.num_key_value_heads = read.has("num_key_value_heads") || !j.contains("num_key_value_heads")
+                              ? c.num_key_value_heads
+                              : c.num_attention_heads;  // null means one kv head per q head
+  read.integer("num_key_value_heads", c.num_key_value_heads);
+  c.explicit_head_dim = read.has("head_dim");
+  if (c.explicit_head_dim)
+    read.integer("head_dim", c.head_dim);
+  else if (c.num_attention_heads > 0)
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+  c.intermediate_size = default_intermediate_size(c.generation, c.hidden_size);
+  read.integer("intermediate_size", c.intermediate_size);
+  read.integer("vocab_size", c.vocab_size);
+  read.integer("max_position_embeddings", c.max_position_embeddings);
+  read.number("rms_norm_eps", c.rms_norm_eps);
+  read.number("rope_theta", c.rope_theta);
+  read.boolean("tie_word_embeddings", c.tie_word_embeddings);
+  read.boolean("use_qk_norm", c.use_qk_norm);  // our extension; weights override it
+  read.string("hidden_act", c.hidden_act);
+  read.integer("bos_token_id", c.bos_token_id);
+  read.integer("eos_token_id", c.eos_token_id);
+
+  read.boolean("inference_rope_scaling", c.inference_rope_scaling);
+  // MiniMind fixes the YaRN parameters (RopeScaling's defaults) and turns
+  // them on with inference_rope_scaling alone; a rope_scaling block in the
+  // file is ignored, as MiniMindConfig overwrites it.
+
+  read.boolean("use_moe", c.use_moe);
+  read.integer(gen2 ? "n_routed_experts" : "num_experts", c.num_experts);
+  read.integer("num_experts_per_tok", c.num_experts_per_tok);
+  c.moe_intermediate_size = c.intermediate_size;
+  read.integer("moe_intermediate_size", c.moe_intermediate_size);
+  read.boolean("norm_topk_prob", c.norm_topk_prob);
+  if (gen2) read.integer("n_shared_experts", c.n_shared_experts);
+  if (read.has("scoring_func")) {
+    std::string scoring = "softmax";
+    read.string("scoring_func", scoring);
+    if (scoring != "softmax") problems.push_back("scoring_func \"" + scoring + "\" is not supported (only softmax)");
+  }
+
+  if (problems.empty()) problems = validate_config(c, max_weight_bytes);
+  if (!problems.empty()) throw ConfigError(problems);
+  return c;
+}
+
+std::string config_to_json(const ModelConfig& c) {
+  json j = {
+      {"model_type", "minimind"},
+      {"hidden_size", c.hidden_size},
+      {"num_hidden_layers", c.num_hidden_layers},
+      {"num_attention_heads", c.num_attention_heads},
+      {"num_key_value_heads", c.num_key_value_heads},
+      {"head_dim", c.head_dim},
+      {"intermediate_size", c.intermediate_size},
+      {"vocab_size", c.vocab_size},
+      {"max_position_embeddings", c.max_position_embeddings},
+      {"rms_norm_eps", c.rms_norm_eps},
+      {"rope_theta", c.rope_theta},
+      {"tie_word_embeddings", c.tie_word_embeddings},
+      {"use_qk_norm", c.use_qk_norm},
+      {"hidden_act", c.hidden_act},
+      {"bos_token_id", c.bos_token_id},
+      {"eos_token_id", c.eos_token_id},
+      {"inference_rope_scaling", c.inference_rope_scaling},
+      {"use_moe", c.use_moe},
+  };
+  if (c.inference_rope_scaling) {
+    j["rope_scaling"] = {{"beta_fast", c.rope_scaling.beta_fast},
+                         {"beta_slow", c.rope_scaling.beta_slow},
+                         {"factor", c.rope_scaling.factor},
+                         {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings},
+                         {"attention_factor", c.rope_scaling.attention_factor},
+                         {"type", "yarn"}};
+  }
+  // MoE keys even for dense models, as save_pretrained writes every config
+  // attribute: for generation 2 they are what marks the generation.
+  j["num_experts_per_tok"] = c.num_experts_per_tok;
+  j["norm_topk_prob"] = c.norm_topk_prob;
+  if (c.generation == 2) {
+    j["n_routed_experts"] = c.num_experts;
+    j["n_shared_experts"] = c.n_shared_experts;
+    j["scoring_func"] = "softmax";
+  } else {
+    j["num_experts"] = c.num_experts;
+    j["moe_intermediate_size"] = c.moe_intermediate_size;
+  }
+  return j.dump(2);
+}
+
+}  // namespace minimind

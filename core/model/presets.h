@@ -1,0 +1,17 @@
+// Presets: the lesson-11 lab shapes and the released MiniMind shapes
+// (see the generation table in MiniMind's README).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+
+namespace minimind {
+
+std::vector<std::string> preset_names();
+
+// Throws std::invalid_argument listing the known names for an unknown one.
+ModelConfig preset_config(const std::string& name);
+
+}  // namespace minimind

@@ -1,0 +1,59 @@
+// GQA self-attention of one block (MiniMind's Attention.forward), for one
+// sequence, with optional q/k norm, RoPE, causal and padding masks, KV cache.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/kv_cache.h"
+#include "model/model_config.h"
+#include "util/tensor.h"
+#include "model/weights.h"
+
+namespace minimind {
+
+class Trace;
+
+// Switches a learner can flip to see why each piece is there. MiniMind
+// itself always runs with both on.
+struct AttentionOptions {
+  bool causal_mask = true;   // off: the future leaks into every row
+  bool scale_scores = true;  // off: no ÷√Dh, softmax turns winner-takes-all
+};
+
+// Where the trace of this call goes (nullptr: no trace).
+struct TraceTarget {
+  Trace* trace = nullptr;
+  int64_t layer = 0;
+  int64_t batch_index = 0;
+};
+
+// Scratch memory of attention_forward, kept by the caller between calls
+// (buffers only grow: see scratch() in tensor.h).
+struct AttentionScratch {
+  std::vector<float> q, k, v;  // [T, H·Dh], [T, Hkv·Dh], [T, Hkv·Dh]
+  std::vector<float> scores;   // [T, Tk]: one head's scores, then weights
+  std::vector<float> concat;   // [T, H·Dh]: the heads' outputs side by side
+
+  // Grows every buffer to what T tokens against Tk keys need.
+  void reserve(const ModelConfig& config, int64_t T, int64_t Tk);
+};
+
+// The cos and sin rows of a call's T positions (P .. P+T-1): [T, Dh] each.
+struct RopeRows {
+  const float* cos = nullptr;
+  const float* sin = nullptr;
+};
+
+// a: [T, D] normed block input; the layer's cache holds P rows and gets T
+// more; key_mask: [P + T] with 1 for real tokens and 0 for padding, or
+// nullptr. Writes o_proj's output [T, D] to out.
+void attention_forward(const ModelConfig& config, const LayerWeights& w, const float* a, int64_t T, RopeRows rope,
+                       LayerKVCache& cache, const int32_t* key_mask, const AttentionOptions& options,
+                       const TraceTarget& target, AttentionScratch& scratch, float* out);
+
+// Row-wise softmax in place over n values (float32, max-subtracted as torch
+// does); a row of all -inf stays all-zero instead of NaN.
+void softmax_inplace(float* row, int64_t n);
+
+}  // namespace minimind

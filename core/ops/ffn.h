@@ -1,0 +1,24 @@
+// SwiGLU feed-forward (MiniMind's FeedForward): down(silu(gate(x)) * up(x)).
+#pragma once
+
+#include "ops/attention.h"
+#include "util/tensor.h"
+#include "model/weights.h"
+
+namespace minimind {
+
+float silu(float x);  // x / (1 + e^-x)
+
+// Scratch memory of swiglu_ffn, kept by the caller between calls.
+struct FfnScratch {
+  std::vector<float> gate, up;  // [T, F]; gate then holds silu(gate) * up
+
+  // Grows both buffers to what T tokens need with intermediate size F.
+  void reserve(int64_t T, int64_t F);
+};
+
+// b: [T, D] -> out [T, D]. Traces ffn_gate, ffn_up, ffn_act when asked.
+void swiglu_ffn(const FfnWeights& w, const float* b, int64_t T, float* out, FfnScratch& scratch,
+                const TraceTarget& target = {});
+
+}  // namespace minimind

@@ -1,0 +1,197 @@
+#include "ops/linear.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "util/simd_lanes.h"
+
+namespace minimind {
+
+namespace {
+
+using simd::Lanes;
+constexpr int kPanel = WeightMatrix::kPanelRows;  // 8 outputs = 2 vectors
+
+// Where a tile reads one column (8 values) of a panel from.
+struct F32Column {
+  const float* base;
+  void load(int64_t i, Lanes& low, Lanes& high) const {
+    low = simd::load(base + i * kPanel);
+    high = simd::load(base + i * kPanel + 4);
+  }
+};
+struct F16Column {
+  const uint16_t* base;
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16(base + i * kPanel, low, high); }
+};
+// float16 weights 2^-112 too small, against rows of x scaled by 2^112: the
+// same products, bit for bit (both scalings are exact), one multiply less.
+struct F16UnscaledColumn {
+  const uint16_t* base;
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16_unscaled(base + i * kPanel, low, high); }
+};
+struct BF16Column {
+  const uint16_t* base;
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_bf16(base + i * kPanel, low, high); }
+};
+
+// R rows of x against P panels: R·P·2 vector accumulators, one per output
+// element lane, each summed over i in order. Writes `valid[p]` outputs of
+// panel p (fewer than 8 only for the last panel).
+template <int R, int P, typename Column>
+void tile(const float* x, int64_t x_stride, const Column (&panel)[P], int64_t n, float* y, int64_t y_stride,
+          const int (&valid)[P]) {
+  Lanes acc[R][P][2];
+  for (int r = 0; r < R; ++r) {
+    for (int p = 0; p < P; ++p) acc[r][p][0] = acc[r][p][1] = simd::zero();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    Lanes w[P][2];
+    for (int p = 0; p < P; ++p) panel[p].load(i, w[p][0], w[p][1]);
+    for (int r = 0; r < R; ++r) {
+      const Lanes xr = simd::splat(x + r * x_stride + i);
+      for (int p = 0; p < P; ++p) {
+        acc[r][p][0] = simd::mul_add(acc[r][p][0], xr, w[p][0]);
+        acc[r][p][1] = simd::mul_add(acc[r][p][1], xr, w[p][1]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int p = 0; p < P; ++p) {
+      float out[kPanel];
+      simd::store(out, acc[r][p][0]);
+      simd::store(out + 4, acc[r][p][1]);
+      std::memcpy(y + r * y_stride + p * kPanel, out, size_t(valid[p]) * sizeof(float));
+    }
+  }
+}
+
+int valid_rows(const PanelsView& W, int64_t p) { return int(std::min<int64_t>(kPanel, W.rows - p * kPanel)); }
+
+template <typename Column>
+Column column_of(const PanelsView& W, int64_t p);
+template <>
+F32Column column_of<F32Column>(const PanelsView& W, int64_t p) {
+  return {W.f32_panel(p)};
+}
+template <>
+F16Column column_of<F16Column>(const PanelsView& W, int64_t p) {
+  return {W.half_panel(p)};
+}
+template <>
+F16UnscaledColumn column_of<F16UnscaledColumn>(const PanelsView& W, int64_t p) {
+  return {W.half_panel(p)};
+}
+template <>
+BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
+  return {W.half_panel(p)};
+}
+
+// A few rows (decoding: one): 4 panels at a time, so that 8 independent sums
+// hide the latency of each add; weights stream straight from storage.
+template <int R, typename Column>
+void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  constexpr int kGroup = R == 1 ? 4 : R == 2 ? 2 : 1;
+  const int64_t n = W.cols, panels = W.panels();
+  int64_t p = 0;
+  for (; p + kGroup <= panels; p += kGroup) {
+    Column column[kGroup];
+    int valid[kGroup];
+    for (int g = 0; g < kGroup; ++g) {
+      column[g] = column_of<Column>(W, p + g);
+      valid[g] = valid_rows(W, p + g);
+    }
+    tile<R, kGroup>(x, x_stride, column, n, y + p * kPanel, y_stride, valid);
+  }
+  for (; p < panels; ++p) {
+    const Column column[1] = {column_of<Column>(W, p)};
+    const int valid[1] = {valid_rows(W, p)};
+    tile<R, 1>(x, x_stride, column, n, y + p * kPanel, y_stride, valid);
+  }
+}
+
+// Rows [t0, t1) against one panel, 4 rows per tile, the rest 3/2/1.
+template <typename Column>
+void panel_rows(const float* x, int64_t t0, int64_t t1, int64_t x_stride, const Column (&column)[1],
+                const int (&valid)[1], int64_t n, float* y, int64_t y_stride) {
+  int64_t t = t0;
+  for (; t + 4 <= t1; t += 4) tile<4, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  const int64_t rest = t1 - t;
+  if (rest == 3) tile<3, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  if (rest == 2) tile<2, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  if (rest == 1) tile<1, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+}
+
+// Many rows: panel by panel, so each panel is read from memory once per
+// block of rows and then served from cache. 16-bit panels are widened once
+// into a float32 buffer that every row then reads.
+void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  const int64_t n = W.cols;
+  // Rows per block: ~512 KiB of x, which stays in L2 while the panels pass.
+  const int64_t block = std::max<int64_t>(8, (int64_t(1) << 17) / std::max<int64_t>(1, n) / 4 * 4);
+  thread_local std::vector<float> widened;  // one panel as float32: [n, 8]
+  if (W.storage != WeightStorage::F32 && widened.size() < size_t(n * kPanel)) widened.resize(size_t(n * kPanel));
+  for (int64_t t0 = 0; t0 < T; t0 += block) {
+    const int64_t t1 = std::min(T, t0 + block);
+    for (int64_t p = 0; p < W.panels(); ++p) {
+      const int valid[1] = {valid_rows(W, p)};
+      const float* source = W.f32_panel(p);
+      if (W.storage != WeightStorage::F32) {
+        const uint16_t* half = W.half_panel(p);
+        for (int64_t i = 0; i < n; ++i) {
+          Lanes low, high;
+          if (W.storage == WeightStorage::F16) {
+            simd::widen_f16(half + i * kPanel, low, high);
+          } else {
+            simd::widen_bf16(half + i * kPanel, low, high);
+          }
+          simd::store(widened.data() + i * kPanel, low);
+          simd::store(widened.data() + i * kPanel + 4, high);
+        }
+        source = widened.data();
+      }
+      const F32Column column[1] = {{source}};
+      panel_rows(x, t0, t1, x_stride, column, valid, n, y + p * kPanel, y_stride);
+    }
+  }
+}
+
+template <typename Column>
+void small_batch(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  if (T == 1) few_rows<1, Column>(x, x_stride, W, y, y_stride);
+  if (T == 2) few_rows<2, Column>(x, x_stride, W, y, y_stride);
+  if (T == 3) few_rows<3, Column>(x, x_stride, W, y, y_stride);
+}
+
+}  // namespace
+
+void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  if (T <= 0 || W.rows == 0) return;
+  if (T >= 4) {
+    many_rows(x, T, x_stride, W, y, y_stride);
+    return;
+  }
+  switch (W.storage) {
+    case WeightStorage::F32:
+      return small_batch<F32Column>(x, T, x_stride, W, y, y_stride);
+    case WeightStorage::F16: {
+      // x·2^112 stays finite for |x| < 2^16 (and is exact); else widen fully.
+      float largest = 0.0f;
+      for (int64_t t = 0; t < T; ++t) {
+        for (int64_t i = 0; i < W.cols; ++i) largest = std::max(largest, std::abs(x[t * x_stride + i]));
+      }
+      if (!(largest < 0x1p16f)) return small_batch<F16Column>(x, T, x_stride, W, y, y_stride);
+      thread_local std::vector<float> scaled;  // [T, in]: x·2^112
+      scaled.resize(size_t(T * W.cols));
+      for (int64_t t = 0; t < T; ++t) {
+        for (int64_t i = 0; i < W.cols; ++i) scaled[size_t(t * W.cols + i)] = x[t * x_stride + i] * 0x1p112f;
+      }
+      return small_batch<F16UnscaledColumn>(scaled.data(), T, W.cols, W, y, y_stride);
+    }
+    case WeightStorage::BF16:
+      return small_batch<BF16Column>(x, T, x_stride, W, y, y_stride);
+  }
+}
+
+}  // namespace minimind

@@ -1,0 +1,34 @@
+// Mixture-of-experts feed-forward: MiniMind's MOEFeedForward (generation 3)
+// and MiniMind2's MoEGate + MOEFeedForward with shared experts (generation 2).
+#pragma once
+
+#include <vector>
+
+#include "ops/attention.h"
+#include "ops/ffn.h"
+#include "model/model_config.h"
+#include "util/tensor.h"
+#include "model/weights.h"
+
+namespace minimind {
+
+// Scratch memory of moe_ffn, kept by the caller between calls.
+struct MoeScratch {
+  std::vector<float> probs;                  // [T, E] router softmax
+  std::vector<int64_t> order;                // [E] experts by probability
+  std::vector<float> chosen, chosen_weight;  // [T, k] expert ids (as floats, for the trace) and weights
+  std::vector<int64_t> tokens;               // [≤ T·k] the tokens routed to one expert
+  std::vector<float> token_weights;          // [≤ T·k] their weights
+  std::vector<float> routed, expert_out;     // [≤ T·k, D] their rows, the expert's output
+  FfnScratch ffn;
+
+  // Grows every buffer to what T tokens need.
+  void reserve(const ModelConfig& config, int64_t T);
+};
+
+// b: [T, D] -> out [T, D]. Traces router_probs [T, E], router_experts [T, k],
+// router_weights [T, k] when asked.
+void moe_ffn(const ModelConfig& config, const MoeWeights& w, const float* b, int64_t T, float* out, MoeScratch& scratch,
+             const TraceTarget& target = {});
+
+}  // namespace minimind

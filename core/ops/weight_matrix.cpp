@@ -1,0 +1,117 @@
+#include "ops/weight_matrix.h"
+
+#include <cmath>
+
+#include "util/half.h"
+
+namespace minimind {
+
+namespace {
+
+// Whether a finite float32 is exactly a float16 value: zero, or an exponent
+// within float16's range (subnormals included) and no mantissa bits below
+// float16's last one.
+bool is_float16_value(float v) {
+  const uint32_t u = float_bits(v) & 0x7fffffffu;
+  if (u == 0) return true;
+  const int exponent = int(u >> 23) - 127;
+  if (exponent > 15 || exponent < -24) return false;
+  // Bits float16 cannot keep: 13 for normals, more for subnormals (2^-15..2^-24).
+  const int dropped = exponent >= -14 ? 13 : 13 + (-14 - exponent);
+  return (u & ((1u << dropped) - 1)) == 0;
+}
+
+// Whether a finite float32 is exactly a bfloat16 value: its low 16 bits are zero.
+bool is_bfloat16_value(float v) { return (float_bits(v) & 0xffffu) == 0; }
+
+// The narrowest storage that holds every value exactly (non-finite values
+// stay float32: the kernel's float16 widening handles finite values only).
+WeightStorage narrowest_storage(const float* values, int64_t n) {
+  bool f16 = true, bf16 = true;
+  for (int64_t i = 0; i < n && (f16 || bf16); ++i) {
+    const float v = values[i];
+    if (!std::isfinite(v)) return WeightStorage::F32;
+    f16 = f16 && is_float16_value(v);
+    bf16 = bf16 && is_bfloat16_value(v);
+  }
+  return f16 ? WeightStorage::F16 : bf16 ? WeightStorage::BF16 : WeightStorage::F32;
+}
+
+}  // namespace
+
+const char* weight_storage_name(WeightStorage storage) {
+  switch (storage) {
+    case WeightStorage::F32:
+      return "F32";
+    case WeightStorage::F16:
+      return "F16";
+    case WeightStorage::BF16:
+      return "BF16";
+  }
+  return "?";
+}
+
+WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, WeightPacking packing)
+    : rows_(rows),
+      cols_(cols),
+      storage_(packing == WeightPacking::Float32 ? WeightStorage::F32 : narrowest_storage(values, rows * cols)) {
+  const size_t padded = size_t(panels() * cols * kPanelRows);
+  if (storage_ == WeightStorage::F32) {
+    f32_.assign(padded, 0.0f);
+  } else {
+    half_.assign(padded, 0);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const size_t base = size_t((r / kPanelRows) * cols * kPanelRows + r % kPanelRows);
+    const float* row = values + r * cols;
+    for (int64_t i = 0; i < cols; ++i) {
+      const size_t at = base + size_t(i * kPanelRows);
+      switch (storage_) {
+        case WeightStorage::F32:
+          f32_[at] = row[i];
+          break;
+        case WeightStorage::F16:
+          half_[at] = f32_to_f16(row[i]);
+          break;
+        case WeightStorage::BF16:
+          half_[at] = f32_to_bf16(row[i]);
+          break;
+      }
+    }
+  }
+}
+
+float WeightMatrix::value(int64_t r, int64_t i) const {
+  const size_t at = size_t((r / kPanelRows) * cols_ * kPanelRows + i * kPanelRows + r % kPanelRows);
+  switch (storage_) {
+    case WeightStorage::F16:
+      return f16_to_f32(half_[at]);
+    case WeightStorage::BF16:
+      return bf16_to_f32(half_[at]);
+    case WeightStorage::F32:
+      break;
+  }
+  return f32_[at];
+}
+
+void WeightMatrix::row(int64_t r, float* out) const {
+  for (int64_t i = 0; i < cols_; ++i) out[i] = value(r, i);
+}
+
+Matrix WeightMatrix::unpacked() const {
+  Matrix m(rows_, cols_);
+  for (int64_t r = 0; r < rows_; ++r) row(r, m.row(r).data());
+  return m;
+}
+
+bool WeightMatrix::operator==(const WeightMatrix& other) const {
+  if (rows_ != other.rows_ || cols_ != other.cols_) return false;
+  for (int64_t r = 0; r < rows_; ++r) {
+    for (int64_t i = 0; i < cols_; ++i) {
+      if (value(r, i) != other.value(r, i)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace minimind

@@ -1,0 +1,81 @@
+// A linear or embedding weight W [rows, cols] (PyTorch's [out, in]) kept in
+// the layout and precision the matrix kernel (linear.h) wants:
+//
+//   panels of 8 rows: panel p holds rows 8p..8p+7 column by column, so
+//   element (8p + j, i) sits at p·cols·8 + i·8 + j; the last panel is padded
+//   with zero rows. One column of a panel is 8 consecutive values: two
+//   4-lane vectors (float32) or one 128-bit load (16-bit storage).
+//
+// Storage is the narrowest type that holds every value exactly: float16
+// (MiniMind's released checkpoints, and the seeded presets, whose values are
+// rounded to float16), else bfloat16, else float32. Widening is exact, so
+// the storage never changes a result; it halves the bytes a forward reads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "util/tensor.h"
+
+namespace minimind {
+
+enum class WeightStorage { F32, F16, BF16 };
+
+// How to choose the storage: the narrowest exact one, or always float32
+// (twice the memory of float16; for comparing the two).
+enum class WeightPacking { Narrowest, Float32 };
+
+const char* weight_storage_name(WeightStorage storage);  // "F32", "F16", "BF16"
+
+// What the matrix kernel reads: [rows, cols] packed in panels as above, in
+// memory someone else owns (a WeightMatrix, or the keys of a KV cache).
+struct PanelsView {
+  static constexpr int kPanelRows = 8;
+
+  int64_t rows = 0, cols = 0;
+  WeightStorage storage = WeightStorage::F32;
+  const float* f32 = nullptr;      // F32 storage: panels() · cols · 8 values
+  const uint16_t* half = nullptr;  // F16 or BF16 storage
+
+  int64_t panels() const { return (rows + kPanelRows - 1) / kPanelRows; }
+  // Panel p: cols·8 values, column-major within the panel.
+  const float* f32_panel(int64_t p) const { return f32 + p * cols * kPanelRows; }
+  const uint16_t* half_panel(int64_t p) const { return half + p * cols * kPanelRows; }
+};
+
+class WeightMatrix {
+ public:
+  static constexpr int kPanelRows = PanelsView::kPanelRows;
+
+  WeightMatrix() = default;
+  // Packs a row-major [rows, cols] matrix.
+  WeightMatrix(const float* values, int64_t rows, int64_t cols, WeightPacking packing = WeightPacking::Narrowest);
+  explicit WeightMatrix(const Matrix& m, WeightPacking packing = WeightPacking::Narrowest)
+      : WeightMatrix(m.data(), m.rows(), m.cols(), packing) {}
+
+  int64_t rows() const { return rows_; }
+  int64_t cols() const { return cols_; }
+  int64_t size() const { return rows_ * cols_; }
+  int64_t panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
+  WeightStorage storage() const { return storage_; }
+  size_t bytes() const { return f32_.size() * sizeof(float) + half_.size() * sizeof(uint16_t); }
+
+  PanelsView view() const { return {rows_, cols_, storage_, f32_.data(), half_.data()}; }
+
+  void row(int64_t r, float* out) const;  // W[r, :] -> out[cols]
+  Matrix unpacked() const;                // the row-major [rows, cols] matrix
+
+  // Same shape and the same values (whatever the storage).
+  bool operator==(const WeightMatrix& other) const;
+  bool operator!=(const WeightMatrix& other) const { return !(*this == other); }
+
+ private:
+  float value(int64_t r, int64_t i) const;
+
+  int64_t rows_ = 0, cols_ = 0;
+  WeightStorage storage_ = WeightStorage::F32;
+  std::vector<float> f32_;      // F32 storage
+  std::vector<uint16_t> half_;  // F16 or BF16 storage
+};
+
+}  // namespace minimind

@@ -1,0 +1,183 @@
+// Four float lanes: WASM SIMD128 in the Wasm build, SSE natively, a plain
+// array elsewhere. Products and sums round as written (no FMA), and the
+// half-float widenings are exact, so every path computes the same bits.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#else
+#include <cmath>
+
+#include "util/half.h"
+#endif
+
+namespace minimind::simd {
+
+constexpr int kLanes = 4;
+
+#if defined(__wasm_simd128__)
+using Lanes = v128_t;
+inline Lanes zero() { return wasm_f32x4_splat(0.0f); }
+inline Lanes load(const float* p) { return wasm_v128_load(p); }
+inline Lanes splat(const float* p) { return wasm_v128_load32_splat(p); }
+inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+inline void store(float* p, Lanes v) { wasm_v128_store(p, v); }
+inline Lanes fill(float v) { return wasm_f32x4_splat(v); }
+inline Lanes add(Lanes a, Lanes b) { return wasm_f32x4_add(a, b); }
+inline Lanes sub(Lanes a, Lanes b) { return wasm_f32x4_sub(a, b); }
+inline Lanes mul(Lanes a, Lanes b) { return wasm_f32x4_mul(a, b); }
+inline Lanes div(Lanes a, Lanes b) { return wasm_f32x4_div(a, b); }
+// acc < v ? v : acc per lane, as std::max(acc, v) (a NaN v leaves acc).
+inline Lanes max(Lanes acc, Lanes v) { return wasm_f32x4_pmax(acc, v); }
+inline Lanes clamp(Lanes v, float lo, float hi) { return wasm_f32x4_min(wasm_f32x4_max(v, fill(lo)), fill(hi)); }
+// Round to the nearest integer, ties to even.
+inline Lanes nearest(Lanes v) { return wasm_f32x4_nearest(v); }
+// 2^k for integral k in [-126, 127].
+inline Lanes pow2(Lanes k) {
+  return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+}
+
+// float16 bits, sign-extended to 32-bit lanes -> float32. Shifting left by
+// 13 puts exponent and mantissa at float32's positions and the sign at bit
+// 31; the mask clears the sign's copies in bits 28-30; multiplying by 2^112
+// rebiases the exponent (15 -> 127), subnormals included. Finite values only.
+inline Lanes f16_bits_to_f32(v128_t sign_extended) {
+  const v128_t bits = wasm_v128_and(wasm_i32x4_shl(sign_extended, 13), wasm_i32x4_splat(int32_t(0x8fffffffu)));
+  return wasm_f32x4_mul(bits, wasm_f32x4_splat(0x1p112f));
+}
+// 8 float16 values -> two float32 vectors (values 0-3 and 4-7).
+inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
+  const v128_t h = wasm_v128_load(p);
+  low = f16_bits_to_f32(wasm_i32x4_extend_low_i16x8(h));
+  high = f16_bits_to_f32(wasm_i32x4_extend_high_i16x8(h));
+}
+// The same without the final ×2^112: the values come out 2^-112 times too
+// small (normal or subnormal float32, so still exact), for a caller that
+// scales the other factor of each product by 2^112 instead.
+inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
+  const v128_t h = wasm_v128_load(p);
+  const v128_t mask = wasm_i32x4_splat(int32_t(0x8fffffffu));
+  low = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), mask);
+  high = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), mask);
+}
+// 8 bfloat16 values -> two float32 vectors: bfloat16 is a float32's upper half.
+inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
+  const v128_t h = wasm_v128_load(p);
+  low = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16);
+  high = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16);
+}
+#elif defined(__SSE2__)
+using Lanes = __m128;
+inline Lanes zero() { return _mm_setzero_ps(); }
+inline Lanes load(const float* p) { return _mm_loadu_ps(p); }
+inline Lanes splat(const float* p) { return _mm_load1_ps(p); }
+inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) { return _mm_add_ps(acc, _mm_mul_ps(a, b)); }
+inline void store(float* p, Lanes v) { _mm_storeu_ps(p, v); }
+inline Lanes fill(float v) { return _mm_set1_ps(v); }
+inline Lanes add(Lanes a, Lanes b) { return _mm_add_ps(a, b); }
+inline Lanes sub(Lanes a, Lanes b) { return _mm_sub_ps(a, b); }
+inline Lanes mul(Lanes a, Lanes b) { return _mm_mul_ps(a, b); }
+inline Lanes div(Lanes a, Lanes b) { return _mm_div_ps(a, b); }
+inline Lanes max(Lanes acc, Lanes v) { return _mm_max_ps(v, acc); }  // v > acc ? v : acc
+inline Lanes clamp(Lanes v, float lo, float hi) { return _mm_min_ps(_mm_max_ps(v, fill(lo)), fill(hi)); }
+// cvtps2dq rounds ties to even under the default rounding mode.
+inline Lanes nearest(Lanes v) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(v)); }
+inline Lanes pow2(Lanes k) {
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k), _mm_set1_epi32(127)), 23));
+}
+
+inline Lanes f16_bits_to_f32(__m128i sign_extended) {
+  const __m128i bits = _mm_and_si128(_mm_slli_epi32(sign_extended, 13), _mm_set1_epi32(int32_t(0x8fffffffu)));
+  return _mm_mul_ps(_mm_castsi128_ps(bits), _mm_set1_ps(0x1p112f));
+}
+inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // Interleaving h with itself and shifting right arithmetically sign-extends.
+  low = f16_bits_to_f32(_mm_srai_epi32(_mm_unpacklo_epi16(h, h), 16));
+  high = f16_bits_to_f32(_mm_srai_epi32(_mm_unpackhi_epi16(h, h), 16));
+}
+inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i mask = _mm_set1_epi32(int32_t(0x8fffffffu));
+  low = _mm_castsi128_ps(_mm_and_si128(_mm_slli_epi32(_mm_srai_epi32(_mm_unpacklo_epi16(h, h), 16), 13), mask));
+  high = _mm_castsi128_ps(_mm_and_si128(_mm_slli_epi32(_mm_srai_epi32(_mm_unpackhi_epi16(h, h), 16), 13), mask));
+}
+inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  low = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), h));
+  high = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), h));
+}
+#else
+struct Lanes {
+  float v[kLanes];
+};
+inline Lanes zero() { return {{0, 0, 0, 0}}; }
+inline Lanes load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline Lanes splat(const float* p) { return {{*p, *p, *p, *p}}; }
+inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) acc.v[l] = acc.v[l] + a.v[l] * b.v[l];
+  return acc;
+}
+inline void store(float* p, Lanes v) { std::memcpy(p, v.v, sizeof v.v); }
+template <typename F>
+inline Lanes each(Lanes a, F f) {
+  for (float& x : a.v) x = f(x);
+  return a;
+}
+inline Lanes fill(float v) { return {{v, v, v, v}}; }
+inline Lanes add(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] + b.v[l];
+  return a;
+}
+inline Lanes sub(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] - b.v[l];
+  return a;
+}
+inline Lanes mul(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] * b.v[l];
+  return a;
+}
+inline Lanes div(Lanes a, Lanes b) {
+  for (int l = 0; l < kLanes; ++l) a.v[l] = a.v[l] / b.v[l];
+  return a;
+}
+inline Lanes max(Lanes acc, Lanes v) {
+  for (int l = 0; l < kLanes; ++l) acc.v[l] = acc.v[l] < v.v[l] ? v.v[l] : acc.v[l];
+  return acc;
+}
+inline Lanes clamp(Lanes v, float lo, float hi) {
+  return each(v, [&](float x) { return x < lo ? lo : x > hi ? hi : x; });
+}
+inline Lanes nearest(Lanes v) {
+  return each(v, [](float x) { return std::nearbyint(x); });
+}
+inline Lanes pow2(Lanes k) {
+  return each(k, [](float x) { return bits_float(uint32_t(int32_t(x) + 127) << 23); });
+}
+inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
+  for (int l = 0; l < kLanes; ++l) {
+    low.v[l] = f16_to_f32(p[l]);
+    high.v[l] = f16_to_f32(p[kLanes + l]);
+  }
+}
+inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
+  widen_f16(p, low, high);
+  for (int l = 0; l < kLanes; ++l) {
+    low.v[l] = low.v[l] * 0x1p-112f;
+    high.v[l] = high.v[l] * 0x1p-112f;
+  }
+}
+inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
+  for (int l = 0; l < kLanes; ++l) {
+    low.v[l] = bf16_to_f32(p[l]);
+    high.v[l] = bf16_to_f32(p[kLanes + l]);
+  }
+}
+#endif
+
+}  // namespace minimind::simd
