@@ -56,4 +56,32 @@ void attention_forward(const ModelConfig& config, const LayerWeights& w, const f
 // does); a row of all -inf stays all-zero instead of NaN.
 void softmax_inplace(float* row, int64_t n);
 
+// ---- training: one sequence, no cache, causal mask, no padding mask -------
+// The core of attention (scores, ÷√Dh, causal mask, softmax, P·v) on plain
+// buffers, computing the same bits as attention_forward does for a
+// sequence with an empty cache, and keeping the weights for the backward.
+
+// Scratch memory of the two functions below (buffers only grow).
+struct AttentionCoreScratch {
+  std::vector<float> panels;      // one kv head's keys (forward) or one head's operand, packed
+  std::vector<float> row_major;   // [T, Dh] or [T, T]: one head's operand, transposed/copied
+  std::vector<float> dscores;     // [T, T]
+  std::vector<float> product;     // [T, max(T, Dh)]: a product before it is added
+};
+
+// q [T, H·Dh], k, v [T, Hkv·Dh] (after q/k norm and RoPE) -> probs [H, T, T]
+// (the softmax weights, upper triangle exactly 0) and concat [T, H·Dh].
+void attention_core_forward(const float* q, const float* k, const float* v, int64_t T, int64_t H, int64_t Hkv,
+                            int64_t Dh, bool scale_scores, float* probs, float* concat, AttentionCoreScratch& scratch);
+
+// d concat [T, H·Dh] -> dq [T, H·Dh], dk, dv [T, Hkv·Dh] (overwritten; kv
+// head j receives the sum over the R q heads that read it), given the
+// forward's q, k, v and probs.
+void attention_core_backward(const float* q, const float* k, const float* v, const float* probs,
+                             const float* dconcat, int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores,
+                             float* dq, float* dk, float* dv, AttentionCoreScratch& scratch);
+
+// Softmax's backward on one row of n: ds = p · (dp - Σ p·dp). ds may be dp.
+void softmax_backward(const float* p, const float* dp, int64_t n, float* ds);
+
 }  // namespace minimind

@@ -21,4 +21,14 @@ struct FfnScratch {
 void swiglu_ffn(const FfnWeights& w, const float* b, int64_t T, float* out, FfnScratch& scratch,
                 const TraceTarget& target = {});
 
+// act = silu(gate) · up elementwise over n values (the SwiGLU product, the
+// same bits as swiglu_ffn computes it); act may be gate.
+void swiglu_act(const float* gate, const float* up, int64_t n, float* act);
+
+// ---- backward (training) ------------------------------------------------
+// d act -> d gate, d up, elementwise over n values:
+//   dup = dact · silu(gate),  dgate = dact · up · σ(gate)·(1 + gate·(1 - σ(gate))).
+// dgate / dup may alias dact.
+void swiglu_act_backward(const float* gate, const float* up, const float* dact, int64_t n, float* dgate, float* dup);
+
 }  // namespace minimind

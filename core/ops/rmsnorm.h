@@ -17,4 +17,12 @@ void rms_norm_rows(const float* x, const float* w, int64_t rows, int64_t n, floa
 // hand-written attention adds it, so the two agree to the bit.
 void rms_norm_inplace(float* x, const float* w, int64_t rows, int64_t n, float eps);
 
+// ---- backward (training) ------------------------------------------------
+// y = w · x · r with r = 1/sqrt(mean(x²) + eps), per row of n values:
+//   dx = r · (dy·w) - r³/n · x · Σ(dy·w·x),   dw += Σ_rows dy · x · r.
+// x, dy: [rows, n]; w: [n]; dx [rows, n] (may be dy: each row is read
+// before it is written); dw [n] accumulated.
+void rms_norm_backward(const float* x, const float* w, const float* dy, int64_t rows, int64_t n, float eps, float* dx,
+                       float* dw);
+
 }  // namespace minimind

@@ -30,4 +30,10 @@ class RotaryEmbedding {
 // which a forward computes once per token for every head and layer.
 void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const float* sin);
 
+// ---- backward (training) ------------------------------------------------
+// The transpose of apply_rotary (a rotation, so its inverse angle), in place
+// on the gradient dx: [heads, Dh], with the same position's cos and sin rows:
+//   dx1 = dy1·cos1 + dy2·sin2,   dx2 = dy2·cos2 - dy1·sin1  (halves 1, 2).
+void apply_rotary_backward(float* dx, int64_t heads, int64_t Dh, const float* cos, const float* sin);
+
 }  // namespace minimind

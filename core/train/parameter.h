@@ -1,0 +1,23 @@
+// A trainable tensor: MiniMind's state-dict name, its float32 master value
+// and the gradient accumulated into it, both row-major and of one shape.
+// Tied embeddings are one Parameter (model.embed_tokens.weight), as they
+// are one nn.Parameter in MiniMind.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "util/tensor.h"
+
+namespace minimind {
+
+struct Parameter {
+  std::string name;          // e.g. "model.layers.0.self_attn.q_proj.weight"
+  Shape shape;               // e.g. [H·Dh, D]
+  std::vector<float> value;  // [numel] float32 master weights
+  std::vector<float> grad;   // [numel] Σ over the batches since the last zero_grad
+
+  int64_t numel() const { return int64_t(value.size()); }
+};
+
+}  // namespace minimind
