@@ -327,9 +327,17 @@ function wellFormed(text) {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
+// Lets Model.trainer() hand a tokenizer's native handle to the module
+// without making it public.
+const nativeHandle = Symbol('native handle');
+
 /** A tokenizer in Wasm memory; encode/decode exactly as Hugging Face tokenizers. */
 export class Tokenizer {
   #native;
+
+  [nativeHandle]() {
+    return this.#live();
+  }
 
   constructor(native) {
     this.#native = native;
@@ -386,9 +394,9 @@ export class Model {
     return this.#native;
   }
 
-  /** Config, derived shapes, parameter count and bytes. */
+  /** Config, derived shapes, parameter count and bytes (stored_weights changes once training has stepped). */
   info() {
-    this.#live();
+    this.#info = JSON.parse(this.#live().info());
     return structuredClone(this.#info);
   }
 
@@ -455,6 +463,64 @@ export class Model {
     );
   }
 
+  /**
+   * MiniMind's pretraining loop over this model (trainer/train_pretrain.py):
+   * each step() runs one batch, and every optimizer step is written into
+   * this model, so forward, trace and generation show it as trained so far.
+   * `data`: MiniMind pretraining JSONL text ({"text": ...} or {"ids": [...]}
+   * per line), plain text (`format: 'text'`, one sample per non-empty line),
+   * or an array of texts or of id arrays. A `tokenizer` is needed for texts.
+   * Defaults are MiniMind's (batch 32, max length 340, lr 5e-4,
+   * accumulation 8, clip 1.0) but 1 epoch; `order: 'shuffle'` draws each
+   * epoch's order from `seed` with the project's own generator (not
+   * torch.randperm), `'file'` keeps the file's order.
+   */
+  trainer(options = {}) {
+    const native = this.#live();
+    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+    const { text, format } = trainingData(options.data, options.format);
+    const tokenizer = options.tokenizer ?? null;
+    if (tokenizer !== null && !(tokenizer instanceof Tokenizer)) throw new TypeError('tokenizer must come from loadTokenizer()');
+    const request = {};
+    for (const [key, min, max] of [
+      ['epochs', 1, 1e6],
+      ['batchSize', 1, 1e6],
+      ['maxSeqLen', 2, 1 << 20],
+      ['accumulationSteps', 1, 1e6],
+      ['seed', 0, Number.MAX_SAFE_INTEGER],
+    ]) {
+      if (options[key] !== undefined) request[key] = checkInteger(options[key], key, min, max);
+    }
+    for (const key of ['learningRate', 'gradClip']) {
+      if (options[key] === undefined) continue;
+      const value = checkNumber(options[key], key);
+      if (!(value > 0)) throw new RangeError(`${key} must be positive, got ${value}`);
+      request[key] = value;
+    }
+    if (options.order !== undefined) {
+      if (options.order !== 'shuffle' && options.order !== 'file')
+        throw new RangeError(`order must be "shuffle" or "file", got ${describe(options.order)}`);
+      request.order = options.order;
+    }
+    const nativeTokenizer = tokenizer === null ? null : tokenizer[nativeHandle]();
+    return new Trainer(native.trainer(text, format, nativeTokenizer, JSON.stringify(request)));
+  }
+
+  /**
+   * The weights as model.safetensors bytes with MiniMind's tensor names
+   * (tied embeddings: both model.embed_tokens.weight and lm_head.weight, as
+   * MiniMind's state_dict has them). dtype 'F32' (default) or 'F16'.
+   */
+  safetensors({ dtype = 'F32' } = {}) {
+    if (dtype !== 'F32' && dtype !== 'F16') throw new RangeError(`dtype must be "F32" or "F16", got ${describe(dtype)}`);
+    return this.#live().safetensors(dtype);
+  }
+
+  /** The config as config.json text, with MiniMind's key names. */
+  configJson() {
+    return this.#live().configJson();
+  }
+
   /** Frees the model's Wasm memory. Generators made from it stay usable. */
   dispose() {
     if (this.#native) this.#native.delete();
@@ -509,6 +575,73 @@ export class Generator {
   /** {tokens, layers, shapePerLayer: [tokens, Hkv, Dh], bytes} */
   get cache() {
     return JSON.parse(this.#live().cacheInfo());
+  }
+
+  dispose() {
+    if (this.#native) this.#native.delete();
+    this.#native = null;
+  }
+}
+
+// Training data for the module: JSONL or plain text as it is, arrays as JSONL.
+function trainingData(data, format) {
+  if (typeof data === 'string') {
+    const chosen = format ?? 'jsonl';
+    if (chosen !== 'jsonl' && chosen !== 'text') throw new RangeError(`format must be "jsonl" or "text", got ${describe(format)}`);
+    return { text: data, format: chosen };
+  }
+  if (format !== undefined) throw new TypeError('format goes with data given as a string (JSONL or plain text)');
+  if (!Array.isArray(data) || data.length === 0)
+    throw new TypeError('data must be JSONL or plain text, or a non-empty array of texts or of id arrays');
+  const lines = data.map((item, i) => {
+    if (typeof item === 'string') return JSON.stringify({ text: item });
+    return JSON.stringify({ ids: Array.from(toIdArray(item, `data[${i}]`)) });
+  });
+  return { text: lines.join('\n'), format: 'jsonl' };
+}
+
+/** A training run over a model; call dispose() when done (the model stays). */
+export class Trainer {
+  #native;
+
+  constructor(native) {
+    this.#native = native;
+  }
+
+  #live() {
+    if (!this.#native) throw new Error('this trainer was disposed');
+    return this.#native;
+  }
+
+  /** {samples, maxSeqLen, batchesPerEpoch, totalBatches, batchesDone, optimizerSteps, done, memory: {weights, gradients, adam, activations, transposedWeights, modelWeights, total} (bytes)} */
+  info() {
+    return JSON.parse(this.#live().info());
+  }
+
+  get done() {
+    return this.info().done;
+  }
+
+  /**
+   * Runs the next batch: {epoch, batch, loss, lr, gradNorm, tokens,
+   * optimizerStep, optimizerSteps, ms}. `loss` is the batch's loss before the
+   * division by accumulationSteps (what MiniMind logs); gradNorm is
+   * clip_grad_norm_'s value on batches that stepped the optimizer, else null.
+   */
+  step() {
+    return this.#live().step();
+  }
+
+  /**
+   * For inspection: the loss and the gradient of every parameter for the
+   * given samples (indices into the data) as one batch, with no division by
+   * accumulationSteps; training state untouched. Returns {loss, tokens,
+   * gradients: [{name, shape, data}], safetensors: Uint8Array}.
+   */
+  lossAndGradients(samples) {
+    const ids = toIdArray(samples, 'samples');
+    if (ids.length === 0) throw new RangeError('lossAndGradients needs at least one sample index');
+    return this.#live().lossAndGradients(ids);
   }
 
   dispose() {

@@ -13,6 +13,10 @@ What it makes (under tests/fixtures/):
   pth/*.pth                   small torch.save files for the .pth reader: views with storage
                               offsets (BF16), a transposed (non-contiguous) tensor, and a
                               hostile pickle that would call os.system if unpickled.
+  train/<case>/               training fixtures (own "train_format_version"): float32 initial
+                              weights, 20 token sequences, one batch's loss and autograd
+                              gradients, and two runs of MiniMind's pretraining loop (per-batch
+                              loss, lr, grad norm; final weights); see "training" below.
 
 The reference is written from the MiniMind spec (MINIMIND.md) in plain torch ops, float32
 on CPU, one function per stage. Weights are drawn with a fixed torch seed per case and rounded
@@ -460,6 +464,313 @@ def make_random_init(preset=LAB_A, seed=42):
         f.write(head[:-1] + ', "tensors": {\n' + ",\n".join(rows) + "\n}}\n")
 
 
+# ----------------------------------------------------------------------------- training
+# Fixtures for the C++ trainer (tests/fixtures/train/<case>/), from MiniMind's pretraining
+# recipe (trainer/train_pretrain.py, model/model_minimind.py) as MINIMIND.md "Training" states
+# it. Versioned on their own: "train_format_version" in every JSON and safetensors metadata.
+TRAIN_FORMAT_VERSION = 1
+TRAIN_DIR = os.path.join(FIXTURES_DIR, "train")
+TRAIN_MAX_SEQ_LEN = 12            # --max_seq_len: every sample is padded to this length
+PAD_ID = 0                        # <|endoftext|>
+IGNORE_INDEX = -100               # F.cross_entropy's ignore_index
+TRAIN_GRAD_BATCH = 4              # gradients.safetensors: the first 4 sequences, one batch
+# Lengths (bos and eos included) of the 20 sequences of data.json, in file order: 3..12, each
+# batch of 2 and the batch of 4 mixes lengths, so every batch but the all-12 one holds padding.
+TRAIN_LENGTHS = [12, 5, 3, 9, 7, 12, 4, 10, 11, 6, 3, 8, 12, 12, 5, 9, 10, 4, 6, 11]
+TRAIN_EMBED_STD = 0.1             # embeddings N(0, 1) * 0.1: initial loss near log(64)
+                                  # (0.5 puts the tied cases' initial loss near 13)
+TRAIN_BASE = dict(BASE, F=64, theta=1e6, dtype="F32")
+TRAIN_CASES = [
+    dict(TRAIN_BASE, name="gen3_r2_tied", seed=301, gen=3, H=4, Hkv=2, Dh=8, eps=1e-6),
+    dict(TRAIN_BASE, name="gen2_r4_tied", seed=302, gen=2, H=4, Hkv=1, Dh=8, eps=1e-5),
+    dict(TRAIN_BASE, name="gen3_r1_untied", seed=303, gen=3, H=4, Hkv=4, Dh=8, eps=1e-6,
+         tied=False),
+]
+# Two runs of train_pretrain.py's loop on each case's initial weights and data, file order.
+RECIPES = [
+    dict(name="a", batch_size=2, accumulation_steps=1, epochs=2, learning_rate=5e-3, grad_clip=0.5),
+    dict(name="b", batch_size=2, accumulation_steps=3, epochs=2, learning_rate=5e-3, grad_clip=0.5),
+]
+
+
+class RefRMSNorm(torch.nn.Module):
+    """model_minimind.py RMSNorm: only `weight` [n] is state (eps comes from the config)."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(n))
+
+
+class RefAttention(torch.nn.Module):
+    """Attention's parameters, in MiniMind's __init__ order (q, k, v, o, then q_norm, k_norm)."""
+
+    def __init__(self, c):
+        super().__init__()
+        D, H, Hkv, Dh = c["D"], c["H"], c["Hkv"], c["Dh"]
+        self.q_proj = torch.nn.Linear(D, H * Dh, bias=False)            # weight [H*Dh, D]
+        self.k_proj = torch.nn.Linear(D, Hkv * Dh, bias=False)          # weight [Hkv*Dh, D]
+        self.v_proj = torch.nn.Linear(D, Hkv * Dh, bias=False)          # weight [Hkv*Dh, D]
+        self.o_proj = torch.nn.Linear(H * Dh, D, bias=False)            # weight [D, H*Dh]
+        if c["gen"] == 3:                            # generation 2 has no q/k norm
+            self.q_norm, self.k_norm = RefRMSNorm(Dh), RefRMSNorm(Dh)
+
+
+class RefFeedForward(torch.nn.Module):
+    """FeedForward: gate_proj, down_proj, up_proj (MiniMind's order)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(c["D"], c["F"], bias=False)   # [F, D]
+        self.down_proj = torch.nn.Linear(c["F"], c["D"], bias=False)   # [D, F]
+        self.up_proj = torch.nn.Linear(c["D"], c["F"], bias=False)     # [F, D]
+
+
+class RefBlock(torch.nn.Module):
+    """MiniMindBlock: self_attn, input_layernorm, post_attention_layernorm, mlp."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = RefAttention(c)
+        self.input_layernorm = RefRMSNorm(c["D"])
+        self.post_attention_layernorm = RefRMSNorm(c["D"])
+        self.mlp = RefFeedForward(c)
+
+
+class RefModel(torch.nn.Module):
+    """MiniMindModel: embed_tokens, layers, norm (freqs_cos/sin are persistent=False buffers)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = torch.nn.Embedding(c["V"], c["D"])
+        self.layers = torch.nn.ModuleList([RefBlock(c) for _ in range(c["L"])])
+        self.norm = RefRMSNorm(c["D"])
+
+
+class RefCausalLM(torch.nn.Module):
+    """MiniMindForCausalLM's parameter names and tying, for state_dict() and parameters().
+
+    The math is not here: the loss uses forward() above on dict(named_parameters()).
+    """
+
+    def __init__(self, c):
+        super().__init__()
+        self.model = RefModel(c)
+        self.lm_head = torch.nn.Linear(c["D"], c["V"], bias=False)
+        if c["tied"]:   # `self.model.embed_tokens.weight = self.lm_head.weight`: one Parameter
+            self.model.embed_tokens.weight = self.lm_head.weight
+
+
+def train_init_weights(c, gen):
+    """name -> float32 tensor (tensor_table names, so tied: no lm_head.weight), not rounded."""
+    weights = {}
+    for name, shape in tensor_table(c):
+        u = 2.0 * torch.rand(shape, generator=gen) - 1.0                  # U(-1, 1)
+        if name.endswith("norm.weight"):                                  # 1 + U(-0.2, 0.2)
+            w = 1.0 + 0.2 * u
+        elif name == "model.embed_tokens.weight":                         # N(0, 1) * 0.1
+            w = torch.randn(shape, generator=gen) * TRAIN_EMBED_STD
+        else:                                        # linear [out, in], lm_head included
+            w = u / math.sqrt(shape[1])                                   # U(±1/sqrt(in))
+        weights[name] = w.float()
+    return weights
+
+
+def build_ref_model(c, weights):
+    """A RefCausalLM holding `weights` (tied: lm_head.weight is the embedding Parameter)."""
+    model = RefCausalLM(c)
+    state = dict(weights)
+    if c["tied"]:                                    # what MiniMind's state_dict() lists
+        state["lm_head.weight"] = weights["model.embed_tokens.weight"]
+    model.load_state_dict(state, strict=True)
+    names = [n for n, _ in model.named_parameters()]
+    assert sorted(names) == sorted(n for n, _ in tensor_table(c)), names
+    return model
+
+
+def train_sequences(c, gen):
+    """The 20 samples of data.json: [bos] + ids in 3..V-1 + [eos], lengths TRAIN_LENGTHS."""
+    return [[BOS_ID] + torch.randint(3, c["V"], (n - 2,), generator=gen).tolist() + [EOS_ID]
+            for n in TRAIN_LENGTHS]
+
+
+def pad_batch(seqs):
+    """PretrainDataset.__getitem__ per sample -> (input_ids [B, T], labels [B, T]), T = 12."""
+    cut = [s[:TRAIN_MAX_SEQ_LEN] for s in seqs]                      # truncated to max_seq_len
+    input_ids = torch.tensor([s + [PAD_ID] * (TRAIN_MAX_SEQ_LEN - len(s)) for s in cut])
+    labels = input_ids.clone()                                        # [B, T] int64
+    labels[input_ids == PAD_ID] = IGNORE_INDEX                        # labels[ids == pad] = -100
+    return input_ids, labels
+
+
+def label_tokens(labels):
+    """The number of targets the loss averages over: labels[:, 1:] that are not -100."""
+    return int((labels[:, 1:] != IGNORE_INDEX).sum())
+
+
+def pretrain_loss(weights, c, rope, input_ids, labels):
+    """MiniMindForCausalLM.forward(input_ids, labels=labels).loss (+ aux_loss 0, dense); no mask."""
+    logits = forward(weights, c, rope, input_ids)[0]                  # [B, T, V]
+    x, y = logits[:, :-1, :], labels[:, 1:]                           # row i predicts token i+1
+    return torch.nn.functional.cross_entropy(x.reshape(-1, x.shape[-1]), y.reshape(-1),
+                                             ignore_index=IGNORE_INDEX)
+
+
+def get_lr(current_step, total_steps, lr):
+    """trainer_utils.get_lr: cosine from lr down to 0.1 * lr, in Python floats."""
+    return lr * (0.1 + 0.45 * (1 + math.cos(math.pi * current_step / total_steps)))
+
+
+def batch_gradients(c, rope, init, seqs):
+    """gradients.safetensors tensors for one batch of the first TRAIN_GRAD_BATCH samples."""
+    model = build_ref_model(c, init)
+    input_ids, labels = pad_batch(seqs[:TRAIN_GRAD_BATCH])            # [4, 12]
+    loss = pretrain_loss(dict(model.named_parameters()), c, rope, input_ids, labels)
+    loss.backward()                                  # tied: embedding + lm_head grads summed
+    out = {"loss": ("F32", loss.detach().reshape(1)),
+           "tokens": ("F32", torch.tensor([float(label_tokens(labels))]))}
+    for name, p in model.named_parameters():
+        out["grad." + name] = ("F32", p.grad)
+    return out, float(loss)
+
+
+def train_run(c, rope, init, seqs, r):
+    """train_pretrain.py's train_epoch loop, file order -> (run record, final weights)."""
+    model = build_ref_model(c, init)
+    params = list(model.parameters())                # model.parameters(): tied embedding once
+    optimizer = torch.optim.AdamW(params, lr=r["learning_rate"])      # betas, eps, wd: defaults
+    bs, acc, epochs = r["batch_size"], r["accumulation_steps"], r["epochs"]
+    iters = math.ceil(len(seqs) / bs)                # len(loader); a last short batch is kept
+    batches = []
+    for epoch in range(epochs):
+        for step in range(1, iters + 1):             # enumerate(loader, start=1)
+            input_ids, labels = pad_batch(seqs[(step - 1) * bs: step * bs])
+            lr = get_lr(epoch * iters + step, epochs * iters, r["learning_rate"])
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            loss = pretrain_loss(dict(model.named_parameters()), c, rope, input_ids, labels)
+            (loss / acc).backward()                  # `loss = loss / args.accumulation_steps`
+            # `step % accumulation_steps == 0 or step == iters`: the epoch's remainder steps too.
+            stepped = step % acc == 0 or step == iters
+            grad_norm = None
+            if stepped:
+                grad_norm = float(torch.nn.utils.clip_grad_norm_(params, r["grad_clip"]))
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            batches.append({"epoch": epoch, "batch": step, "loss": loss.item(), "lr": lr,
+                            "optimizer_step": stepped, "grad_norm": grad_norm,
+                            "tokens": label_tokens(labels)})
+    record = {k: r[k] for k in ("name", "batch_size", "accumulation_steps", "epochs",
+                                "learning_rate", "grad_clip")}
+    record.update(order="file", iters_per_epoch=iters,
+                  final_weights=f"recipe_{r['name']}_final.safetensors", batches=batches)
+    final = {n: p.detach().clone() for n, p in model.named_parameters()}
+    return record, final
+
+
+def read_safetensors_f32(path):
+    """name -> float32 tensor of an F32 safetensors file (to check what we wrote)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        assert e["dtype"] == "F32", (name, e["dtype"])
+        begin, end = e["data_offsets"]
+        data = np.frombuffer(blob[8 + n + begin: 8 + n + end], dtype="<f4").copy()
+        out[name] = torch.from_numpy(data).reshape(e["shape"])
+    return out
+
+
+def check_strict_load(c, path, weights):
+    """MiniMind's load_state_dict(strict=True) takes the file (+ an lm_head copy if tied)."""
+    state = read_safetensors_f32(path)
+    if c["tied"]:
+        state["lm_head.weight"] = state["model.embed_tokens.weight"].clone()
+    model = RefCausalLM(c)
+    model.load_state_dict(state, strict=True)
+    for name, p in model.named_parameters():
+        assert torch.equal(p.detach(), weights[name]), name
+    if c["tied"]:
+        assert model.lm_head.weight is model.model.embed_tokens.weight
+
+
+def write_json_lines(path, head, key, rows):
+    """head's fields, then key: [rows], one row per line (small, diff-friendly files)."""
+    text = json.dumps(head)[:-1] + f', "{key}": [\n'
+    text += ",\n".join("  " + json.dumps(row) for row in rows) + "\n]}\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def write_recipes_json(path, head, runs):
+    """{head..., "runs": [{run fields..., "batches": [one batch per line]}]}."""
+    parts = []
+    for run in runs:
+        fields = json.dumps({k: v for k, v in run.items() if k != "batches"})[:-1]
+        rows = ",\n".join("    " + json.dumps(b) for b in run["batches"])
+        parts.append("  " + fields + ', "batches": [\n' + rows + "\n  ]}")
+    with open(path, "w") as f:
+        f.write(json.dumps(head)[:-1] + ', "runs": [\n' + ",\n".join(parts) + "\n]}\n")
+
+
+def write_state_dict_keys(path, c, init, version):
+    """MiniMindForCausalLM.state_dict() keys and shapes (tied: lm_head.weight listed too)."""
+    model = build_ref_model(c, init)
+    tied_keys = {"lm_head.weight": "model.embed_tokens.weight"} if c["tied"] else {}
+    head = dict(version, case=c["name"], tied=c["tied"], tied_keys=tied_keys,
+                parameters=[n for n, _ in model.named_parameters()])   # model.parameters() order
+    write_json_lines(path, head, "state_dict",
+                     [[n, list(t.shape)] for n, t in model.state_dict().items()])
+
+
+def make_train_case(c):
+    gen = torch.Generator().manual_seed(c["seed"])
+    init = train_init_weights(c, gen)
+    seqs = train_sequences(c, gen)
+    rope = rope_table(c["Dh"], c["theta"], c["yarn"])
+    version = {"train_format_version": TRAIN_FORMAT_VERSION}
+    meta = {"format": "pt", "train_format_version": str(TRAIN_FORMAT_VERSION),
+            "generator": GENERATOR, "case": c["name"]}
+
+    out = os.path.join(TRAIN_DIR, c["name"])
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(hf_config(c), f, indent=2)
+        f.write("\n")
+    model_path = os.path.join(out, "model.safetensors")
+    write_safetensors(model_path, {n: ("F32", w) for n, w in init.items()}, {"format": "pt"})
+    check_strict_load(c, model_path, init)
+
+    write_json_lines(os.path.join(out, "data.json"),
+                     dict(version, max_seq_len=TRAIN_MAX_SEQ_LEN, bos_id=BOS_ID, eos_id=EOS_ID,
+                          pad_id=PAD_ID), "sequences", seqs)
+
+    grads, loss0 = batch_gradients(c, rope, init, seqs)
+    write_safetensors(os.path.join(out, "gradients.safetensors"), grads,
+                      dict(meta, batch_size=str(TRAIN_GRAD_BATCH)))
+
+    runs = []
+    for r in RECIPES:
+        record, final = train_run(c, rope, init, seqs, r)
+        final_path = os.path.join(out, record["final_weights"])
+        write_safetensors(final_path, {n: ("F32", w) for n, w in final.items()},
+                          dict(meta, recipe=r["name"]))
+        check_strict_load(c, final_path, final)
+        runs.append(record)
+        b = record["batches"]
+        clipped = sum(1 for x in b if x["optimizer_step"] and x["grad_norm"] > r["grad_clip"])
+        steps = sum(1 for x in b if x["optimizer_step"])
+        print(f"  {c['name']} recipe {r['name']}: loss {b[0]['loss']:.4f} -> "
+              f"{b[-1]['loss']:.4f}, {clipped}/{steps} steps clipped")
+    write_recipes_json(os.path.join(out, "recipes.json"), dict(version, case=c["name"]), runs)
+    write_state_dict_keys(os.path.join(out, "state_dict_keys.json"), c, init, version)
+    print(f"  {c['name']}: batch-of-{TRAIN_GRAD_BATCH} loss {loss0:.4f} "
+          f"(log V = {math.log(c['V']):.4f})")
+
+
 def main():
     torch.set_num_threads(1)                         # same summation order on every run
     os.makedirs(FIXTURES_DIR, exist_ok=True)
@@ -467,6 +778,8 @@ def main():
         make_case(c)
     make_random_init()
     make_pth_extras()
+    for c in TRAIN_CASES:
+        make_train_case(c)
     print("wrote fixtures to", FIXTURES_DIR)
 
 

@@ -4,10 +4,10 @@
 //
 //   node tests/make_tokenizer_fixtures.mjs [path/to/tokenizer.json]
 //
-// Run from anywhere; the default tokenizer.json is MiniMind's copy in the shared
-// folder next to the project (../shared/minimind/tokenizer.json from the
-// repository root). The oracle is the npm package @huggingface/tokenizers (a
-// devDependency: npm ci installs it). The output is deterministic.
+// Run from anywhere; the default tokenizer.json is MiniMind's, shipped in
+// models/minimind-tokenizer/. The oracle is the npm package
+// @huggingface/tokenizers (a devDependency: npm ci installs it). The output is
+// deterministic.
 //
 // Format (format_version 1):
 //   {"format_version": 1, "generator": "tests/make_tokenizer_fixtures.mjs",
@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const tokenizerPath = resolve(process.argv[2] ?? join(root, '..', 'shared', 'minimind', 'tokenizer.json'));
+const tokenizerPath = resolve(process.argv[2] ?? join(root, 'models', 'minimind-tokenizer', 'tokenizer.json'));
 const outPath = join(root, 'tests', 'fixtures', 'tokenizer_corpus.json');
 const oraclePackage = JSON.parse(readFileSync(join(root, 'node_modules', '@huggingface', 'tokenizers', 'package.json'), 'utf8'));
 

@@ -7,8 +7,9 @@
 // its own TokenizerError) and hostile input (random bytes never crash).
 //
 // MiniMind's tokenizer.json is read from MINIMIND_TOKENIZER_JSON (environment
-// variable, else the path CMake compiled in: the shared folder next to the
-// project). Without it these tests fail, saying where they looked.
+// variable, else the path CMake compiled in: the copy the project ships in
+// models/minimind-tokenizer/). Without it these tests fail, saying where they
+// looked.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -43,8 +44,8 @@ const std::string& minimind_tokenizer_json() {
       return testing::read_text(path);
     } catch (const std::exception&) {
       FAIL("MiniMind's tokenizer.json not found at " << path
-                                                     << " (expected ../shared/minimind/tokenizer.json next to the "
-                                                        "project; set MINIMIND_TOKENIZER_JSON to its path)");
+                                                     << " (expected models/minimind-tokenizer/tokenizer.json in the "
+                                                        "repository; set MINIMIND_TOKENIZER_JSON to its path)");
       return std::string();
     }
   }();

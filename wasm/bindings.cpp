@@ -19,8 +19,10 @@
 #include "model/model.h"
 #include "model/presets.h"
 #include "io/pth.h"
+#include "io/model_export.h"
 #include "io/safetensors.h"
 #include "tokenizer/tokenizer.h"
+#include "train/trainer.h"
 
 using emscripten::val;
 using nlohmann::json;
@@ -132,11 +134,13 @@ json info_json(const ModelConfig& c) {
 }  // namespace
 
 class WasmGenerator;
+class WasmTokenizer;
+class WasmTrainer;
 
 // One model instance owned by JS (call .delete() to free it).
 class WasmModel {
  public:
-  explicit WasmModel(Model model) : model_(std::make_shared<const Model>(std::move(model))) {}
+  explicit WasmModel(Model model) : model_(std::make_shared<Model>(std::move(model))) {}
 
   // progress: a JS function called with the fraction of weights initialised
   // (undefined: no progress reports).
@@ -236,10 +240,27 @@ class WasmModel {
 
   WasmGenerator* generator(const val& prompt, const std::string& sampling_json, const std::string& trace_json) const;
 
-  const std::shared_ptr<const Model>& model() const { return model_; }
+  // A trainer over this model (see WasmTrainer); the data is MiniMind
+  // pretraining JSONL or plain text, tokenized now.
+  WasmTrainer* trainer(const std::string& data, const std::string& format, const WasmTokenizer* tokenizer,
+                       const std::string& options_json);
+
+  // model.safetensors bytes ("F32" or "F16") with MiniMind's tensor names.
+  val safetensors(const std::string& dtype) const {
+    return guarded([&] {
+      if (dtype != "F32" && dtype != "F16") throw std::invalid_argument("dtype must be \"F32\" or \"F16\", got \"" + dtype + "\"");
+      const std::vector<uint8_t> bytes = model_safetensors(*model_, dtype == "F16" ? DType::F16 : DType::F32);
+      return typed_copy(bytes.data(), bytes.size());
+    });
+  }
+  std::string config_json() const {
+    return guarded([&] { return config_to_json(model_->config()); });
+  }
+
+  const std::shared_ptr<Model>& model() const { return model_; }
 
  private:
-  std::shared_ptr<const Model> model_;
+  std::shared_ptr<Model> model_;
 };
 
 // Step-by-step generation with the KV cache; keeps its model alive.
@@ -314,6 +335,8 @@ WasmGenerator* WasmModel::generator(const val& prompt, const std::string& sampli
 class WasmTokenizer {
  public:
   explicit WasmTokenizer(Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
+
+  const Tokenizer& tokenizer() const { return tokenizer_; }
 
   static WasmTokenizer* from_json(const std::string& text) {
     return guarded([&] { return new WasmTokenizer(Tokenizer::from_json(text)); });
@@ -442,6 +465,121 @@ val lesson_softmax_js(const std::string& scores, bool causal) {
   return guarded([&] { return lesson_value(lesson_softmax(matrix_from_json(scores, "scores"), causal)); });
 }
 
+// MiniMind's pretraining loop over a model, one batch per step(); keeps the
+// model alive, and writes each optimizer step into it.
+class WasmTrainer {
+ public:
+  WasmTrainer(std::shared_ptr<Model> model, PretrainDataset data, const TrainerOptions& options)
+      : model_(std::move(model)), trainer_(std::make_unique<Trainer>(*model_, std::move(data), options)) {}
+
+  // {epoch, batch, loss, lr, gradNorm (null when the optimizer did not
+  // step), tokens, optimizerStep, optimizerSteps, ms}
+  val step() {
+    return guarded([&] {
+      const TrainStep s = trainer_->step();
+      val out = val::object();
+      out.set("epoch", double(s.epoch));
+      out.set("batch", double(s.batch));
+      out.set("loss", s.loss);
+      out.set("lr", s.lr);
+      out.set("gradNorm", s.grad_norm ? val(*s.grad_norm) : val::null());
+      out.set("tokens", double(s.tokens));
+      out.set("optimizerStep", s.optimizer_step);
+      out.set("optimizerSteps", double(s.optimizer_steps));
+      out.set("ms", s.ms);
+      return out;
+    });
+  }
+
+  // samples: Int32Array of sample indices. {loss, tokens, gradients:
+  // [{name, shape, data: Float32Array}], safetensors: Uint8Array (F32,
+  // gradients keyed by parameter name)}.
+  val loss_and_gradients(const val& samples) {
+    return guarded([&] {
+      std::vector<int64_t> indices;
+      for (const int32_t i : to_ids(samples)) indices.push_back(i);
+      std::vector<Parameter> grads;
+      const BatchLoss loss = trainer_->loss_and_gradients(indices, grads);
+      val out = val::object();
+      out.set("loss", loss.loss);
+      out.set("tokens", double(loss.tokens));
+      val list = val::array();
+      std::vector<NamedTensor> tensors;
+      for (const Parameter& p : grads) {
+        val entry = val::object();
+        entry.set("name", p.name);
+        entry.set("shape", shape_array(p.shape));
+        entry.set("data", typed_copy(p.grad.data(), p.grad.size()));
+        list.call<void>("push", entry);
+        tensors.push_back({p.name, DType::F32, p.shape, p.grad});
+      }
+      out.set("gradients", list);
+      const std::vector<uint8_t> file = write_safetensors(tensors, {{"format", "pt"}});
+      out.set("safetensors", typed_copy(file.data(), file.size()));
+      return out;
+    });
+  }
+
+  std::string info() const {
+    return guarded([&] {
+      const TrainingMemory m = trainer_->memory();
+      return json{{"samples", trainer_->data().size()},
+                  {"maxSeqLen", trainer_->data().options().max_seq_len},
+                  {"batchesPerEpoch", trainer_->batches_per_epoch()},
+                  {"totalBatches", trainer_->total_batches()},
+                  {"batchesDone", trainer_->batches_done()},
+                  {"optimizerSteps", trainer_->optimizer().steps()},
+                  {"done", trainer_->done()},
+                  {"memory",
+                   {{"weights", m.weights},
+                    {"gradients", m.gradients},
+                    {"adam", m.adam},
+                    {"activations", m.activations},
+                    {"transposedWeights", m.transposed_weights},
+                    {"modelWeights", m.model_weights},
+                    {"total", m.total()}}}}
+          .dump();
+    });
+  }
+
+ private:
+  std::shared_ptr<Model> model_;
+  std::unique_ptr<Trainer> trainer_;
+};
+
+TrainerOptions parse_trainer_options(const json& j) {
+  TrainerOptions o;
+  o.epochs = j.value("epochs", o.epochs);
+  o.batch_size = j.value("batchSize", o.batch_size);
+  o.accumulation_steps = j.value("accumulationSteps", o.accumulation_steps);
+  o.learning_rate = j.value("learningRate", o.learning_rate);
+  o.grad_clip = j.value("gradClip", o.grad_clip);
+  o.seed = j.value("seed", o.seed);
+  const std::string order = j.value("order", std::string("shuffle"));
+  if (order != "shuffle" && order != "file") {
+    throw std::invalid_argument("order must be \"shuffle\" or \"file\", got \"" + order + "\"");
+  }
+  o.shuffle = order == "shuffle";
+  return o;
+}
+
+WasmTrainer* WasmModel::trainer(const std::string& data, const std::string& format, const WasmTokenizer* tokenizer,
+                                const std::string& options_json) {
+  return guarded([&] {
+    const json options = json::parse(options_json);
+    if (format != "jsonl" && format != "text") {
+      throw std::invalid_argument("data format must be \"jsonl\" or \"text\", got \"" + format + "\"");
+    }
+    DataOptions data_options;
+    data_options.max_seq_len = options.value("maxSeqLen", data_options.max_seq_len);
+    data_options.bos_id = int32_t(model_->config().bos_token_id);
+    data_options.eos_id = int32_t(model_->config().eos_token_id);
+    PretrainDataset dataset = PretrainDataset::parse(data, format == "jsonl" ? DataFormat::Jsonl : DataFormat::Text,
+                                                     tokenizer ? &tokenizer->tokenizer() : nullptr, data_options);
+    return new WasmTrainer(model_, std::move(dataset), parse_trainer_options(options));
+  });
+}
+
 std::string lab_record(const std::string& preset, double seed) {
   return guarded([&] { return lesson11_lab_record(preset, uint64_t(seed)); });
 }
@@ -460,7 +598,14 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .class_function("fromPth", &WasmModel::from_pth, emscripten::allow_raw_pointers())
       .function("info", &WasmModel::info)
       .function("forward", &WasmModel::forward)
-      .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers());
+      .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers())
+      .function("trainer", &WasmModel::trainer, emscripten::allow_raw_pointers())
+      .function("safetensors", &WasmModel::safetensors)
+      .function("configJson", &WasmModel::config_json);
+  emscripten::class_<WasmTrainer>("NativeTrainer")
+      .function("step", &WasmTrainer::step)
+      .function("lossAndGradients", &WasmTrainer::loss_and_gradients)
+      .function("info", &WasmTrainer::info);
   emscripten::class_<WasmGenerator>("NativeGenerator")
       .function("step", &WasmGenerator::step)
       .function("prefillTrace", &WasmGenerator::prefill_trace)

@@ -37,6 +37,9 @@ class Model {
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
+  // For the trainer, which writes each optimizer step's weights back here, so
+  // that forward, trace and generation show the model as trained so far.
+  ModelWeights& weights_for_update() { return weights_; }
   KVCache make_cache() const {
     return KVCache(config_.num_hidden_layers, config_.num_key_value_heads, config_.head_dim);
   }

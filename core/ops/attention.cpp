@@ -164,4 +164,121 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
   record(target, stage::kOProj, {T, D}, out);
 }
 
+
+// ---- training: one sequence, no cache, causal mask, no padding mask -------
+
+namespace {
+
+constexpr int64_t kPanel = PanelsView::kPanelRows;
+
+// A [rows, cols] (row stride a_stride) packed as a [rows, cols] view, zero-
+// padded: the layout LayerKVCache::append gives the keys, so the score
+// kernel sums the same products in the same order as attention_forward.
+PanelsView pack_rows(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
+  const int64_t panels = (rows + kPanel - 1) / kPanel;
+  float* packed = scratch(storage, panels * cols * kPanel);  // [⌈rows/8⌉, cols, 8]
+  // The last panel's padding lanes (the buffer holds whatever came before).
+  std::fill(packed + (rows / kPanel) * cols * kPanel, packed + panels * cols * kPanel, 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* lane = packed + (r / kPanel) * cols * kPanel + r % kPanel;  // row r: panel r/8, lane r%8
+    const float* row = a + r * a_stride;
+    for (int64_t i = 0; i < cols; ++i) lane[i * kPanel] = row[i];
+  }
+  return PanelsView{rows, cols, WeightStorage::F32, packed, nullptr};
+}
+
+// to [T, Dh] (row stride to_stride: one kv head's columns of [T, Hkv·Dh]) += from [T, Dh].
+void add_head(const float* from, int64_t T, int64_t Dh, float* to, int64_t to_stride) {
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t d = 0; d < Dh; ++d) to[t * to_stride + d] += from[t * Dh + d];
+  }
+}
+
+}  // namespace
+
+void attention_core_forward(const float* q, const float* k, const float* v, int64_t T, int64_t H, int64_t Hkv,
+                            int64_t Dh, bool scale_scores, float* probs, float* concat, AttentionCoreScratch& s) {
+  const int64_t R = H / Hkv, n = T * T;
+  const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  PanelsView keys;  // kv head h/R's keys [T, Dh], packed
+  for (int64_t h = 0; h < H; ++h) {
+    const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
+    if (h % R == 0) keys = pack_rows(k + kv * Dh, T, Dh, Hkv * Dh, s.panels);
+    // Each step exactly as attention_forward takes it, for the same bits.
+    float* p = probs + h * n;  // [T, T]
+    linear_rows(q + h * Dh, T, H * Dh, keys, p, T);
+    if (scale_scores) {
+      for (int64_t e = 0; e < n; ++e) p[e] /= scale;
+    }
+    for (int64_t i = 0; i < T; ++i) {
+      for (int64_t j = i + 1; j < T; ++j) p[i * T + j] += neg_inf;  // triu(1) of -inf
+    }
+    for (int64_t i = 0; i < T; ++i) softmax_inplace(p + i * T, T);
+    for (int64_t i = 0; i < T; ++i) {
+      float* o = concat + i * H * Dh + h * Dh;  // [Dh]
+      std::fill(o, o + Dh, 0.0f);
+      for (int64_t j = 0; j < T; ++j) {
+        const float weight = p[i * T + j];
+        if (weight == 0.0f) continue;
+        const float* v_j = v + j * Hkv * Dh + kv * Dh;
+        for (int64_t d = 0; d < Dh; ++d) o[d] += weight * v_j[d];
+      }
+    }
+  }
+}
+
+void attention_core_backward(const float* q, const float* k, const float* v, const float* probs,
+                             const float* dconcat, int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores,
+                             float* dq, float* dk, float* dv, AttentionCoreScratch& s) {
+  const int64_t R = H / Hkv, q_stride = H * Dh, kv_stride = Hkv * Dh;
+  const float scale = float(std::sqrt(double(Dh)));
+  std::fill(dk, dk + T * kv_stride, 0.0f);
+  std::fill(dv, dv + T * kv_stride, 0.0f);
+  float* ds = scratch(s.dscores, T * T);          // [T, T]: dP, then dS
+  float* transposed = scratch(s.row_major, T * T);  // [T, T]: Pᵀ, then dSᵀ
+  float* product = scratch(s.product, T * Dh);      // [T, Dh]: one head's dV or dK
+  // Each product below runs through linear_rows, one row of its left
+  // operand against the panels of the right one (packed, or packed
+  // transposed, into s.panels just before).
+  for (int64_t h = 0; h < H; ++h) {
+    const int64_t kv = h / R;
+    const float* p = probs + h * T * T;     // [T, T]
+    const float* dout = dconcat + h * Dh;   // [T, Dh], row stride H·Dh
+    const float* q_h = q + h * Dh;          // [T, Dh], row stride H·Dh
+    const float* k_kv = k + kv * Dh;        // [T, Dh], row stride Hkv·Dh
+    const float* v_kv = v + kv * Dh;        // [T, Dh], row stride Hkv·Dh
+
+    // o = P·v: dP [T, T] = dO·vᵀ, dv [T, Dh] += Pᵀ·dO.
+    linear_rows(dout, T, q_stride, pack_rows(v_kv, T, Dh, kv_stride, s.panels), ds, T);
+    transpose(p, T, T, T, transposed);
+    linear_rows(transposed, T, T, pack_transposed(dout, T, Dh, q_stride, s.panels), product, Dh);
+    add_head(product, T, Dh, dv + kv * Dh, kv_stride);
+
+    // P = softmax(S) row by row; query i's masked keys j > i have P = 0 and
+    // so dS = 0 (the -inf added to them passes no gradient either).
+    for (int64_t i = 0; i < T; ++i) {
+      softmax_backward(p + i * T, ds + i * T, i + 1, ds + i * T);
+      std::fill(ds + i * T + i + 1, ds + (i + 1) * T, 0.0f);
+    }
+    if (scale_scores) {  // S = q·kᵀ / √Dh
+      for (int64_t e = 0; e < T * T; ++e) ds[e] /= scale;
+    }
+
+    // S = q·kᵀ: dq [T, Dh] = dS·k (this head's own columns), dk += dSᵀ·q.
+    linear_rows(ds, T, T, pack_transposed(k_kv, T, Dh, kv_stride, s.panels), dq + h * Dh, q_stride);
+    transpose(ds, T, T, T, transposed);
+    linear_rows(transposed, T, T, pack_transposed(q_h, T, Dh, q_stride, s.panels), product, Dh);
+    add_head(product, T, Dh, dk + kv * Dh, kv_stride);
+  }
+}
+
+void softmax_backward(const float* p, const float* dp, int64_t n, float* ds) {
+  // p = softmax(s): ds_j = p_j·(dp_j - Σ_k p_k·dp_k), the sum read before ds
+  // (which may be dp) is written.
+  float dot = 0.0f;
+  for (int64_t j = 0; j < n; ++j) dot += p[j] * dp[j];
+  for (int64_t j = 0; j < n; ++j) ds[j] = p[j] * (dp[j] - dot);
+}
+
 }  // namespace minimind

@@ -64,9 +64,9 @@ void softmax_inplace(float* row, int64_t n);
 // Scratch memory of the two functions below (buffers only grow).
 struct AttentionCoreScratch {
   std::vector<float> panels;      // one kv head's keys (forward) or one head's operand, packed
-  std::vector<float> row_major;   // [T, Dh] or [T, T]: one head's operand, transposed/copied
-  std::vector<float> dscores;     // [T, T]
-  std::vector<float> product;     // [T, max(T, Dh)]: a product before it is added
+  std::vector<float> row_major;   // [T, T]: one head's Pᵀ or dSᵀ
+  std::vector<float> dscores;     // [T, T]: one head's dP, then dS
+  std::vector<float> product;     // [T, Dh]: a product before it is added
 };
 
 // q [T, H·Dh], k, v [T, Hkv·Dh] (after q/k norm and RoPE) -> probs [H, T, T]

@@ -29,20 +29,48 @@ void swiglu_ffn(const FfnWeights& w, const float* b, int64_t T, float* out, FfnS
   if (trace && trace->wants(target.layer, stage::kFfnUp)) {
     trace->put(target.layer, stage::kFfnUp, target.batch_index, {T, F}, up);
   }
-  // silu(gate) * up = gate / (1 + e^-gate) * up, with e^-gate computed four
-  // lanes at a time (the same bits as silu() one by one), a chunk at a time.
-  constexpr int64_t kChunk = 256;
-  float e[kChunk];
-  for (int64_t start = 0; start < T * F; start += kChunk) {
-    const int64_t n = std::min(kChunk, T * F - start);
-    for (int64_t i = 0; i < n; ++i) e[i] = -gate[start + i];
-    exp_approx_inplace(e, n);
-    for (int64_t i = 0; i < n; ++i) gate[start + i] = gate[start + i] / (1.0f + e[i]) * up[start + i];
-  }
+  swiglu_act(gate, up, T * F, gate);  // act_fn(gate_proj(x)) * up_proj(x)
   if (trace && trace->wants(target.layer, stage::kFfnAct)) {
     trace->put(target.layer, stage::kFfnAct, target.batch_index, {T, F}, gate);
   }
   linear_rows(gate, T, F, w.down_proj, out, D);  // [T, D]
+}
+
+
+namespace {
+// e^-gate four lanes at a time (the same bits as exp_approx one by one), a
+// chunk at a time so that the exponentials stay on the stack.
+constexpr int64_t kChunk = 256;
+}  // namespace
+
+void swiglu_act(const float* gate, const float* up, int64_t n, float* act) {
+  // silu(gate) * up = gate / (1 + e^-gate) * up: silu()'s bits, times up.
+  float e[kChunk];
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t m = std::min(kChunk, n - start);
+    for (int64_t i = 0; i < m; ++i) e[i] = -gate[start + i];
+    exp_approx_inplace(e, m);
+    for (int64_t i = 0; i < m; ++i) act[start + i] = gate[start + i] / (1.0f + e[i]) * up[start + i];
+  }
+}
+
+void swiglu_act_backward(const float* gate, const float* up, const float* dact, int64_t n, float* dgate, float* dup) {
+  float e[kChunk];
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t m = std::min(kChunk, n - start);
+    for (int64_t i = 0; i < m; ++i) e[i] = -gate[start + i];
+    exp_approx_inplace(e, m);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t at = start + i;
+      const float g = gate[at], u = up[at], d = dact[at];  // read before dgate/dup (may be dact) are written
+      // σ and silu from the forward's e^-g: silu(g) = g·σ(g) = g / (1 + e^-g),
+      // silu'(g) = σ(g)·(1 + g·(1 - σ(g))).
+      const float sigmoid = 1.0f / (1.0f + e[i]);
+      const float silu_g = g / (1.0f + e[i]);
+      dup[at] = d * silu_g;
+      dgate[at] = d * u * (sigmoid * (1.0f + g * (1.0f - sigmoid)));
+    }
+  }
 }
 
 }  // namespace minimind

@@ -194,4 +194,51 @@ void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& 
   }
 }
 
+// ---- backward (training) ------------------------------------------------
+
+// 8×8 blocks, so that both the rows read and the rows written stay in cache.
+void transpose(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* out) {
+  constexpr int64_t kBlock = 8;
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const int64_t r1 = std::min(rows, r0 + kBlock);
+    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+      const int64_t c1 = std::min(cols, c0 + kBlock);
+      for (int64_t c = c0; c < c1; ++c) {
+        for (int64_t r = r0; r < r1; ++r) out[c * rows + r] = a[r * a_stride + c];
+      }
+    }
+  }
+}
+
+PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
+  const int64_t panels = (cols + kPanel - 1) / kPanel;
+  float* packed = scratch(storage, panels * rows * kPanel);  // [⌈cols/8⌉, rows, 8]
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t c0 = p * kPanel, valid = std::min<int64_t>(kPanel, cols - c0);
+    float* panel = packed + p * rows * kPanel;
+    for (int64_t i = 0; i < rows; ++i) {
+      // View element (c0 + j, i) = A[i, c0 + j]: row i's 8 values, then zeros
+      // past the last column (the padding rows of the view).
+      float* column = panel + i * kPanel;
+      std::memcpy(column, a + i * a_stride + c0, size_t(valid) * sizeof(float));
+      std::fill(column + valid, column + kPanel, 0.0f);
+    }
+  }
+  return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};
+}
+
+void linear_backward(const float* x, int64_t N, int64_t in, int64_t x_stride, const float* dy, int64_t out,
+                     int64_t dy_stride, const PanelsView& W_t, float* dx, float* dw, LinearBackwardScratch& s) {
+  if (N <= 0) return;
+  // dx [N, in] = dy [N, out] · W [out, in]: row n of dy against W_t's rows.
+  if (dx) linear_rows(dy, N, dy_stride, W_t, dx, in);
+  // dW [out, in] = dyᵀ [out, N] · x [N, in]: each element one sum over n.
+  float* dy_t = scratch(s.dy_t, out * N);  // [out, N]
+  transpose(dy, N, out, dy_stride, dy_t);
+  const PanelsView x_t = pack_transposed(x, N, in, x_stride, s.x_panels);  // [in, N]
+  float* product = scratch(s.dw, out * in);                                  // [out, in]
+  linear_rows(dy_t, out, N, x_t, product, in);
+  for (int64_t e = 0; e < out * in; ++e) dw[e] += product[e];
+}
+
 }  // namespace minimind

@@ -30,6 +30,9 @@ inline void linear_rows(const float* x, int64_t T, int64_t x_stride, const Weigh
 // is A[c, 8p .. 8p+7]: a copy of 8 consecutive values, so packing is cheap.
 PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage);
 
+// out [cols, rows] = Aᵀ for A [rows, cols] (row stride a_stride).
+void transpose(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* out);
+
 // Scratch memory of linear_backward, kept by the caller (buffers only grow).
 struct LinearBackwardScratch {
   std::vector<float> dy_t;      // [out, N]: dyᵀ

@@ -57,4 +57,26 @@ void rms_norm_inplace(float* x, const float* w, int64_t rows, int64_t n, float e
   }
 }
 
+
+void rms_norm_backward(const float* x, const float* w, const float* dy, int64_t rows, int64_t n, float eps, float* dx,
+                       float* dw) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;   // [n]
+    const float* dyr = dy + r * n;  // [n]
+    float* dxr = dx + r * n;        // [n]
+    // r = 1/sqrt(mean(x²) + eps) again (one sequential sum: the backward
+    // needs the value, not the forward's exact bits), and Σ dy·w·x.
+    float sum_squares = 0.0f, dot = 0.0f;
+    for (int64_t i = 0; i < n; ++i) sum_squares += xr[i] * xr[i];
+    const float inv_rms = inverse_rms(sum_squares, n, eps);
+    for (int64_t i = 0; i < n; ++i) {
+      dot += dyr[i] * w[i] * xr[i];
+      dw[i] += dyr[i] * (xr[i] * inv_rms);  // the forward's x·r, times dy
+    }
+    // d r / d x_i = -r³·x_i/n: every output shares the row's r.
+    const float coefficient = inv_rms * inv_rms * inv_rms / float(n) * dot;
+    for (int64_t i = 0; i < n; ++i) dxr[i] = inv_rms * (dyr[i] * w[i]) - coefficient * xr[i];
+  }
+}
+
 }  // namespace minimind

@@ -68,4 +68,19 @@ void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const f
   }
 }
 
+
+void apply_rotary_backward(float* dx, int64_t heads, int64_t Dh, const float* cos, const float* sin) {
+  const int64_t half = Dh / 2;
+  for (int64_t h = 0; h < heads; ++h) {
+    float* g = dx + h * Dh;  // [Dh]: dy in, dx out
+    // y1 = x1·cos1 - x2·sin1 and y2 = x2·cos2 + x1·sin2: the transposed
+    // 2×2 rotation per pair (i, i + Dh/2).
+    for (int64_t i = 0; i < half; ++i) {
+      const float dy1 = g[i], dy2 = g[i + half];
+      g[i] = dy1 * cos[i] + dy2 * sin[i + half];
+      g[i + half] = dy2 * cos[i + half] - dy1 * sin[i];
+    }
+  }
+}
+
 }  // namespace minimind

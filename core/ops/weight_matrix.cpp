@@ -81,6 +81,19 @@ WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, Weig
   }
 }
 
+void WeightMatrix::assign_f32(const float* values) {
+  if (storage_ != WeightStorage::F32) {
+    std::vector<uint16_t>().swap(half_);
+    f32_.assign(size_t(panels() * cols_ * kPanelRows), 0.0f);  // padding rows stay 0
+    storage_ = WeightStorage::F32;
+  }
+  for (int64_t r = 0; r < rows_; ++r) {
+    float* base = f32_.data() + (r / kPanelRows) * cols_ * kPanelRows + r % kPanelRows;
+    const float* row = values + r * cols_;
+    for (int64_t i = 0; i < cols_; ++i) base[i * kPanelRows] = row[i];
+  }
+}
+
 float WeightMatrix::value(int64_t r, int64_t i) const {
   const size_t at = size_t((r / kPanelRows) * cols_ * kPanelRows + i * kPanelRows + r % kPanelRows);
   switch (storage_) {

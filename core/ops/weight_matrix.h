@@ -62,6 +62,11 @@ class WeightMatrix {
 
   PanelsView view() const { return {rows_, cols_, storage_, f32_.data(), half_.data()}; }
 
+  // Replaces the values by row-major float32 ones of the same shape, stored
+  // as float32 (training updates weights that are no longer float16
+  // values). Reuses the storage once it is float32: allocates nothing then.
+  void assign_f32(const float* values);
+
   void row(int64_t r, float* out) const;  // W[r, :] -> out[cols]
   Matrix unpacked() const;                // the row-major [rows, cols] matrix
 

@@ -11,6 +11,8 @@
 
 namespace minimind {
 
+class Model;
+
 struct Parameter {
   std::string name;          // e.g. "model.layers.0.self_attn.q_proj.weight"
   Shape shape;               // e.g. [H·Dh, D]
@@ -19,5 +21,14 @@ struct Parameter {
 
   int64_t numel() const { return int64_t(value.size()); }
 };
+
+// The model's parameters in model.parameters() order (embedding; per layer
+// input_layernorm, q/k/v/o_proj, q_norm/k_norm, post_attention_layernorm,
+// gate/up/down_proj; norm; lm_head when untied), with their exact float32
+// values (float16 weights widen exactly) and zero gradients.
+std::vector<Parameter> model_parameters(const Model& model);
+
+// Index of the parameter named `name`; throws std::out_of_range if none is.
+size_t parameter_index(const std::vector<Parameter>& params, const std::string& name);
 
 }  // namespace minimind

@@ -15,7 +15,7 @@ import { launchBrowser, openPage } from './browser.mjs';
 
 const SITE = new URL('../../dist/site/', import.meta.url).pathname;
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
-const TOKENIZER = fileURLToPath(new URL('../../../shared/minimind/tokenizer.json', import.meta.url));
+const TOKENIZER = fileURLToPath(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url));
 
 let server;
 let browser;

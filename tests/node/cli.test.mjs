@@ -132,7 +132,7 @@ test('errors print one clear line and exit non-zero', async () => {
 });
 
 test('a real tokenizer encodes --text, labels the matrices, and decodes what generate writes', async () => {
-  const tokenizer = fileURLToPath(new URL('../../../shared/minimind/tokenizer.json', import.meta.url));
+  const tokenizer = fileURLToPath(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url));
   const run1 = await cli('run', '--preset', 'minimind2-small', '--tokenizer', tokenizer, '--text', '你好，世界', '--json');
   assert.equal(run1.code, 0, run1.stderr);
   const out = JSON.parse(run1.stdout);

@@ -10,8 +10,8 @@ import { loadMiniMind } from '../../js/minimind.mjs';
 import { FIXTURES, assertClose, loadCase, rows } from './helpers.mjs';
 
 const mm = await loadMiniMind();
-// MiniMind's tokenizer.json, in the shared folder next to the project.
-const TOKENIZER = new URL('../../../shared/minimind/tokenizer.json', import.meta.url);
+// MiniMind's tokenizer.json, shipped in models/minimind-tokenizer/.
+const TOKENIZER = new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url);
 
 function minimindTokenizer() {
   assert.ok(existsSync(TOKENIZER), `MiniMind's tokenizer.json is missing: looked at ${fileURLToPath(TOKENIZER)}`);

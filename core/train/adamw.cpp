@@ -1,0 +1,150 @@
+#include "train/adamw.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace minimind {
+
+namespace {
+
+void check_shapes(const std::vector<Parameter>& params, const std::vector<std::vector<float>>& m) {
+  if (params.size() != m.size()) {
+    throw std::invalid_argument("AdamW: built for " + std::to_string(m.size()) + " parameters, stepped with " +
+                                std::to_string(params.size()));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Parameter& p = params[i];
+    if (p.value.size() != m[i].size() || p.grad.size() != p.value.size()) {
+      throw std::invalid_argument("AdamW: " + p.name + " has " + std::to_string(p.value.size()) + " values and " +
+                                  std::to_string(p.grad.size()) + " gradients, the optimizer state " +
+                                  std::to_string(m[i].size()));
+    }
+  }
+}
+
+}  // namespace
+
+AdamW::AdamW(const std::vector<Parameter>& params, AdamWOptions options) : options_(options) {
+  m_.reserve(params.size());
+  v_.reserve(params.size());
+  for (const Parameter& p : params) {
+    // torch: state['exp_avg'] = torch.zeros_like(p, memory_format=torch.preserve_format), same for exp_avg_sq.
+    m_.emplace_back(p.value.size(), 0.0f);
+    v_.emplace_back(p.value.size(), 0.0f);
+  }
+}
+
+size_t AdamW::state_bytes() const {
+  size_t n = 0;
+  for (const auto& m : m_) n += m.size();
+  return 2 * n * sizeof(float);
+}
+
+// Mirrors torch 1.13 torch/optim/adamw.py `_single_tensor_adamw` (the path
+// `AdamW(params, lr)` takes on CPU: foreach=None becomes False, capturable,
+// amsgrad and maximize are False).
+//
+// The Python scalars (1 - lr*wd, 1 - beta1, lr / bias_correction1, ...) are
+// doubles, computed here in double in Python's order. Each then reaches a
+// float32 tensor op as a wrapped CPU scalar, which TensorIterator casts to
+// the tensor's dtype: every scalar below is float(double). The per-element
+// arithmetic is then ATen's CPU kernels in float32:
+//   mul_(s)                 a * s
+//   add_(b, alpha=s)        ufunc::add, vectorised as vec::fmadd(b, s, a): one rounding (std::fma)
+//   addcmul_(b, c, value=s) a + s * b * c, i.e. a + ((s * b) * c), no fusion
+//   sqrt()                  correctly rounded float sqrt
+//   / s                     div_true_kernel: a / s (a real division)
+//   add_(s)                 fmadd(s, 1, a) = a + s
+//   addcdiv_(b, c, value=s) a + s * b / c, i.e. a + ((s * b) / c)
+// The project builds with -ffp-contract=off, so nothing else is fused.
+// This follows ATen's vectorised loop body; its scalar loop for the last
+// (numel mod 2·lanes) elements is compiled with contraction allowed, so
+// there torch may also fuse addcmul's final add (a last-bit difference on
+// a handful of elements per tensor, inside torch itself).
+void AdamW::step(std::vector<Parameter>& params, double lr) {
+  check_shapes(params, m_);
+  const double beta1 = options_.beta1, beta2 = options_.beta2, eps = options_.eps, wd = options_.weight_decay;
+
+  // step_t += 1 (a float32 tensor in torch, exact up to 2^24 steps), then step = step_t.item().
+  ++steps_;
+  const double step = double(steps_);
+  const double bias_correction1 = 1 - std::pow(beta1, step);  // 1 - beta1 ** step
+  const double bias_correction2 = 1 - std::pow(beta2, step);  // 1 - beta2 ** step
+  const double step_size = lr / bias_correction1;
+  const double bias_correction2_sqrt = std::sqrt(bias_correction2);  // math.sqrt(bias_correction2)
+
+  const float decay = float(1 - lr * wd);               // param.mul_(1 - lr * weight_decay)
+  const float b1 = float(beta1);                        // exp_avg.mul_(beta1)
+  const float one_minus_b1 = float(1 - beta1);          // .add_(grad, alpha=1 - beta1)
+  const float b2 = float(beta2);                        // exp_avg_sq.mul_(beta2)
+  const float one_minus_b2 = float(1 - beta2);          // .addcmul_(grad, grad, value=1 - beta2)
+  const float bc2_sqrt = float(bias_correction2_sqrt);  // exp_avg_sq.sqrt() / bias_correction2_sqrt
+  const float eps_f = float(eps);                       // .add_(eps)
+  const float neg_step_size = float(-step_size);        // param.addcdiv_(exp_avg, denom, value=-step_size)
+
+  for (size_t i = 0; i < params.size(); ++i) {
+    float* p = params[i].value.data();  // [numel]
+    const float* g = params[i].grad.data();
+    float* m = m_[i].data();
+    float* v = v_[i].data();
+    const size_t n = params[i].value.size();
+    // torch runs each statement over the whole tensor before the next; per
+    // element the statements do not interact, so one fused loop gives the
+    // same numbers.
+    for (size_t k = 0; k < n; ++k) {
+      p[k] = p[k] * decay;
+      m[k] = std::fma(g[k], one_minus_b1, m[k] * b1);
+      const float v_decayed = v[k] * b2;
+      v[k] = v_decayed + (one_minus_b2 * g[k]) * g[k];
+      const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;
+      p[k] = p[k] + (neg_step_size * m[k]) / denom;
+    }
+  }
+}
+
+// Mirrors torch 1.13 torch/nn/utils/clip_grad.py `clip_grad_norm_` with
+// norm_type 2:
+//   total_norm = torch.norm(torch.stack([torch.norm(g, 2) for g in grads]), 2)
+//   clip_coef = max_norm / (total_norm + 1e-6)
+//   clip_coef_clamped = torch.clamp(clip_coef, max=1.0)
+//   for g in grads: g.mul_(clip_coef_clamped)      # always, even when the coef is 1
+// torch reduces the norms in float32 (its own summation order); here each
+// sum of squares is accumulated in double, so the norm is at least as
+// accurate and may differ from torch's in float32's last bits. From the
+// norm on, the arithmetic is torch's, on float32 0-dim tensors:
+// (total_norm + 1e-6) in float32, then Tensor.__rdiv__, which is
+// `self.reciprocal() * other`, then clamp, then the multiply.
+double clip_grad_norm(std::vector<Parameter>& params, double max_norm) {
+  double sum_of_norms_squared = 0;
+  for (const Parameter& p : params) {
+    double sum_squares = 0;
+    for (float g : p.grad) sum_squares += double(g) * double(g);
+    const double tensor_norm = std::sqrt(sum_squares);  // torch.norm(g, 2)
+    sum_of_norms_squared += tensor_norm * tensor_norm;
+  }
+  const double total_norm = std::sqrt(sum_of_norms_squared);
+
+  const float norm_plus_eps = float(total_norm) + float(1e-6);
+  const float clip_coef = (1.0f / norm_plus_eps) * float(max_norm);
+  // torch.clamp(x, max=1.0) keeps a NaN (min(NaN, 1) is NaN), so a
+  // non-finite norm poisons the gradients as it does in torch.
+  const float clamped = std::isnan(clip_coef) ? clip_coef : (clip_coef > 1.0f ? 1.0f : clip_coef);
+  for (Parameter& p : params) {
+    for (float& g : p.grad) g = g * clamped;
+  }
+  return total_norm;
+}
+
+void zero_grad(std::vector<Parameter>& params) {
+  // MiniMind calls optimizer.zero_grad(set_to_none=True): the next backward
+  // then writes the grads afresh. Zeros give the same sums (0 + g == g). In a
+  // dense model every parameter receives a gradient in every backward; an MoE
+  // expert that no token reached between two steps would keep grad None in
+  // torch and be skipped by AdamW, where here it steps with a zero gradient.
+  for (Parameter& p : params) {
+    for (float& g : p.grad) g = 0.0f;
+  }
+}
+
+}  // namespace minimind

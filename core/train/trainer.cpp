@@ -1,0 +1,143 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "train/lr_schedule.h"
+
+namespace minimind {
+
+namespace {
+
+const TrainerOptions& checked(const TrainerOptions& o) {
+  const auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (o.epochs < 1) fail("epochs must be at least 1, got " + std::to_string(o.epochs));
+  if (o.batch_size < 1) fail("batch_size must be at least 1, got " + std::to_string(o.batch_size));
+  if (o.accumulation_steps < 1) {
+    fail("accumulation_steps must be at least 1, got " + std::to_string(o.accumulation_steps));
+  }
+  if (!(o.learning_rate > 0.0) || !std::isfinite(o.learning_rate)) {
+    fail("learning_rate must be a positive number, got " + std::to_string(o.learning_rate));
+  }
+  if (!(o.grad_clip > 0.0) || std::isnan(o.grad_clip)) {
+    fail("grad_clip must be positive (clip_grad_norm_ with 0 would zero every gradient), got " +
+         std::to_string(o.grad_clip));
+  }
+  return o;
+}
+
+const PretrainDataset& fitting(const PretrainDataset& data, const ModelConfig& c) {
+  if (data.size() == 0) throw std::invalid_argument("no training samples");
+  if (data.max_id() >= c.vocab_size) {
+    throw std::invalid_argument("the data holds token id " + std::to_string(data.max_id()) +
+                                ", outside the model's vocabulary (0.." + std::to_string(c.vocab_size - 1) + ")");
+  }
+  if (data.options().max_seq_len > c.max_position_embeddings) {
+    throw std::invalid_argument("max_seq_len " + std::to_string(data.options().max_seq_len) +
+                                " exceeds the model's max_position_embeddings " +
+                                std::to_string(c.max_position_embeddings));
+  }
+  return data;
+}
+
+}  // namespace
+
+Trainer::Trainer(Model& model, PretrainDataset data, TrainerOptions options)
+    : model_(model),
+      data_(std::move(fitting(data, model.config()))),
+      options_(checked(options)),
+      params_(model_parameters(model)),
+      adam_(params_),
+      backward_(model, params_),
+      slots_(weight_slots(model.config(), model.weights_for_update())),
+      iters_((data_.size() + options_.batch_size - 1) / options_.batch_size),
+      order_(size_t(data_.size())) {
+  epoch_order(data_.size(), options_.seed, 0, options_.shuffle, order_.data());
+  const int64_t T = data_.options().max_seq_len;
+  ids_.resize(size_t(options_.batch_size * T));
+  labels_.resize(size_t(options_.batch_size * T));
+}
+
+TrainingMemory Trainer::memory() const {
+  TrainingMemory m;
+  for (const Parameter& p : params_) {
+    m.weights += p.value.capacity() * sizeof(float);
+    m.gradients += p.grad.capacity() * sizeof(float);
+  }
+  m.adam = adam_.state_bytes();
+  m.activations = backward_.activation_bytes();
+  m.transposed_weights = backward_.transposed_weight_bytes();
+  m.model_weights = stored_weights(model_.config(), model_.weights()).bytes;
+  return m;
+}
+
+void Trainer::fill_batch(const int64_t* samples, int64_t B) {
+  const int64_t T = data_.options().max_seq_len;
+  for (int64_t b = 0; b < B; ++b) data_.sample(samples[b], ids_.data() + b * T, labels_.data() + b * T);
+}
+
+// The optimizer's new values into the model's packed weights (float32 from
+// now on) and into the backward's transposed copies.
+void Trainer::write_back() {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const WeightSlot& slot = slots_[i];
+    const float* values = params_[i].value.data();
+    if (slot.matrix) {
+      slot.matrix->assign_f32(values);
+    } else {
+      std::copy(values, values + params_[i].numel(), slot.vector->data());
+    }
+  }
+  backward_.weights_changed(params_);
+}
+
+TrainStep Trainer::step() {
+  if (done()) throw std::logic_error("training is done: every epoch has run");
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t T = data_.options().max_seq_len, K = options_.accumulation_steps;
+  const int64_t first = batch_ * options_.batch_size;
+  const int64_t B = std::min(options_.batch_size, data_.size() - first);  // the last batch may be shorter
+  TrainStep s;
+  s.epoch = epoch_;
+  s.batch = batch_ + 1;
+  s.lr = minimind_lr(epoch_ * iters_ + s.batch, options_.epochs * iters_, options_.learning_rate);
+  fill_batch(order_.data() + first, B);
+  const BatchLoss loss = backward_.run(model_, ids_.data(), labels_.data(), B, T, K, params_);
+  s.loss = loss.loss;
+  s.tokens = loss.tokens;
+  // Every K batches, and once more for an epoch's remainder.
+  s.optimizer_step = s.batch % K == 0 || s.batch == iters_;
+  if (s.optimizer_step) {
+    s.grad_norm = clip_grad_norm(params_, options_.grad_clip);
+    adam_.step(params_, s.lr);
+    zero_grad(params_);
+    write_back();
+  }
+  s.optimizer_steps = adam_.steps();
+  if (++batch_ == iters_) {
+    batch_ = 0;
+    if (++epoch_ < options_.epochs) epoch_order(data_.size(), options_.seed, epoch_, options_.shuffle, order_.data());
+  }
+  s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+BatchLoss Trainer::loss_and_gradients(const std::vector<int64_t>& samples, std::vector<Parameter>& out) {
+  if (samples.empty()) throw std::invalid_argument("loss_and_gradients needs at least one sample");
+  for (const int64_t i : samples) {
+    if (i < 0 || i >= data_.size()) {
+      throw std::invalid_argument("sample " + std::to_string(i) + " is outside the data (0.." +
+                                  std::to_string(data_.size() - 1) + ")");
+    }
+  }
+  const int64_t B = int64_t(samples.size()), T = data_.options().max_seq_len;
+  out = params_;
+  zero_grad(out);
+  std::vector<int32_t> ids(size_t(B * T)), labels(size_t(B * T));
+  for (int64_t b = 0; b < B; ++b) data_.sample(samples[size_t(b)], ids.data() + b * T, labels.data() + b * T);
+  return backward_.run(model_, ids.data(), labels.data(), B, T, 1, out);
+}
+
+}  // namespace minimind
