@@ -16,8 +16,15 @@
 //            only the steps are timed;
 //   matmul   linear_rows on x [M, K] and packed W [N, K], TOKENS written
 //            MxKxN (float32 weights) or MxKxN:f16 (float16 weights); the
-//            preset is then only loaded, not used.
-// Output: {"work", "tokens", "reps", "ms": [one per repetition], ...}.
+//            preset is then only loaded, not used;
+//   backward a training linear's products on x [N, IN], W [OUT, IN] (float32,
+//            as training keeps it), dy [N, OUT], TOKENS written NxINxOUT:
+//            each repetition times the forward y = x·Wᵀ (linear_rows), then
+//            linear_backward (dx = dy·W and dW += dyᵀ·x, ms), and its two
+//            halves apart: dx alone (linear_rows on the packed Wᵀ) and dW
+//            alone (linear_backward without dx); the preset is not used.
+// Output: {"work", "tokens", "reps", "ms": [one per repetition], ...}
+// (backward adds "forward", "dx" and "dw": [ms per repetition]).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -100,6 +107,38 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
       ms.push_back(ms_since(start));
     }
     extra << ",\"checksum\":" << double(y[0]) + double(y[y.size() - 1]);
+  } else if (kind == "backward") {
+    int64_t N = 0, in = 0, out = 0;
+    if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &N, &in, &out) != 3)
+      throw std::invalid_argument("backward wants NxINxOUT");
+    std::vector<float> x(size_t(N * in)), w(size_t(out * in)), dy(size_t(N * out)), y(size_t(N * out));
+    std::vector<float> dx(size_t(N * in)), dw(size_t(out * in), 0.0f);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) / 8.0f;
+    for (size_t i = 0; i < dy.size(); ++i) dy[i] = float(int(i % 11) - 5) / 1024.0f;
+    // The offsets keep W float32 (not float16 values), as after an optimizer step.
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 13) - 6) / 64.0f + 1e-5f * float(1 + i % 5);
+    const WeightMatrix W(w.data(), out, in);
+    if (W.storage() != WeightStorage::F32) throw std::logic_error("unexpected storage");
+    std::vector<float> w_t_storage;
+    const PanelsView W_t = pack_transposed(w.data(), out, in, in, w_t_storage);  // [in, out]
+    LinearBackwardScratch scratch;
+    std::vector<double> forward, dx_ms, dw_ms;
+    for (int r = 0; r < reps; ++r) {
+      auto start = Clock::now();
+      linear_rows(x.data(), N, in, W, y.data(), out);
+      forward.push_back(ms_since(start));
+      start = Clock::now();
+      linear_backward(x.data(), N, in, in, dy.data(), out, out, W_t, dx.data(), dw.data(), scratch);
+      ms.push_back(ms_since(start));
+      start = Clock::now();
+      linear_rows(dy.data(), N, out, W_t, dx.data(), in);
+      dx_ms.push_back(ms_since(start));
+      start = Clock::now();
+      linear_backward(x.data(), N, in, in, dy.data(), out, out, W_t, nullptr, dw.data(), scratch);
+      dw_ms.push_back(ms_since(start));
+    }
+    extra << ",\"forward\":" << json_ms(forward) << ",\"dx\":" << json_ms(dx_ms) << ",\"dw\":" << json_ms(dw_ms)
+          << ",\"checksum\":" << double(y[0]) + double(dx[dx.size() - 1]) + double(dw[0]);
   } else {
     const int64_t T = std::stoll(tokens);
     const std::vector<int32_t> ids = bench_ids(T, c.vocab_size);
@@ -126,7 +165,7 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
         for (int64_t s = 0; s < T && !generator.finished(); ++s) generated.push_back(generator.step().token);
         ms.push_back(ms_since(start));
       } else {
-        throw std::invalid_argument("unknown work kind '" + kind + "' (prefill, trace, decode, matmul)");
+        throw std::invalid_argument("unknown work kind '" + kind + "' (prefill, trace, decode, matmul, backward)");
       }
     }
     if (kind == "decode")

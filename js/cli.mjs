@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // minimind: the playground's model from the command line, on the Wasm module.
 // Run `minimind help` for the commands.
-import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { chatPrompt, loadMiniMind } from './minimind.mjs';
@@ -20,6 +21,14 @@ commands:
             --repetition-penalty R --sample-seed S] [--json]
   lab       [--preset lab-a|lab-b] [--seed N]
             lesson 11's lab record, computed by the module
+  train     MODEL --data FILE.jsonl|FILE.txt --out DIR [--epochs 1] [--batch-size 32]
+            [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8] [--grad-clip 1.0]
+            [--seed 42] [--order shuffle|file] [--log FILE.jsonl] [--save-every N]
+            [--dtype float32|float16]
+            MiniMind's pretraining recipe (train_pretrain.py); writes config.json,
+            model.safetensors and the tokenizer to DIR; progress on stderr
+  grad      MODEL --data FILE [--batch-size 32] [--max-seq-len 340] --out FILE.safetensors
+            loss (JSON on stdout) and every parameter's gradient for the first batch
 
 MODEL is one of:
   --preset NAME [--seed N]   a preset with seeded random weights
@@ -33,7 +42,15 @@ MODEL is one of:
 With a tokenizer, --text is encoded by it and generate prints the text. Without
 one, --text splits on whitespace and numbers the distinct words 3, 4, 5, ... in
 order of first appearance (ids 0-2 are MiniMind's special tokens).
---chat wraps the prompt in MiniMind's chat template (for SFT models).`;
+--chat wraps the prompt in MiniMind's chat template (for SFT models).
+
+train and grad also take --config FILE (a config.json: a model with seeded random
+weights, seeded by --seed) as MODEL. Their data is MiniMind's pretraining JSONL
+({"text": ...} or {"ids": [...]} per line) or plain text (.txt: one sample per
+non-empty line); texts are tokenized by --tokenizer, the model folder's
+tokenizer.json, or MiniMind's tokenizer shipped with the package. --seed seeds
+the random weights and the shuffled order of each epoch (the project's own
+generator, not torch.randperm; --order file keeps the file's order).`;
 
 class UsageError extends Error {}
 
@@ -55,6 +72,18 @@ const OPTIONS = {
   heads: { type: 'string' },
   tokenizer: { type: 'string' },
   chat: { type: 'boolean' },
+  data: { type: 'string' },
+  out: { type: 'string' },
+  epochs: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'max-seq-len': { type: 'string' },
+  lr: { type: 'string' },
+  'accumulation-steps': { type: 'string' },
+  'grad-clip': { type: 'string' },
+  order: { type: 'string' },
+  log: { type: 'string' },
+  'save-every': { type: 'string' },
+  dtype: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -262,7 +291,187 @@ async function commandLab(mm, values) {
   process.stdout.write(mm.labRecord(values.preset ?? 'lab-a', integerOption(values, 'seed', 0)));
 }
 
-const COMMANDS = { info: commandInfo, run: commandRun, generate: commandGenerate, lab: commandLab };
+// MiniMind's tokenizer, shipped in the package (models/minimind-tokenizer/).
+const SHIPPED_TOKENIZER = fileURLToPath(new URL('../models/minimind-tokenizer/', import.meta.url));
+
+// train/grad's model: --config FILE (seeded random weights) or the usual MODEL.
+async function openTrainingModel(mm, values) {
+  if (values.config !== undefined && values.model === undefined) {
+    if (values.preset !== undefined) throw new UsageError('give --preset or --config, not both');
+    const config = await readInput(values.config, 'utf8');
+    return { model: mm.createModel({ config, seed: integerOption(values, 'seed', 42) }), folder: null };
+  }
+  if (values.preset !== undefined && values.seed === undefined) values = { ...values, seed: '42' };
+  return openModel(mm, values);
+}
+
+// --tokenizer FILE, else the model folder's, else MiniMind's shipped one; the
+// folder that held it (for tokenizer_config.json).
+async function trainingTokenizer(mm, values, folder) {
+  let path = values.tokenizer;
+  if (path === undefined && folder && (await exists(join(folder, 'tokenizer.json')))) path = join(folder, 'tokenizer.json');
+  path ??= join(SHIPPED_TOKENIZER, 'tokenizer.json');
+  const text = await readInput(path, 'utf8');
+  return { tokenizer: mm.loadTokenizer(text), text, folder: dirname(path) };
+}
+
+async function trainingData(values) {
+  if (values.data === undefined) throw new UsageError('give the training data as --data FILE.jsonl or FILE.txt');
+  return { data: await readInput(values.data, 'utf8'), format: extname(values.data).toLowerCase() === '.txt' ? 'text' : 'jsonl' };
+}
+
+function positiveNumberOption(values, name, fallback) {
+  const value = numberOption(values, name);
+  if (value === undefined) return fallback;
+  if (!(value > 0)) throw new UsageError(`--${name} must be a positive number, got "${values[name]}"`);
+  return value;
+}
+
+function positiveIntegerOption(values, name, fallback) {
+  const value = integerOption(values, name, fallback);
+  if (value < 1) throw new UsageError(`--${name} must be at least 1, got "${values[name]}"`);
+  return value;
+}
+
+function duration(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h > 0 ? `${h}:${String(m).padStart(2, '0')}` : m}:${String(s % 60).padStart(2, '0')}`;
+}
+
+// config.json, model.safetensors and the tokenizer files into `out`; each
+// file is written beside and renamed, so an interrupted save leaves the
+// previous one whole.
+async function saveModel(model, out, dtype, tokenizer) {
+  await mkdir(out, { recursive: true });
+  const files = [
+    ['config.json', model.configJson() + '\n'],
+    ['model.safetensors', model.safetensors({ dtype })],
+    ['tokenizer.json', tokenizer.text],
+  ];
+  const configPath = join(tokenizer.folder, 'tokenizer_config.json');
+  if (await exists(configPath)) files.push(['tokenizer_config.json', await readFile(configPath)]);
+  for (const [name, contents] of files) {
+    await writeFile(join(out, `${name}.partial`), contents);
+    await rename(join(out, `${name}.partial`), join(out, name));
+  }
+}
+
+async function commandTrain(mm, values) {
+  if (values.out === undefined) throw new UsageError('give the output folder as --out DIR');
+  const dtypes = { float32: 'F32', float16: 'F16' };
+  const dtype = dtypes[values.dtype ?? 'float32'];
+  if (!dtype) throw new UsageError(`--dtype must be float32 or float16, got "${values.dtype}"`);
+  const order = values.order ?? 'shuffle';
+  if (order !== 'shuffle' && order !== 'file') throw new UsageError(`--order must be shuffle or file, got "${order}"`);
+  const options = {
+    epochs: positiveIntegerOption(values, 'epochs', 1),
+    batchSize: positiveIntegerOption(values, 'batch-size', 32),
+    maxSeqLen: positiveIntegerOption(values, 'max-seq-len', 340),
+    learningRate: positiveNumberOption(values, 'lr', 5e-4),
+    accumulationSteps: positiveIntegerOption(values, 'accumulation-steps', 8),
+    gradClip: positiveNumberOption(values, 'grad-clip', 1.0),
+    seed: integerOption(values, 'seed', 42),
+    order,
+  };
+  const saveEvery = values['save-every'] === undefined ? 0 : positiveIntegerOption(values, 'save-every');
+  const { data, format } = await trainingData(values);
+  const { model, folder } = await openTrainingModel(mm, values);
+  const tokenizer = await trainingTokenizer(mm, values, folder);
+  let trainer = null;
+  try {
+    trainer = model.trainer({ data, format, tokenizer: tokenizer.tokenizer, ...options });
+    const info = trainer.info();
+    const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+    console.error(
+      `training on ${info.samples} samples of ${info.maxSeqLen} tokens: ${info.totalBatches} batches (${info.batchesPerEpoch} per epoch), ` +
+        `memory ${mib(info.memory.total)} MiB`,
+    );
+    if (values.log !== undefined) await writeFile(values.log, '');
+    const tty = process.stderr.isTTY;
+    const started = Date.now();
+    let lastLine = 0;
+    let tokensDone = 0;
+    let last = null;
+    for (let done = 1; done <= info.totalBatches; done += 1) {
+      const s = trainer.step();
+      last = s;
+      const sequences = Math.min(options.batchSize, info.samples - (s.batch - 1) * options.batchSize);
+      tokensDone += sequences * info.maxSeqLen;
+      if (values.log !== undefined) {
+        const entry = {
+          epoch: s.epoch,
+          batch: s.batch,
+          loss: s.loss,
+          lr: s.lr,
+          optimizer_step: s.optimizerStep,
+          grad_norm: s.gradNorm,
+          tokens: s.tokens,
+          ms: s.ms,
+        };
+        await appendFile(values.log, JSON.stringify(entry) + '\n');
+      }
+      if (saveEvery > 0 && done % saveEvery === 0 && done < info.totalBatches) await saveModel(model, values.out, dtype, tokenizer);
+      const now = Date.now();
+      if (now - lastLine >= 1000 || done === info.totalBatches) {
+        lastLine = now;
+        const seconds = (now - started) / 1000;
+        const line =
+          `epoch ${s.epoch + 1}/${options.epochs} batch ${s.batch}/${info.batchesPerEpoch} loss ${s.loss.toFixed(4)} ` +
+          `lr ${s.lr.toExponential(2)} ${Math.round(tokensDone / Math.max(seconds, 1e-3))} tokens/s ` +
+          `ETA ${duration((seconds / done) * (info.totalBatches - done))}`;
+        process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+      }
+    }
+    if (tty) process.stderr.write('\n');
+    await saveModel(model, values.out, dtype, tokenizer);
+    console.log(
+      `saved ${values.out}: config.json, model.safetensors (${dtype}), tokenizer.json; ${info.totalBatches} batches, ` +
+        `${trainer.info().optimizerSteps} optimizer steps, last loss ${last.loss.toFixed(4)}`,
+    );
+  } finally {
+    trainer?.dispose();
+    tokenizer.tokenizer.dispose();
+    model.dispose();
+  }
+}
+
+async function commandGrad(mm, values) {
+  if (values.out === undefined) throw new UsageError('give the gradients file as --out FILE.safetensors');
+  const batchSize = positiveIntegerOption(values, 'batch-size', 32);
+  const { data, format } = await trainingData(values);
+  const { model, folder } = await openTrainingModel(mm, values);
+  const tokenizer = await trainingTokenizer(mm, values, folder);
+  let trainer = null;
+  try {
+    trainer = model.trainer({
+      data,
+      format,
+      tokenizer: tokenizer.tokenizer,
+      batchSize,
+      maxSeqLen: positiveIntegerOption(values, 'max-seq-len', 340),
+      order: 'file',
+    });
+    const samples = Array.from({ length: Math.min(batchSize, trainer.info().samples) }, (_, i) => i);
+    const result = trainer.lossAndGradients(samples);
+    await writeFile(values.out, result.safetensors);
+    console.log(JSON.stringify({ loss: result.loss, tokens: result.tokens }));
+  } finally {
+    trainer?.dispose();
+    tokenizer.tokenizer.dispose();
+    model.dispose();
+  }
+}
+
+const COMMANDS = {
+  info: commandInfo,
+  run: commandRun,
+  generate: commandGenerate,
+  lab: commandLab,
+  train: commandTrain,
+  grad: commandGrad,
+};
 
 export async function main(argv) {
   const [command, ...rest] = argv;

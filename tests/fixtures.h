@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "model/model.h"
 #include "io/safetensors.h"
+#include "model/model.h"
 
 namespace minimind::testing {
 

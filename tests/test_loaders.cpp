@@ -10,11 +10,11 @@
 #include <string>
 
 #include "compare.h"
-#include "util/half.h"
+#include "io/safetensors.h"
 #include "model/model.h"
 #include "model/presets.h"
-#include "io/safetensors.h"
 #include "model/weights.h"
+#include "util/half.h"
 
 using namespace minimind;
 using Catch::Matchers::Contains;

@@ -7,8 +7,8 @@
 
 #include "compare.h"
 #include "fixtures.h"
-#include "model/generation.h"
 #include "lesson/lab_record.h"
+#include "model/generation.h"
 #include "model/presets.h"
 
 using namespace minimind;

@@ -12,20 +12,20 @@
 #include <random>
 #include <set>
 
-#include "ops/attention.h"
 #include "compare.h"
+#include "lesson/manual_attention.h"
+#include "model/trace.h"
+#include "ops/attention.h"
 #include "ops/dot_rows.h"
 #include "ops/exp_approx.h"
 #include "ops/ffn.h"
-#include "util/half.h"
 #include "ops/linear.h"
-#include "lesson/manual_attention.h"
 #include "ops/moe.h"
-#include "util/random.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
-#include "model/trace.h"
 #include "ops/weight_matrix.h"
+#include "util/half.h"
+#include "util/random.h"
 
 using namespace minimind;
 using minimind::testing::first_mismatch;

@@ -88,11 +88,6 @@ double largest_of(const Doubles& g) {
 // largest expected element; an accumulated gradient is checked as start +
 // increment, with the increment's scale).
 void check_gradient(const Floats& actual, const Doubles& expected, double scale) {
-  { double worst_abs = 0, worst_rel = 0, worst_ratio = 0;
-    for (size_t i = 0; i < actual.size(); ++i) { const double d = std::fabs(actual[i] - expected[i]);
-      worst_abs = std::max(worst_abs, d / (scale + 1e-300)); if (std::fabs(expected[i]) > 1e-3 * scale) worst_rel = std::max(worst_rel, d / std::fabs(expected[i]));
-      worst_ratio = std::max(worst_ratio, d / (kAtolOfLargest * scale + 1e-30 + kRtol * std::fabs(expected[i]))); }
-    fprintf(stderr, "TOL %s abs/scale %.3g rel %.3g ratio %.3g scale %.3g\n", Catch::getResultCapture().getCurrentTestName().c_str(), worst_abs, worst_rel, worst_ratio, scale); }
   CHECK_CLOSE(actual, expected, kAtolOfLargest * scale + 1e-30, kRtol);
 }
 void check_gradient(const Floats& actual, const Doubles& expected) {
@@ -167,7 +162,8 @@ Doubles ref_attention(const Doubles& q, const Doubles& k, const Doubles& v, int6
       Doubles s(size_t(i + 1));
       for (int64_t j = 0; j <= i; ++j) {
         double sum = 0;
-        for (int64_t d = 0; d < Dh; ++d) sum += q[size_t(i * H * Dh + h * Dh + d)] * k[size_t(j * Hkv * Dh + g * Dh + d)];
+        for (int64_t d = 0; d < Dh; ++d)
+          sum += q[size_t(i * H * Dh + h * Dh + d)] * k[size_t(j * Hkv * Dh + g * Dh + d)];
         s[size_t(j)] = scale ? sum / std::sqrt(double(Dh)) : sum;
       }
       const Doubles p = ref_softmax(s);
@@ -202,7 +198,7 @@ TEST_CASE("pack_transposed lays out Aᵀ in zero-padded panels", "[backward][lin
       CAPTURE(rows, cols);
       const int64_t stride = cols + 2;
       const Floats a = rng.floats(rows * stride, -1, 1);
-      std::vector<float> storage(1000, NAN);  // stale contents must not leak into the padding
+      std::vector<float> storage(1000, NAN);  // stale contents must not stay in the padding
       const PanelsView view = pack_transposed(a.data(), rows, cols, stride, storage);
       REQUIRE(view.rows == cols);
       REQUIRE(view.cols == rows);
@@ -240,10 +236,10 @@ TEST_CASE("linear_backward: dx = dy·W and dW += dyᵀ·x match finite differenc
     for (int64_t n = 0; n < z.N; ++n)
       for (int64_t o = 0; o < z.out; ++o) c.push_back(dy[size_t(n * dy_stride + o)]);
     const Doubles xd = to_doubles(x), Wd = to_doubles(W);
-    Doubles g_x = numeric_gradient(
-        [&](const Doubles& xx) { return dot(c, ref_linear(xx, z.N, z.in, x_stride, Wd, z.out)); }, xd);
-    const Doubles g_w = numeric_gradient(
-        [&](const Doubles& ww) { return dot(c, ref_linear(xd, z.N, z.in, x_stride, ww, z.out)); }, Wd);
+    Doubles g_x =
+        numeric_gradient([&](const Doubles& xx) { return dot(c, ref_linear(xx, z.N, z.in, x_stride, Wd, z.out)); }, xd);
+    const Doubles g_w =
+        numeric_gradient([&](const Doubles& ww) { return dot(c, ref_linear(xd, z.N, z.in, x_stride, ww, z.out)); }, Wd);
     Doubles g_x_rows;  // [N, in]: the stride dropped
     for (int64_t n = 0; n < z.N; ++n)
       for (int64_t i = 0; i < z.in; ++i) g_x_rows.push_back(g_x[size_t(n * x_stride + i)]);
@@ -333,8 +329,7 @@ TEST_CASE("apply_rotary_backward is the transpose of apply_rotary", "[backward][
   }
 }
 
-TEST_CASE("swiglu_act gives silu(gate)·up's bits; swiglu_act_backward matches finite differences",
-          "[backward][ffn]") {
+TEST_CASE("swiglu_act gives silu(gate)·up's bits; swiglu_act_backward matches finite differences", "[backward][ffn]") {
   Rng rng(5);
   for (const int64_t n : {1, 5, 256, 300}) {  // 300: past one chunk of exponentials
     CAPTURE(n);
@@ -438,7 +433,7 @@ TEST_CASE("attention_core_forward computes attention_forward's bits for one unca
           const Floats& k = trace.get(0, stage::kKRope)->data;  // [T, Hkv, Dh]
           const Floats& v = trace.get(0, stage::kVProj)->data;  // [T, Hkv, Dh]
           AttentionCoreScratch core_scratch;
-          core_scratch.panels.assign(4096, NAN);  // stale contents must not reach the padding
+          core_scratch.panels.assign(4096, NAN);  // stale contents must not reach a result
           Floats probs(size_t(H * T * T)), concat(size_t(T * H * Dh));
           attention_core_forward(q.data(), k.data(), v.data(), T, H, Hkv, Dh, scale, probs.data(), concat.data(),
                                  core_scratch);

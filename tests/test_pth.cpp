@@ -13,8 +13,8 @@
 #include "fixtures.h"
 #include "io/infer_config.h"
 #include "io/pth.h"
-#include "pth_builder.h"
 #include "model/weights.h"
+#include "pth_builder.h"
 
 using namespace minimind;
 using namespace minimind::testing;

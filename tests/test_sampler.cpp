@@ -10,8 +10,8 @@
 #include <set>
 
 #include "compare.h"
-#include "util/random.h"
 #include "model/sampler.h"
+#include "util/random.h"
 
 using namespace minimind;
 using minimind::testing::first_mismatch;

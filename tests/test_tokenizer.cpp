@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/byte_level.h"
 #include "compare.h"
 #include "fixtures.h"
-#include "util/random.h"
+#include "tokenizer/byte_level.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode_categories.h"
+#include "util/random.h"
 
 using namespace minimind;
 using minimind::testing::message_contains;

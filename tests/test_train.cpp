@@ -16,9 +16,9 @@
 #include "fixtures.h"
 #include "io/model_export.h"
 #include "model/presets.h"
-#include "util/half.h"
 #include "train/loss.h"
 #include "train/trainer.h"
+#include "util/half.h"
 
 using namespace minimind;
 using minimind::testing::fixture_path;

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "model/generation.h"
 #include "io/infer_config.h"
+#include "io/model_export.h"
+#include "io/pth.h"
+#include "io/safetensors.h"
 #include "lesson/lab_record.h"
 #include "lesson/lesson_attention.h"
+#include "model/generation.h"
 #include "model/model.h"
 #include "model/presets.h"
-#include "io/pth.h"
-#include "io/model_export.h"
-#include "io/safetensors.h"
 #include "tokenizer/tokenizer.h"
 #include "train/trainer.h"
 
@@ -248,7 +248,8 @@ class WasmModel {
   // model.safetensors bytes ("F32" or "F16") with MiniMind's tensor names.
   val safetensors(const std::string& dtype) const {
     return guarded([&] {
-      if (dtype != "F32" && dtype != "F16") throw std::invalid_argument("dtype must be \"F32\" or \"F16\", got \"" + dtype + "\"");
+      if (dtype != "F32" && dtype != "F16")
+        throw std::invalid_argument("dtype must be \"F32\" or \"F16\", got \"" + dtype + "\"");
       const std::vector<uint8_t> bytes = model_safetensors(*model_, dtype == "F16" ? DType::F16 : DType::F32);
       return typed_copy(bytes.data(), bytes.size());
     });

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/model_config.h"
 #include "io/tensor_source.h"
+#include "model/model_config.h"
 
 namespace minimind {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "util/tensor.h"
 #include "io/tensor_source.h"
+#include "util/tensor.h"
 
 namespace minimind {
 

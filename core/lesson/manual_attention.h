@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "model/model_config.h"
+#include "model/weights.h"
 #include "ops/rope.h"
 #include "util/tensor.h"
-#include "model/weights.h"
 
 namespace minimind {
 

@@ -6,9 +6,9 @@
 
 #include <vector>
 
+#include "model/model_config.h"
 #include "ops/attention.h"
 #include "ops/ffn.h"
-#include "model/model_config.h"
 #include "ops/moe.h"
 
 namespace minimind {

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "util/tensor.h"
 #include "ops/weight_matrix.h"
+#include "util/tensor.h"
 
 namespace minimind {
 

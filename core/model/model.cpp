@@ -3,12 +3,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/pth.h"
+#include "io/safetensors.h"
 #include "ops/ffn.h"
 #include "ops/linear.h"
 #include "ops/moe.h"
-#include "io/pth.h"
 #include "ops/rmsnorm.h"
-#include "io/safetensors.h"
 
 namespace minimind {
 

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/attention.h"
 #include "model/forward_workspace.h"
 #include "model/kv_cache.h"
 #include "model/model_config.h"
-#include "ops/rope.h"
 #include "model/trace.h"
 #include "model/weights.h"
+#include "ops/attention.h"
+#include "ops/rope.h"
 
 namespace minimind {
 

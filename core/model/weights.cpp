@@ -3,9 +3,9 @@
 #include <cmath>
 #include <set>
 
+#include "io/tensor_source.h"
 #include "util/half.h"
 #include "util/random.h"
-#include "io/tensor_source.h"
 
 namespace minimind {
 

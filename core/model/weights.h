@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "model/model_config.h"
-#include "util/tensor.h"
 #include "ops/weight_matrix.h"
+#include "util/tensor.h"
 
 namespace minimind {
 

@@ -5,12 +5,12 @@
 #include <initializer_list>
 #include <limits>
 
+#include "model/trace.h"
 #include "ops/exp_approx.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "util/simd_lanes.h"
-#include "model/trace.h"
 
 namespace minimind {
 
@@ -164,7 +164,6 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
   record(target, stage::kOProj, {T, D}, out);
 }
 
-
 // ---- training: one sequence, no cache, causal mask, no padding mask -------
 
 namespace {
@@ -228,14 +227,14 @@ void attention_core_forward(const float* q, const float* k, const float* v, int6
   }
 }
 
-void attention_core_backward(const float* q, const float* k, const float* v, const float* probs,
-                             const float* dconcat, int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores,
-                             float* dq, float* dk, float* dv, AttentionCoreScratch& s) {
+void attention_core_backward(const float* q, const float* k, const float* v, const float* probs, const float* dconcat,
+                             int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores, float* dq, float* dk,
+                             float* dv, AttentionCoreScratch& s) {
   const int64_t R = H / Hkv, q_stride = H * Dh, kv_stride = Hkv * Dh;
   const float scale = float(std::sqrt(double(Dh)));
   std::fill(dk, dk + T * kv_stride, 0.0f);
   std::fill(dv, dv + T * kv_stride, 0.0f);
-  float* ds = scratch(s.dscores, T * T);          // [T, T]: dP, then dS
+  float* ds = scratch(s.dscores, T * T);            // [T, T]: dP, then dS
   float* transposed = scratch(s.row_major, T * T);  // [T, T]: Pᵀ, then dSᵀ
   float* product = scratch(s.product, T * Dh);      // [T, Dh]: one head's dV or dK
   // Each product below runs through linear_rows, one row of its left
@@ -243,11 +242,11 @@ void attention_core_backward(const float* q, const float* k, const float* v, con
   // transposed, into s.panels just before).
   for (int64_t h = 0; h < H; ++h) {
     const int64_t kv = h / R;
-    const float* p = probs + h * T * T;     // [T, T]
-    const float* dout = dconcat + h * Dh;   // [T, Dh], row stride H·Dh
-    const float* q_h = q + h * Dh;          // [T, Dh], row stride H·Dh
-    const float* k_kv = k + kv * Dh;        // [T, Dh], row stride Hkv·Dh
-    const float* v_kv = v + kv * Dh;        // [T, Dh], row stride Hkv·Dh
+    const float* p = probs + h * T * T;    // [T, T]
+    const float* dout = dconcat + h * Dh;  // [T, Dh], row stride H·Dh
+    const float* q_h = q + h * Dh;         // [T, Dh], row stride H·Dh
+    const float* k_kv = k + kv * Dh;       // [T, Dh], row stride Hkv·Dh
+    const float* v_kv = v + kv * Dh;       // [T, Dh], row stride Hkv·Dh
 
     // o = P·v: dP [T, T] = dO·vᵀ, dv [T, Dh] += Pᵀ·dO.
     linear_rows(dout, T, q_stride, pack_rows(v_kv, T, Dh, kv_stride, s.panels), ds, T);

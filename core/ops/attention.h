@@ -7,8 +7,8 @@
 
 #include "model/kv_cache.h"
 #include "model/model_config.h"
-#include "util/tensor.h"
 #include "model/weights.h"
+#include "util/tensor.h"
 
 namespace minimind {
 
@@ -63,10 +63,10 @@ void softmax_inplace(float* row, int64_t n);
 
 // Scratch memory of the two functions below (buffers only grow).
 struct AttentionCoreScratch {
-  std::vector<float> panels;      // one kv head's keys (forward) or one head's operand, packed
-  std::vector<float> row_major;   // [T, T]: one head's Pᵀ or dSᵀ
-  std::vector<float> dscores;     // [T, T]: one head's dP, then dS
-  std::vector<float> product;     // [T, Dh]: a product before it is added
+  std::vector<float> panels;     // one kv head's keys (forward) or one head's operand, packed
+  std::vector<float> row_major;  // [T, T]: one head's Pᵀ or dSᵀ
+  std::vector<float> dscores;    // [T, T]: one head's dP, then dS
+  std::vector<float> product;    // [T, Dh]: a product before it is added
 };
 
 // q [T, H·Dh], k, v [T, Hkv·Dh] (after q/k norm and RoPE) -> probs [H, T, T]
@@ -77,9 +77,9 @@ void attention_core_forward(const float* q, const float* k, const float* v, int6
 // d concat [T, H·Dh] -> dq [T, H·Dh], dk, dv [T, Hkv·Dh] (overwritten; kv
 // head j receives the sum over the R q heads that read it), given the
 // forward's q, k, v and probs.
-void attention_core_backward(const float* q, const float* k, const float* v, const float* probs,
-                             const float* dconcat, int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores,
-                             float* dq, float* dk, float* dv, AttentionCoreScratch& scratch);
+void attention_core_backward(const float* q, const float* k, const float* v, const float* probs, const float* dconcat,
+                             int64_t T, int64_t H, int64_t Hkv, int64_t Dh, bool scale_scores, float* dq, float* dk,
+                             float* dv, AttentionCoreScratch& scratch);
 
 // Softmax's backward on one row of n: ds = p · (dp - Σ p·dp). ds may be dp.
 void softmax_backward(const float* p, const float* dp, int64_t n, float* ds);

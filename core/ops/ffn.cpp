@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/trace.h"
 #include "ops/exp_approx.h"
 #include "ops/linear.h"
-#include "model/trace.h"
 
 namespace minimind {
 
@@ -35,7 +35,6 @@ void swiglu_ffn(const FfnWeights& w, const float* b, int64_t T, float* out, FfnS
   }
   linear_rows(gate, T, F, w.down_proj, out, D);  // [T, D]
 }
-
 
 namespace {
 // e^-gate four lanes at a time (the same bits as exp_approx one by one), a

@@ -1,9 +1,9 @@
 // SwiGLU feed-forward (MiniMind's FeedForward): down(silu(gate(x)) * up(x)).
 #pragma once
 
+#include "model/weights.h"
 #include "ops/attention.h"
 #include "util/tensor.h"
-#include "model/weights.h"
 
 namespace minimind {
 

@@ -236,7 +236,7 @@ void linear_backward(const float* x, int64_t N, int64_t in, int64_t x_stride, co
   float* dy_t = scratch(s.dy_t, out * N);  // [out, N]
   transpose(dy, N, out, dy_stride, dy_t);
   const PanelsView x_t = pack_transposed(x, N, in, x_stride, s.x_panels);  // [in, N]
-  float* product = scratch(s.dw, out * in);                                  // [out, in]
+  float* product = scratch(s.dw, out * in);                                // [out, in]
   linear_rows(dy_t, out, N, x_t, product, in);
   for (int64_t e = 0; e < out * in; ++e) dw[e] += product[e];
 }

@@ -7,8 +7,8 @@
 // the last bit), and the Wasm build computes the native build's bits.
 #pragma once
 
-#include "util/tensor.h"
 #include "ops/weight_matrix.h"
+#include "util/tensor.h"
 
 namespace minimind {
 

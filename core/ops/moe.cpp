@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "ops/linear.h"
 #include "model/trace.h"
+#include "ops/linear.h"
 
 namespace minimind {
 

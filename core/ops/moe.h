@@ -4,11 +4,11 @@
 
 #include <vector>
 
+#include "model/model_config.h"
+#include "model/weights.h"
 #include "ops/attention.h"
 #include "ops/ffn.h"
-#include "model/model_config.h"
 #include "util/tensor.h"
-#include "model/weights.h"
 
 namespace minimind {
 

@@ -57,11 +57,10 @@ void rms_norm_inplace(float* x, const float* w, int64_t rows, int64_t n, float e
   }
 }
 
-
 void rms_norm_backward(const float* x, const float* w, const float* dy, int64_t rows, int64_t n, float eps, float* dx,
                        float* dw) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * n;   // [n]
+    const float* xr = x + r * n;    // [n]
     const float* dyr = dy + r * n;  // [n]
     float* dxr = dx + r * n;        // [n]
     // r = 1/sqrt(mean(x²) + eps) again (one sequential sum: the backward

@@ -68,7 +68,6 @@ void apply_rotary(float* x, int64_t heads, int64_t Dh, const float* cos, const f
   }
 }
 
-
 void apply_rotary_backward(float* dx, int64_t heads, int64_t Dh, const float* cos, const float* sin) {
   const int64_t half = Dh / 2;
   for (int64_t h = 0; h < heads; ++h) {

@@ -85,10 +85,27 @@ size_t ModelBackward::activation_bytes() const {
       floats += v->capacity();
     }
   }
-  for (const std::vector<float>* v :
-       {&cos_, &sin_, &final_input_, &final_norm_, &logits_, &d_hidden_, &d_branch_, &d_other_, &d_ffn_, &d_up_,
-        &d_concat_, &d_q_, &d_k_, &d_v_, &linear_.dy_t, &linear_.x_panels, &linear_.dw, &attention_.panels,
-        &attention_.row_major, &attention_.dscores, &attention_.product}) {
+  for (const std::vector<float>* v : {&cos_,
+                                      &sin_,
+                                      &final_input_,
+                                      &final_norm_,
+                                      &logits_,
+                                      &d_hidden_,
+                                      &d_branch_,
+                                      &d_other_,
+                                      &d_ffn_,
+                                      &d_up_,
+                                      &d_concat_,
+                                      &d_q_,
+                                      &d_k_,
+                                      &d_v_,
+                                      &linear_.dy_t,
+                                      &linear_.x_panels,
+                                      &linear_.dw,
+                                      &attention_.panels,
+                                      &attention_.row_major,
+                                      &attention_.dscores,
+                                      &attention_.product}) {
     floats += v->capacity();
   }
   return floats * sizeof(float) + targets_.capacity() * sizeof(int32_t);
@@ -137,8 +154,8 @@ void ModelBackward::forward_layer(const ModelConfig& c, const LayerWeights& w, L
   float* probs = scratch(a.probs, B * H * T * T);
   float* concat = scratch(a.concat, N * qd);
   for (int64_t b = 0; b < B; ++b) {
-    attention_core_forward(q + b * T * qd, k + b * T * kvd, v + b * T * kvd, T, H, Hkv, Dh, true,
-                           probs + b * H * T * T, concat + b * T * qd, attention_);
+    attention_core_forward(q + b * T * qd, k + b * T * kvd, v + b * T * kvd, T, H, Hkv, Dh, true, probs + b * H * T * T,
+                           concat + b * T * qd, attention_);
   }
   // h = h + o_proj(concat)
   float* attn_residual = scratch(a.attn_residual, N * D);
@@ -191,8 +208,8 @@ void ModelBackward::backward_layer(const ModelConfig& c, const LayerWeights& w, 
   linear_backward(a.concat.data(), N, qd, qd, dh, D, D, transposed(p.o_proj), d_concat, grad(p.o_proj), linear_);
   for (int64_t b = 0; b < B; ++b) {
     attention_core_backward(a.q.data() + b * T * qd, a.k.data() + b * T * kvd, a.v.data() + b * T * kvd,
-                            a.probs.data() + b * H * T * T, d_concat + b * T * qd, T, H, Hkv, Dh, true,
-                            dq + b * T * qd, dk + b * T * kvd, dv + b * T * kvd, attention_);
+                            a.probs.data() + b * H * T * T, d_concat + b * T * qd, T, H, Hkv, Dh, true, dq + b * T * qd,
+                            dk + b * T * kvd, dv + b * T * kvd, attention_);
   }
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t t = 0; t < T; ++t) {
@@ -206,14 +223,11 @@ void ModelBackward::backward_layer(const ModelConfig& c, const LayerWeights& w, 
     rms_norm_backward(a.k_proj.data(), w.k_norm.data(), dk, N * Hkv, Dh, eps, dk, grad(p.k_norm));
   }
   linear_backward(a.attn_norm.data(), N, D, D, dq, qd, qd, transposed(p.q_proj), d_branch, grad(p.q_proj), linear_);
-  linear_backward(a.attn_norm.data(), N, D, D, dk, kvd, kvd, transposed(p.k_proj), d_other, grad(p.k_proj),
-                  linear_);
+  linear_backward(a.attn_norm.data(), N, D, D, dk, kvd, kvd, transposed(p.k_proj), d_other, grad(p.k_proj), linear_);
   add_into(d_branch, d_other, N * D);
-  linear_backward(a.attn_norm.data(), N, D, D, dv, kvd, kvd, transposed(p.v_proj), d_other, grad(p.v_proj),
-                  linear_);
+  linear_backward(a.attn_norm.data(), N, D, D, dv, kvd, kvd, transposed(p.v_proj), d_other, grad(p.v_proj), linear_);
   add_into(d_branch, d_other, N * D);
-  rms_norm_backward(a.input.data(), w.input_layernorm.data(), d_branch, N, D, eps, d_branch,
-                    grad(p.input_layernorm));
+  rms_norm_backward(a.input.data(), w.input_layernorm.data(), d_branch, N, D, eps, d_branch, grad(p.input_layernorm));
   add_into(dh, d_branch, N * D);  // ∂loss/∂input
 }
 
@@ -245,8 +259,7 @@ double ModelBackward::loss_and_head_backward(const Model& model, const int32_t* 
                     linear_);
   }
   float* dh = scratch(d_hidden_, N * D);
-  rms_norm_backward(final_input_.data(), model.weights().norm.data(), d_norm, N, D, eps, dh,
-                    params[norm_].grad.data());
+  rms_norm_backward(final_input_.data(), model.weights().norm.data(), d_norm, N, D, eps, dh, params[norm_].grad.data());
   return total / double(tokens);
 }
 

@@ -66,8 +66,8 @@ class ModelBackward {
  private:
   // Indices into the parameter list of one block's tensors.
   struct LayerParams {
-    size_t input_layernorm, q_proj, k_proj, v_proj, o_proj, q_norm = 0, k_norm = 0, post_attention_layernorm,
-        gate_proj, up_proj, down_proj;
+    size_t input_layernorm, q_proj, k_proj, v_proj, o_proj, q_norm = 0, k_norm = 0, post_attention_layernorm, gate_proj,
+                                                            up_proj, down_proj;
   };
   // Wᵀ of a linear weight, packed for dx = dy·W.
   struct TransposedWeight {
@@ -78,8 +78,8 @@ class ModelBackward {
   const PanelsView& transposed(size_t param) const;
   void forward_layer(const ModelConfig& c, const LayerWeights& w, LayerActivations& a, const float* h, int64_t B,
                      int64_t T, float* out);
-  void backward_layer(const ModelConfig& c, const LayerWeights& w, const LayerParams& p, LayerActivations& a,
-                      int64_t B, int64_t T, std::vector<Parameter>& params);
+  void backward_layer(const ModelConfig& c, const LayerWeights& w, const LayerParams& p, LayerActivations& a, int64_t B,
+                      int64_t T, std::vector<Parameter>& params);
   double loss_and_head_backward(const Model& model, const int32_t* labels, int64_t B, int64_t T, int64_t tokens,
                                 int64_t loss_divisor, std::vector<Parameter>& params);
 
@@ -91,19 +91,19 @@ class ModelBackward {
 
   // Activations (forward) and gradients (backward), grown to the batch.
   std::vector<LayerActivations> layers_;
-  std::vector<float> cos_, sin_;     // [T, Dh] RoPE rows of positions 0..T-1
-  std::vector<float> final_input_;   // [N, D] the last block's output
-  std::vector<float> final_norm_;    // [N, D] norm(final_input)
-  std::vector<int32_t> targets_;     // [N] labels[:, 1:] shifted onto the rows that predict them
-  std::vector<float> logits_;        // [T, V] one sequence's logits, then their gradient
-  std::vector<float> d_hidden_;      // [N, D] ∂loss/∂(residual stream)
-  std::vector<float> d_branch_;      // [N, D] a norm's input gradient, then the sum of q/k/v's
-  std::vector<float> d_other_;       // [N, D] one more branch gradient
-  std::vector<float> d_ffn_;         // [N, F] d act, then d gate
-  std::vector<float> d_up_;          // [N, F]
-  std::vector<float> d_concat_;      // [N, H·Dh]
-  std::vector<float> d_q_;           // [N, H·Dh]
-  std::vector<float> d_k_, d_v_;     // [N, Hkv·Dh]
+  std::vector<float> cos_, sin_;    // [T, Dh] RoPE rows of positions 0..T-1
+  std::vector<float> final_input_;  // [N, D] the last block's output
+  std::vector<float> final_norm_;   // [N, D] norm(final_input)
+  std::vector<int32_t> targets_;    // [N] labels[:, 1:] shifted onto the rows that predict them
+  std::vector<float> logits_;       // [T, V] one sequence's logits, then their gradient
+  std::vector<float> d_hidden_;     // [N, D] ∂loss/∂(residual stream)
+  std::vector<float> d_branch_;     // [N, D] a norm's input gradient, then the sum of q/k/v's
+  std::vector<float> d_other_;      // [N, D] one more branch gradient
+  std::vector<float> d_ffn_;        // [N, F] d act, then d gate
+  std::vector<float> d_up_;         // [N, F]
+  std::vector<float> d_concat_;     // [N, H·Dh]
+  std::vector<float> d_q_;          // [N, H·Dh]
+  std::vector<float> d_k_, d_v_;    // [N, Hkv·Dh]
   LinearBackwardScratch linear_;
   AttentionCoreScratch attention_;
 };

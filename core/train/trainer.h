@@ -49,10 +49,10 @@ struct TrainStep {
 
 // The memory of a training run, in bytes.
 struct TrainingMemory {
-  size_t weights = 0;      // float32 master weights
-  size_t gradients = 0;    // one float per weight
-  size_t adam = 0;         // AdamW's two moments
-  size_t activations = 0;  // saved activations and their gradients (the largest batch so far)
+  size_t weights = 0;             // float32 master weights
+  size_t gradients = 0;           // one float per weight
+  size_t adam = 0;                // AdamW's two moments
+  size_t activations = 0;         // saved activations and their gradients (the largest batch so far)
   size_t transposed_weights = 0;  // Wᵀ packed for the backward's products
   size_t model_weights = 0;       // the model's own packed copy (what forward reads)
   size_t total() const { return weights + gradients + adam + activations + transposed_weights + model_weights; }
@@ -96,8 +96,8 @@ class Trainer {
   ModelBackward backward_;
   std::vector<WeightSlot> slots_;  // the model's weights, in params_ order
   int64_t iters_ = 0;
-  int64_t epoch_ = 0, batch_ = 0;  // position: batches done in the current epoch
-  std::vector<int64_t> order_;     // [n] this epoch's sample order
+  int64_t epoch_ = 0, batch_ = 0;      // position: batches done in the current epoch
+  std::vector<int64_t> order_;         // [n] this epoch's sample order
   std::vector<int32_t> ids_, labels_;  // [B, T] the current batch
 };
 

@@ -15,8 +15,8 @@
 #include "io/infer_config.h"
 #include "io/pth.h"
 #include "io/safetensors.h"
-#include "tokenizer/tokenizer.h"
 #include "model/weights.h"
+#include "tokenizer/tokenizer.h"
 
 namespace minimind::fuzz {
 
