@@ -1,0 +1,157 @@
+// minimind-train: MiniMind's pretraining recipe natively (the same Trainer
+// the Wasm module runs, at native speed): for long runs such as the demo
+// model's, and to check that native and Wasm training give the same bits.
+//
+// Usage: minimind-train (--preset NAME | --config config.json |
+//                        --model DIR) --data FILE.jsonl|FILE.txt --out DIR
+//        [--tokenizer tokenizer.json] [--epochs 1] [--batch-size 32]
+//        [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8]
+//        [--grad-clip 1.0] [--seed 42] [--order shuffle|file]
+//        [--dtype float32|float16] [--log FILE.jsonl]
+// Writes DIR/config.json and DIR/model.safetensors; one line per batch on
+// stderr (and in --log as JSON, the fields of `minimind train --log`).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "io/model_export.h"
+#include "model/model.h"
+#include "model/presets.h"
+#include "tokenizer/tokenizer.h"
+#include "train/trainer.h"
+
+namespace {
+
+using namespace minimind;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out.write(bytes.data(), std::streamsize(bytes.size()))) throw std::runtime_error("cannot write " + path);
+}
+
+int64_t integer(const std::map<std::string, std::string>& args, const std::string& name, int64_t fallback) {
+  const auto it = args.find(name);
+  if (it == args.end()) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0') throw std::invalid_argument("--" + name + " must be an integer");
+  return v;
+}
+
+double number(const std::map<std::string, std::string>& args, const std::string& name, double fallback) {
+  const auto it = args.find(name);
+  if (it == args.end()) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0') throw std::invalid_argument("--" + name + " must be a number");
+  return v;
+}
+
+int run(const std::map<std::string, std::string>& args) {
+  const auto get = [&](const std::string& name) {
+    const auto it = args.find(name);
+    return it == args.end() ? std::string() : it->second;
+  };
+  if (get("data").empty() || get("out").empty()) throw std::invalid_argument("give --data FILE and --out DIR");
+  const uint64_t seed = uint64_t(integer(args, "seed", 42));
+  const std::string folder = get("model");
+  const auto open_model = [&]() {
+    if (!folder.empty()) {
+      const std::string weights = read_file(folder + "/model.safetensors");
+      return Model::from_safetensors(parse_config_json(read_file(folder + "/config.json")),
+                                     reinterpret_cast<const uint8_t*>(weights.data()), weights.size());
+    }
+    if (!get("config").empty()) return Model::random(parse_config_json(read_file(get("config"))), seed);
+    return Model::random(preset_config(get("preset").empty() ? "lab-a" : get("preset")), seed);
+  };
+  Model model = open_model();
+
+  DataOptions data_options;
+  data_options.max_seq_len = integer(args, "max-seq-len", 340);
+  data_options.bos_id = int32_t(model.config().bos_token_id);
+  data_options.eos_id = int32_t(model.config().eos_token_id);
+  const std::string tokenizer_path =
+      !get("tokenizer").empty() ? get("tokenizer") : (!folder.empty() ? folder + "/tokenizer.json" : std::string());
+  std::unique_ptr<Tokenizer> tokenizer;
+  if (!tokenizer_path.empty() && std::filesystem::exists(tokenizer_path)) {
+    tokenizer = std::make_unique<Tokenizer>(Tokenizer::from_json(read_file(tokenizer_path)));
+  }
+  const std::string data_path = get("data");
+  const bool text = data_path.size() >= 4 && data_path.compare(data_path.size() - 4, 4, ".txt") == 0;
+  PretrainDataset data = PretrainDataset::parse(read_file(data_path), text ? DataFormat::Text : DataFormat::Jsonl,
+                                                tokenizer.get(), data_options);
+
+  TrainerOptions o;
+  o.epochs = integer(args, "epochs", 1);
+  o.batch_size = integer(args, "batch-size", 32);
+  o.accumulation_steps = integer(args, "accumulation-steps", 8);
+  o.learning_rate = number(args, "lr", 5e-4);
+  o.grad_clip = number(args, "grad-clip", 1.0);
+  o.seed = seed;
+  const std::string order = get("order").empty() ? "shuffle" : get("order");
+  if (order != "shuffle" && order != "file") throw std::invalid_argument("--order must be shuffle or file");
+  o.shuffle = order == "shuffle";
+  const std::string dtype = get("dtype").empty() ? "float32" : get("dtype");
+  if (dtype != "float32" && dtype != "float16") throw std::invalid_argument("--dtype must be float32 or float16");
+
+  Trainer trainer(model, std::move(data), o);
+  std::ofstream log;
+  if (!get("log").empty()) log.open(get("log"));
+  const auto start = std::chrono::steady_clock::now();
+  int64_t tokens = 0;
+  while (!trainer.done()) {
+    const TrainStep s = trainer.step();
+    tokens += std::min(o.batch_size, trainer.data().size() - (s.batch - 1) * o.batch_size) * data_options.max_seq_len;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "epoch %lld batch %lld/%lld loss %.4f lr %.3e %.0f tokens/s\n", (long long)s.epoch + 1,
+                 (long long)s.batch, (long long)trainer.batches_per_epoch(), s.loss, s.lr, double(tokens) / seconds);
+    if (log.is_open()) {
+      char line[512];
+      const std::string norm = s.grad_norm ? std::to_string(*s.grad_norm) : "null";
+      std::snprintf(line, sizeof line,
+                    "{\"epoch\": %lld, \"batch\": %lld, \"loss\": %.17g, \"lr\": %.17g, \"optimizer_step\": %s, "
+                    "\"grad_norm\": %s, \"tokens\": %lld, \"ms\": %.3f}\n",
+                    (long long)s.epoch, (long long)s.batch, s.loss, s.lr, s.optimizer_step ? "true" : "false",
+                    norm.c_str(), (long long)s.tokens, s.ms);
+      log << line;
+    }
+  }
+  std::filesystem::create_directories(get("out"));
+  write_file(get("out") + "/config.json", config_to_json(model.config()) + "\n");
+  const std::vector<uint8_t> file = model_safetensors(model, dtype == "float16" ? DType::F16 : DType::F32);
+  write_file(get("out") + "/model.safetensors", std::string(file.begin(), file.end()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) != 0 || i + 1 >= argc) {
+      std::fprintf(stderr, "minimind-train: expected --name value, got %s\n", a.c_str());
+      return 2;
+    }
+    args[a.substr(2)] = argv[++i];
+  }
+  try {
+    return run(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "minimind-train: %s\n", e.what());
+    return 1;
+  }
+}
