@@ -152,10 +152,98 @@ export class Generator {
   dispose(): void;
 }
 
+/** Options of Model.trainer(): MiniMind's train_pretrain.py arguments (its defaults, but 1 epoch). */
+export interface TrainerOptions {
+  /** MiniMind pretraining JSONL ({"text"} or {"ids"} per line), plain text (format 'text'), or texts / id arrays. */
+  data: string | string[] | ArrayLike<number>[];
+  /** For string data: 'jsonl' (default) or 'text' (one sample per non-empty line). */
+  format?: 'jsonl' | 'text';
+  /** Needed when the data holds texts. */
+  tokenizer?: Tokenizer;
+  /** Default 1. */
+  epochs?: number;
+  /** Default 32. */
+  batchSize?: number;
+  /** Every sample padded or cut to this many tokens; default 340. */
+  maxSeqLen?: number;
+  /** Default 5e-4; the batch's rate follows MiniMind's get_lr cosine. */
+  learningRate?: number;
+  /** Default 8: the loss is divided by it and the optimizer steps every that many batches. */
+  accumulationSteps?: number;
+  /** clip_grad_norm_'s max norm; default 1.0. */
+  gradClip?: number;
+  /** Seeds each epoch's shuffled order (the project's own generator, not torch.randperm); default 42. */
+  seed?: number;
+  /** 'shuffle' (default) or 'file' (the data's order). */
+  order?: 'shuffle' | 'file';
+}
+
+export interface TrainStep {
+  /** 0-based, as MiniMind counts epochs. */
+  epoch: number;
+  /** 1-based within the epoch (MiniMind's step). */
+  batch: number;
+  /** The batch's mean loss before the division by accumulationSteps (what MiniMind logs). */
+  loss: number;
+  lr: number;
+  /** clip_grad_norm_'s value when the optimizer stepped, else null. */
+  gradNorm: number | null;
+  /** Labelled positions of the batch. */
+  tokens: number;
+  optimizerStep: boolean;
+  optimizerSteps: number;
+  ms: number;
+}
+
+export interface TrainerInfo {
+  samples: number;
+  maxSeqLen: number;
+  batchesPerEpoch: number;
+  totalBatches: number;
+  batchesDone: number;
+  optimizerSteps: number;
+  done: boolean;
+  /** Bytes. */
+  memory: {
+    weights: number;
+    gradients: number;
+    adam: number;
+    activations: number;
+    transposedWeights: number;
+    modelWeights: number;
+    total: number;
+  };
+}
+
+export interface LossAndGradients {
+  loss: number;
+  tokens: number;
+  gradients: { name: string; shape: number[]; data: Float32Array }[];
+  /** The gradients as an F32 safetensors file, keyed by parameter name. */
+  safetensors: Uint8Array;
+}
+
+export class Trainer {
+  info(): TrainerInfo;
+  readonly done: boolean;
+  /** Runs the next batch; each optimizer step is written into the model. */
+  step(): TrainStep;
+  /** Loss and gradients of the given samples (indices into the data) as one batch; training state untouched. */
+  lossAndGradients(samples: ArrayLike<number>): LossAndGradients;
+  /** Frees the trainer; the model stays. */
+  dispose(): void;
+}
+
 export class Model {
   info(): ModelInfo;
   forward(ids: ArrayLike<number> | ArrayLike<number>[], options?: ForwardOptions): ForwardResult;
   generator(prompt: ArrayLike<number>, sampling?: SamplingOptions, options?: { prefillTrace?: TraceRequest }): Generator;
+  /** MiniMind's pretraining loop over this model; forward, trace and generation see each optimizer step. */
+  trainer(options: TrainerOptions): Trainer;
+  /** model.safetensors bytes with MiniMind's tensor names (tied: both embedding keys). */
+  safetensors(options?: { dtype?: 'F32' | 'F16' }): Uint8Array;
+  /** config.json text with MiniMind's key names. */
+  configJson(): string;
   /** Frees the Wasm memory of the model; generators made from it stay usable. */
   dispose(): void;
 }

@@ -1,6 +1,6 @@
 // Compiled with `tsc --noEmit --strict` in npm test: the hand-written
 // declarations in js/minimind.d.ts must describe the API as the tests use it.
-import { loadMiniMind, type ForwardResult, type GenerationStep, type ModelInfo } from '../../js/minimind.mjs';
+import { loadMiniMind, type ForwardResult, type GenerationStep, type ModelInfo, type TrainStep } from '../../js/minimind.mjs';
 
 async function usage(): Promise<number> {
   const mm = await loadMiniMind({ variant: 'simd' });
@@ -12,9 +12,27 @@ async function usage(): Promise<number> {
   const step: GenerationStep = generator.step({ trace: { layers: 'all', stages: ['attn_weights'] } });
   const cacheBytes: number = generator.cache.bytes;
   generator.dispose();
+  const trainer = model.trainer({ data: [[1, 5, 6, 2]], maxSeqLen: 8, order: 'file' });
+  const trainStep: TrainStep = trainer.step();
+  const gradients = trainer.lossAndGradients([0]).gradients.length;
+  const memory: number = trainer.info().memory.total;
+  trainer.dispose();
+  const file: Uint8Array = model.safetensors({ dtype: 'F16' });
   model.dispose();
   const problems: string[] = mm.configProblems({ hidden_size: 64 });
-  return info.derived.head_dim + (weights?.shape[0] ?? 0) + step.token + cacheBytes + problems.length + mm.stages.length;
+  return (
+    info.derived.head_dim +
+    (weights?.shape[0] ?? 0) +
+    step.token +
+    cacheBytes +
+    problems.length +
+    mm.stages.length +
+    trainStep.loss +
+    (trainStep.gradNorm ?? 0) +
+    gradients +
+    memory +
+    file.length
+  );
 }
 
 void usage;
