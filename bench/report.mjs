@@ -1,6 +1,9 @@
 // Writes BENCHMARKS.md and bench/time_vs_length.svg from the results of
-// bench/run.mjs (the same data it saves to build/bench/results.json).
-import { writeFileSync } from 'node:fs';
+// bench/run.mjs (the same data it saves to build/bench/results.json). The
+// Training section sits between two marker comments at the end of the file:
+// writeTrainingSection (node bench/run.mjs --only train) replaces just that
+// part, and a run without training keeps the section that is there.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
 const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
@@ -235,11 +238,13 @@ export function writeReport(data, mdPath, svgPath) {
   writeFileSync(svgPath, svgPlot(data));
   const m = data.machine;
   const svgRel = relative(dirname(mdPath), svgPath);
+  const training = data.training ? trainingSection(data.training) : existingTrainingSection(mdPath);
   const md = `# Benchmarks
 
 MiniMind's forward pass on the same shapes and the same weights in six runtimes, measured in one
-run of \`${m.command}\` (\`bench/run.mjs\`). This file is written by that run; do not edit it by
-hand, re-run it.
+run of \`${m.command}\` (\`bench/run.mjs\`); training in four runtimes against PyTorch in the
+[Training](#training) section at the end. This file is written by that run; do not edit it by
+hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training section alone).
 
 | | |
 |---|---|
@@ -372,7 +377,7 @@ positions and the vocabulary, on the prefill inputs (for the native builds, whic
 logit, that logit).
 
 ${checksTable(data)}
-`;
+${training ? `\n${training}` : ''}`;
   writeFileSync(mdPath, md);
   return basename(mdPath);
 }
@@ -386,6 +391,248 @@ function traceFloats(data, preset) {
   // attn_concat), 4 [T, Hkv, Dh], 4 [H, T, T], 3 [T, F]
   const perLayer = 7 * T * c.D + 5 * T * c.H * c.Dh + 4 * T * c.Hkv * c.Dh + 4 * c.H * T * T + 3 * T * c.F;
   return c.L * perLayer + T * c.D + T * c.V;
+}
+
+// ------------------------------------------------------------------ training
+const TRAINING_BEGIN = '<!-- training: written by bench/run.mjs (node bench/run.mjs --only train rewrites this part alone) -->';
+const TRAINING_END = '<!-- /training -->';
+const TRAIN_RUNTIMES = ['wasm-simd', 'native', 'native-sse', 'pytorch-openblas'];
+const TRAIN_BASELINE = 'pytorch-openblas';
+
+const runLabel = (r) => `${r.B} × ${r.T}`;
+const gflops = (flops, ms) => fmt(flops / ms / 1e6, 1);
+
+function targetCell(ratioValue, target) {
+  if (target === undefined || ratioValue === undefined) return '–';
+  if (ratioValue >= target) return `≥ ${target}×: met`;
+  return `≥ ${target}×: missed by ${(((target - ratioValue) / target) * 100).toFixed(0)} %`;
+}
+
+function trainingSpeedTable(t) {
+  const lines = [
+    `| config | batch × seq | runtime | median ms / batch | p25–p75 ms | tokens/s | × ${TRAIN_BASELINE} | target |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of t.runs) {
+    const base = r.stats[TRAIN_BASELINE]?.median;
+    for (const runtime of TRAIN_RUNTIMES) {
+      const s = r.stats[runtime];
+      if (!s) continue;
+      const x = base / s.median;
+      lines.push(
+        `| ${r.config} | ${runLabel(r)} | ${runtime} | ${fmt(s.median)} | ${fmt(s.p25)}–${fmt(s.p75)} | ` +
+          `${fmt((r.tokensPerBatch / s.median) * 1000, 0)} | ${ratio(x)} | ${runtime === TRAIN_BASELINE ? '–' : targetCell(x, t.targets[runtime])} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+// Forward and backward GFLOP/s per shape and, weighted by how often a batch
+// runs each product, for the whole batch.
+function trainingMatmulRows(t) {
+  const rows = [];
+  const runtimes = [...new Set(t.matmul.map((m) => m.runtime))];
+  const order = ['wasm-simd', 'native', 'native-sse'].filter((r) => runtimes.includes(r));
+  const totals = {};
+  for (const { shape, what, count } of t.matmulShapes.shapes) {
+    for (const runtime of order) {
+      const m = t.matmul.find((x) => x.shape === shape && x.runtime === runtime);
+      if (!m) continue;
+      const tot = (totals[runtime] ??= { flops: 0, forward: 0, backward: 0, dx: 0, dw: 0 });
+      tot.flops += count * m.flops;
+      for (const k of ['forward', 'backward', 'dx', 'dw']) tot[k] += count * m[k].median;
+      rows.push({ what, shape, count, runtime, flops: m.flops, ms: m });
+    }
+  }
+  return { rows, totals, order };
+}
+
+function trainingMatmulTable(t) {
+  const { rows, totals, order } = trainingMatmulRows(t);
+  const lines = [
+    '| product | N·in·out | per batch | runtime | forward x·Wᵀ GFLOP/s | backward dx + dW GFLOP/s | dx = dy·W | dW = dyᵀ·x | backward / forward |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const f = r.flops / r.ms.forward.median;
+    const b = (2 * r.flops) / r.ms.backward.median;
+    lines.push(
+      `| ${r.what} | ${r.shape.replaceAll('x', '·')} | ${r.count} | ${r.runtime} | ${gflops(r.flops, r.ms.forward.median)} | ` +
+        `${gflops(2 * r.flops, r.ms.backward.median)} | ${gflops(r.flops, r.ms.dx.median)} | ${gflops(r.flops, r.ms.dw.median)} | ${ratio(b / f)} |`,
+    );
+  }
+  for (const runtime of order) {
+    const tot = totals[runtime];
+    lines.push(
+      `| **all of a batch** (weighted by count) | | | ${runtime} | ${gflops(tot.flops, tot.forward)} | ${gflops(2 * tot.flops, tot.backward)} | ` +
+        `${gflops(tot.flops, tot.dx)} | ${gflops(tot.flops, tot.dw)} | ${ratio((2 * tot.flops) / tot.backward / (tot.flops / tot.forward))} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function backwardTargetLine(t) {
+  const tot = trainingMatmulRows(t).totals['wasm-simd'];
+  if (!tot) return '- Target (Wasm backward ≥ 0.8× forward GFLOP/s): not measured (no emcmake).';
+  const x = (2 * tot.flops) / tot.backward / (tot.flops / tot.forward);
+  return `- Target: the backward's products in Wasm at ≥ ${t.backwardTarget}× the forward's GFLOP/s, over a whole batch: ${ratio(x)} (${targetCell(x, t.backwardTarget).split(': ')[1]}).`;
+}
+
+function lossTable(t) {
+  const lines = [
+    `| config | batch × seq | runtime | loss, batch 1 | − ${TRAIN_BASELINE} | loss, last batch (${'#'}) | max \\|Δ loss\\| to ${TRAIN_BASELINE}, all batches | grad norm, batch 1 |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of t.runs) {
+    const base = r.steps[TRAIN_BASELINE];
+    for (const runtime of TRAIN_RUNTIMES) {
+      const steps = r.steps[runtime];
+      if (!steps) continue;
+      const first = steps[0].loss - base[0].loss;
+      const maxDiff = Math.max(...steps.map((s, i) => Math.abs(s.loss - base[i].loss)));
+      const exp = (x) => (x === 0 ? '0' : x.toExponential(1));
+      lines.push(
+        `| ${r.config} | ${runLabel(r)} | ${runtime} | ${steps[0].loss.toFixed(6)} | ${runtime === TRAIN_BASELINE ? '–' : exp(first)} | ` +
+          `${steps.at(-1).loss.toFixed(4)} (${steps.length}) | ${runtime === TRAIN_BASELINE ? '–' : exp(maxDiff)} | ${steps[0].gradNorm?.toFixed(4) ?? '–'} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function trainingMemoryTable(t) {
+  const m1 = (bytes) => (bytes === undefined ? '–' : `${(bytes / MiB).toFixed(1)} MiB`);
+  const lines = [
+    "| config | batch × seq | weights (float32) | gradients | AdamW moments | activations | transposed weights | model's packed weights | total (the trainer's) | native total | Wasm memory of the instance | PyTorch peak RSS |",
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of t.runs) {
+    const w = r.memory['wasm-simd'];
+    const nativeTotals = ['native', 'native-sse'].map((n) => r.memory[n]?.total).filter((x) => x !== undefined);
+    const native = nativeTotals.every((x) => x === w.total) ? 'the same' : nativeTotals.map(m1).join(', ');
+    lines.push(
+      `| ${r.config} | ${runLabel(r)} | ${m1(w.weights)} | ${m1(w.gradients)} | ${m1(w.adam)} | ${m1(w.activations)} | ${m1(w.transposedWeights)} | ` +
+        `${m1(w.modelWeights)} | ${m1(w.total)} | ${native} | ${m1(w.wasmMemory)} | ${m1(r.memory[TRAIN_BASELINE]?.maxRss)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function configLine(c) {
+  const x = c.config;
+  const f =
+    c.name === 'h128-l4'
+      ? " (MiniMind's default for hidden 128: ⌈128·π/64⌉·64)"
+      : c.name === 'lab-a-train'
+        ? " (MiniMind's default for hidden 64)"
+        : '';
+  return `- **${c.name}** (${c.note}): D ${x.D}, L ${x.L}, H ${x.H}, Hkv ${x.Hkv}, Dh ${x.Dh}, F ${x.F}${f}, V ${x.V}, generation 3, tied embeddings; ${(c.params / 1e6).toFixed(2)} M parameters.`;
+}
+
+export function trainingSection(t) {
+  const m = t.machine;
+  const blas = t.runs[0]?.blas;
+  const checks = t.runs.map((r) => `${r.config} ${runLabel(r)}: ${fmt(r.blas.gflops, 0)}`).join(', ');
+  const runs = t.runs.map((r) => `${r.config} ${runLabel(r)}: ${r.warmup} + ${r.timed}`).join('; ');
+  const isa = Object.entries(m.isa ?? {})
+    .map(([n, i]) => `${n} ${i}`)
+    .join(', ');
+  return `${TRAINING_BEGIN}
+## Training
+
+MiniMind's pretraining loop (\`trainer/train_pretrain.py\`) on the same models, initial weights,
+data and batch shapes in four runtimes, measured in one run of \`${m.command}\` on
+**${m.cpu}** (${m.cores} cores; every runtime on one thread), ${m.date}, load average ${m.load} at
+the start and ${m.loadEnd} at the end; the training part took ${Math.floor(t.seconds / 60)} min ${t.seconds % 60} s.
+
+- **wasm-simd**: our module through the JS API in Node, \`model.trainer({data, batchSize, maxSeqLen,
+  learningRate, accumulationSteps, gradClip, epochs, order: 'file'})\`, each \`step()\` timed from JS.
+- **native**, **native-sse**: the core's \`Trainer\` (\`bench/native_train_bench.cpp\`), built with
+  \`-O3 -march=native\` and with \`-O3 -msse4.2 -mno-avx\` (${isa}); \`step()\` timed inside the process.
+- **pytorch-openblas**: \`bench/torch_train.py\`, Debian's PyTorch ${blas?.torch} (\`torch.set_num_threads(1)\`)
+  on OpenBLAS (\`${blas?.blas.join('`, `')}\`, unpacked from Debian's \`libopenblas0-pthread\` into
+  \`build/openblas\`, \`LD_LIBRARY_PATH\`, \`OPENBLAS_NUM_THREADS=1\`): the plain-PyTorch MiniMind of
+  \`tests/make_fixtures.py\`, \`F.cross_entropy(..., ignore_index=-100)\`, \`clip_grad_norm_\`,
+  \`torch.optim.AdamW\`; the whole step timed (batch slicing, forward, backward, clipping, optimizer, zero_grad).
+  BLAS check in each PyTorch process, a float32 [2048×128]·[128×6400] matmul, GFLOP/s: ${checks}
+  (Debian's default reference BLAS does ~3.6, OpenBLAS ~70 on an idle core of this machine).
+
+Recipe: batch ${t.recipe.batchSize}, learning rate ${t.recipe.learningRate} with MiniMind's cosine \`get_lr\` over the run's
+batches, accumulation ${t.recipe.accumulationSteps} (every batch is an optimizer step), gradient clip ${t.recipe.gradClip},
+AdamW with torch's defaults (β 0.9, 0.999, eps 1e-8, weight decay 0.01), float32, one epoch in file order. Weights:
+the core's seeded random ones (seed ${t.modelSeed}), handed to PyTorch as a float32 model.safetensors from the JS API.
+Data: every sample exactly T random ids in 3..V−1 (seed ${t.dataSeed}), the same JSONL file for every runtime, so
+every position but the first is a target (B·(T−1) per batch). The runtimes take turns batch by batch (rotated
+order, never two at once); batches dropped + timed: ${runs}. **tokens/s = B·T / the median batch time**. The
+machine is shared with other work, so absolute numbers are noisy; the ratios less so.
+
+${t.configs.map(configLine).join('\n')}
+
+### Tokens per second
+
+Targets: wasm-simd ≥ ${t.targets['wasm-simd']}× and native ≥ ${t.targets.native}× ${TRAIN_BASELINE}'s tokens/s.
+
+${trainingSpeedTable(t)}
+
+### Matrix products of a training batch (${t.matmulShapes.config}, ${t.recipe.batchSize} × ${t.matmulShapes.T})
+
+\`bench/native_bench.cpp --work backward\` (natively, and compiled with emcmake and run by Node for
+wasm-simd) on every linear of an ${t.matmulShapes.config} batch, float32 weights as training keeps them: the
+forward's product (\`linear_rows\`, x [N, in]·Wᵀ) against \`linear_backward\` (core/ops/linear.h: dx = dy·W
+and dW += dyᵀ·x, transposes and packing included; twice the forward's FLOPs), and its two halves
+timed apart. N = ${t.recipe.batchSize}·${t.matmulShapes.T} rows; lm_head runs one sequence (${t.matmulShapes.T} rows) at a time, ${t.recipe.batchSize} times a
+batch. Medians of ${t.matmul[0]?.forward.runs} repetitions (three processes per runtime, the first three repetitions of each dropped).
+
+${trainingMatmulTable(t)}
+
+${backwardTargetLine(t)}
+
+### Losses
+
+The same first batch from the same weights should give the same loss everywhere (up to float32
+rounding); afterwards the runs drift apart slowly as rounding differences compound, and every run's loss falls.
+
+${lossTable(t)}
+
+### Memory of a training run
+
+The trainer's own count (\`trainer.info().memory\` in Wasm, \`Trainer::memory()\` natively) after the last
+batch: float32 master weights, one gradient per weight, AdamW's two moments, the activations kept for the
+backward and their gradients (for the batch shape), the transposed weights the backward multiplies by, and the
+model's own packed copy the forward reads. Wasm memory is the instance's \`WebAssembly.Memory\` size (a
+fresh instance per run; it never shrinks). PyTorch's peak RSS includes the Python interpreter and torch itself.
+
+${trainingMemoryTable(t)}
+${TRAINING_END}
+`;
+}
+
+// The Training section as it is in an existing report (empty if none).
+function existingTrainingSection(mdPath) {
+  if (!existsSync(mdPath)) return '';
+  const text = readFileSync(mdPath, 'utf8');
+  const begin = text.indexOf(TRAINING_BEGIN);
+  const end = text.indexOf(TRAINING_END);
+  if (begin < 0 || end < begin) return '';
+  return text.slice(begin, end + TRAINING_END.length) + '\n';
+}
+
+// Replaces the Training section of an existing report (or appends one),
+// leaving every other byte as it is.
+export function writeTrainingSection(training, mdPath) {
+  const section = trainingSection(training);
+  let text = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '# Benchmarks\n';
+  const begin = text.indexOf(TRAINING_BEGIN);
+  const end = text.indexOf(TRAINING_END);
+  if (begin >= 0 && end > begin) {
+    let after = end + TRAINING_END.length;
+    if (text[after] === '\n') after += 1;
+    text = text.slice(0, begin) + section + text.slice(after);
+  } else {
+    text = `${text.replace(/\n*$/, '')}\n\n${section}`;
+  }
+  writeFileSync(mdPath, text);
 }
 
 // ------------------------------------------------------------------ SVG

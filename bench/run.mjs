@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench: times MiniMind's forward pass on the same shapes and the same
-// weights in six runtimes, in one run, and writes BENCHMARKS.md and
-// bench/time_vs_length.svg.
+// weights in six runtimes, and training (bench/train.mjs) in four, in one run,
+// and writes BENCHMARKS.md and bench/time_vs_length.svg.
 //
 //   wasm-simd      our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread;
 //                  weights kept as float16 (the seeded weights are float16 values)
@@ -12,11 +12,21 @@
 //   native       the same C++ core built natively, -O3 -march=native (bench/native_bench.cpp)
 //   native-sse   the same, -O3 with 128-bit SSE4.2 only (no AVX): Wasm SIMD's width
 //
+// Training (bench/train.mjs): wasm-simd, native, native-sse and pytorch-openblas
+// (bench/torch_train.py: Debian's torch on one thread, on an OpenBLAS unpacked
+// into build/openblas) train the same configs batch by batch.
+//
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
+//                           [--only train|forward]
+// --only train runs the training part alone (~4 minutes) and rewrites only the
+// "Training" section of BENCHMARKS.md (between its marker comments), so the
+// other sections keep their numbers; --only forward is the rest, and keeps the
+// Training section as it is.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
-// (build/bench-native, build/bench-sse) and the Wasm micro benchmark
-// (build/bench-wasm). Raw samples go to build/bench/results.json.
+// (build/bench-native, build/bench-sse), the Wasm micro benchmark
+// (build/bench-wasm) and OpenBLAS (build/openblas). Raw samples go to
+// build/bench/results.json (--only train: build/bench/train-results.json).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +35,8 @@ import { fileURLToPath } from 'node:url';
 
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
-import { writeReport } from './report.mjs';
+import { writeReport, writeTrainingSection } from './report.mjs';
+import { benchTraining, summary } from './train.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -51,6 +62,10 @@ const presets = option('--presets', PRESETS.join(',')).split(',');
 for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (${PRESETS.join(', ')})`);
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
+const only = option('--only', null);
+if (only !== null && only !== 'train' && only !== 'forward') fail(`--only takes "train" or "forward", got "${only}"`);
+const runForward = only !== 'train';
+const runTraining = only !== 'forward';
 
 // Repetitions after one warm-up. The scalar build is ~3× slower than SIMD: it
 // gets fewer runs on the big presets so that the whole run stays near 10 minutes.
@@ -91,10 +106,19 @@ function run(command, commandArgs, what, { quiet = true } = {}) {
   }
 }
 
+// Training alone needs only the SIMD module.
 function ensureWasm() {
-  const files = ['minimind.mjs', 'minimind.wasm', 'minimind-scalar.mjs', 'minimind-scalar.wasm'].map((f) => `${root}dist/wasm/${f}`);
+  const names = runForward
+    ? ['minimind.mjs', 'minimind.wasm', 'minimind-scalar.mjs', 'minimind-scalar.wasm']
+    : ['minimind.mjs', 'minimind.wasm'];
+  const files = names.map((f) => `${root}dist/wasm/${f}`);
   const sources = newestMtime(['core', 'wasm']);
   if (files.every((f) => existsSync(f) && statSync(f).mtimeMs >= sources)) return;
+  if (!runForward) {
+    log('the Wasm module is missing or older than core/ and wasm/: bash scripts/build.sh wasm minimind_wasm');
+    run('bash', ['scripts/build.sh', 'wasm', 'minimind_wasm'], 'building the Wasm module', { quiet: false });
+    return;
+  }
   log('the Wasm builds are missing or older than core/ and wasm/: npm run build:wasm');
   run('npm', ['run', 'build:wasm'], 'npm run build:wasm', { quiet: false });
 }
@@ -128,8 +152,9 @@ function ensureOnnx() {
   });
 }
 
-// Configures (once) and builds (incrementally) native_bench in one tree.
-function buildBench(dir, configure, label) {
+// Configures (once) and builds (incrementally) native_bench (and
+// native_train_bench in the native trees) in one tree.
+function buildBench(dir, configure, label, targets = ['native_bench']) {
   if (!existsSync(`${root}${dir}/CMakeCache.txt`)) {
     log(`configuring ${dir} (${label})`);
     run(
@@ -138,13 +163,16 @@ function buildBench(dir, configure, label) {
       `configuring ${dir}`,
     );
   }
-  log(`building ${dir}/bench/native_bench (${label})`);
-  run('cmake', ['--build', dir, '--target', 'native_bench', '-j', String(os.cpus().length)], `building ${dir}`);
+  log(`building ${targets.map((t) => `${dir}/bench/${t}`).join(', ')} (${label})`);
+  run('cmake', ['--build', dir, '--target', ...targets, '-j', String(os.cpus().length)], `building ${dir}`);
 }
 
 function ensureNative() {
   for (const [name, flavour] of Object.entries(NATIVE_FLAVOURS))
-    buildBench(flavour.dir, ['cmake', `-DCMAKE_CXX_FLAGS=${flavour.flags}`], `${name}: -O3 ${flavour.flags}`);
+    buildBench(flavour.dir, ['cmake', `-DCMAKE_CXX_FLAGS=${flavour.flags}`], `${name}: -O3 ${flavour.flags}`, [
+      'native_bench',
+      'native_train_bench',
+    ]);
 }
 
 // The matmul micro benchmark has no entry in the public JS API: the same
@@ -393,16 +421,6 @@ async function interleaved(calls, reps) {
   return samples;
 }
 
-function summary(ms) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q) => {
-    const x = q * (sorted.length - 1);
-    const lo = Math.floor(x);
-    return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (x - lo);
-  };
-  return { median: at(0.5), p25: at(0.25), p75: at(0.75), runs: ms.length, samples: ms };
-}
-
 async function benchPreset(preset, executables) {
   const memory = {};
   const manifest = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8'));
@@ -578,19 +596,68 @@ function machine() {
     emscripten: /\b(\d+\.\d+\.\d+)\b/.exec(text('emcc', ['--version']))?.[1] ?? 'unknown',
     ortWeb: JSON.parse(readFileSync(`${root}node_modules/onnxruntime-web/package.json`, 'utf8')).version,
     cxx: text('c++', ['--version']),
-    torch: JSON.parse(readFileSync(`${root}bench/models/${presets[0]}.json`, 'utf8')).torch,
+    torch: runForward ? JSON.parse(readFileSync(`${root}bench/models/${presets[0]}.json`, 'utf8')).torch : undefined,
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     command: ['npm run bench', ...(args.length ? ['--', ...args] : [])].join(' '),
     load: os.loadavg()[0].toFixed(1),
   };
 }
 
+// A fresh instance of our SIMD module (a distinct module URL) for one training
+// run, so that its Wasm memory belongs to that run alone.
+async function loadTrainingModule(label) {
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  instantiating = `train ${label}`;
+  const mm = await loadMiniMind({
+    variant: 'simd',
+    moduleUrl: new URL(`../dist/wasm/minimind.mjs?train=${label}`, import.meta.url),
+    wasmBinary: readFileSync(`${root}dist/wasm/minimind.wasm`),
+  });
+  return { mm, memory: () => memoryOf(`train ${label}`) };
+}
+
+async function training(executables, wasmMicro) {
+  const python = '/usr/bin/python3';
+  if (spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0)
+    fail(
+      'the training anchor runs PyTorch, and /usr/bin/python3 cannot import torch.\n' +
+        '  Install it: apt-get install python3-torch python3-numpy   (then run the bench again)',
+    );
+  log('training: wasm-simd, native, native-sse and pytorch-openblas, batch by batch');
+  const trainExecutables = Object.fromEntries(
+    Object.entries(NATIVE_FLAVOURS).map(([name, f]) => [name, `${root}${f.dir}/bench/native_train_bench`]),
+  );
+  try {
+    return await benchTraining({
+      root,
+      log,
+      python,
+      executables,
+      trainExecutables,
+      wasmMicro,
+      loadModule: loadTrainingModule,
+      command: ['npm run bench', ...(args.length ? ['--', ...args] : [])].join(' '),
+    });
+  } catch (error) {
+    fail(`training: ${error.message}`);
+  }
+}
+
 async function main() {
   ensureWasm();
-  ensureOnnx();
+  if (runForward) ensureOnnx();
   ensureNative();
   const wasmMicro = ensureWasmMicro();
   const executables = Object.fromEntries(Object.entries(NATIVE_FLAVOURS).map(([name, f]) => [name, `${root}${f.dir}/bench/native_bench`]));
+  mkdirSync(`${root}build/bench`, { recursive: true });
+  if (!runForward) {
+    log(`training only, on ${os.cpus()[0]?.model} (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)})`);
+    const train = await training(executables, wasmMicro);
+    writeFileSync(`${root}build/bench/train-results.json`, `${JSON.stringify(train, null, 1)}\n`);
+    writeTrainingSection(train, outFile);
+    log(`wrote the Training section of ${outFile.replace(root, '')} (raw samples: build/bench/train-results.json)`);
+    return;
+  }
   const info = machine();
   log(`benchmarking ${presets.join(', ')} on ${info.cpu} (${info.cores} cores, load ${info.load})`);
   const results = [];
@@ -603,6 +670,7 @@ async function main() {
   log('the page in headless Chromium: load to first matrix, keystroke to painted matrix');
   run('node', ['scripts/build_site.mjs'], 'building the site');
   const page = await measurePageLatency({ presets: presets.filter((p) => p !== 'minimind-3'), runs: 5 });
+  const train = runTraining ? await training(executables, wasmMicro) : undefined;
   info.seconds = Math.round((Date.now() - started) / 1000);
   info.loadEnd = os.loadavg()[0].toFixed(1);
   const reps = Object.fromEntries(
@@ -622,8 +690,8 @@ async function main() {
     decode: DECODE,
     prefillLengths: PREFILL_LENGTHS,
     traceTokens: TRACE_TOKENS,
+    training: train,
   };
-  mkdirSync(`${root}build/bench`, { recursive: true });
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);

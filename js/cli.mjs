@@ -299,9 +299,13 @@ async function openTrainingModel(mm, values) {
   if (values.config !== undefined && values.model === undefined) {
     if (values.preset !== undefined) throw new UsageError('give --preset or --config, not both');
     const config = await readInput(values.config, 'utf8');
-    return { model: mm.createModel({ config, seed: integerOption(values, 'seed', 42) }), folder: null };
+    return { model: mm.createModel({ config, seed: integerOption(values, 'seed', 42), init: 'minimind' }), folder: null };
   }
-  if (values.preset !== undefined && values.seed === undefined) values = { ...values, seed: '42' };
+  if (values.model === undefined) {
+    if (values.config !== undefined || values.heads !== undefined) throw new UsageError('--config and --heads go with --model FILE.pth');
+    const preset = values.preset ?? 'lab-a';
+    return { model: mm.createModel({ preset, seed: integerOption(values, 'seed', 42), init: 'minimind' }), folder: null };
+  }
   return openModel(mm, values);
 }
 
@@ -388,7 +392,10 @@ async function commandTrain(mm, values) {
       `training on ${info.samples} samples of ${info.maxSeqLen} tokens: ${info.totalBatches} batches (${info.batchesPerEpoch} per epoch), ` +
         `memory ${mib(info.memory.total)} MiB`,
     );
-    if (values.log !== undefined) await writeFile(values.log, '');
+    if (values.log !== undefined) {
+      await mkdir(dirname(values.log), { recursive: true });
+      await writeFile(values.log, '');
+    }
     const tty = process.stderr.isTTY;
     const started = Date.now();
     let lastLine = 0;

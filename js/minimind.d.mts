@@ -306,6 +306,8 @@ export class MiniMind {
      * weights (half the memory, the same results); 'float32': always float32.
      */
     weightStorage?: 'narrowest' | 'float32';
+    /** 'playground' (default: embedding U(-1, 1)) or 'minimind' (MiniMind's from-scratch scale, for training). */
+    init?: 'playground' | 'minimind';
   }): Model;
   /** Derived shapes and sizes of a config without building weights; throws its problems. */
   describeConfig(config: string | Record<string, unknown>): ModelInfo;

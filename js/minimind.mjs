@@ -225,7 +225,10 @@ export class MiniMind {
   }
 
   /**
-   * A model with seeded random weights, from a preset or a config.
+   * A model with seeded random weights, from a preset or a config. `init`:
+   * 'playground' (default: the presets' recipe, embedding U(-1, 1)) or
+   * 'minimind' (the embedding at MiniMind's from-scratch scale, U(±1/√D)
+   * when tied: what training from scratch starts from).
    * @param {{preset?: string, config?: object|string, seed?: number, onProgress?: (fraction: number) => void}} spec
    */
   createModel(spec = {}) {
@@ -238,11 +241,14 @@ export class MiniMind {
     if (storage !== 'narrowest' && storage !== 'float32') {
       throw new RangeError(`weightStorage must be "narrowest" or "float32", got ${describe(storage)}`);
     }
+    const init = spec.init ?? 'playground';
+    if (init !== 'playground' && init !== 'minimind')
+      throw new RangeError(`init must be "playground" or "minimind", got ${describe(init)}`);
     const NativeModel = this.#native.NativeModel;
     if (spec.config !== undefined) {
-      return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress, storage));
+      return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress, storage, init));
     }
-    return new Model(NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed, spec.onProgress, storage));
+    return new Model(NativeModel.fromPreset(checkString(spec.preset ?? 'lab-a', 'preset'), seed, spec.onProgress, storage, init));
   }
 
   /** Derived shapes and sizes of a config, without building weights; throws its problems. */

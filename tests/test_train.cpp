@@ -324,3 +324,31 @@ TEST_CASE("training refuses what it cannot do, with the reason", "[train]") {
   REQUIRE(trainer.done());
   REQUIRE_THROWS_AS(trainer.step(), std::logic_error);
 }
+
+TEST_CASE("MiniMind's from-scratch initialisation starts the loss near ln(V)", "[train]") {
+  ModelConfig c = preset_config("lab-a");
+  c.vocab_size = 6400;
+  const Model playground = Model::random(c, 3);
+  const Model minimind = Model::random(c, 3, {}, WeightPacking::Narrowest, RandomInit::MiniMind);
+  // Tied: the embedding is lm_head's nn.Linear init, U(±1/sqrt(D)).
+  const float bound = 1.0f / std::sqrt(float(c.hidden_size));
+  const Matrix e = minimind.weights().embed_tokens.unpacked();
+  CHECK(e.cwiseAbs().maxCoeff() <= bound * 1.001f);
+  CHECK(e.cwiseAbs().maxCoeff() >= bound * 0.99f);
+  CHECK(playground.weights().embed_tokens.unpacked().cwiseAbs().maxCoeff() > 0.99f);
+  // The other weights are the same draws.
+  CHECK(minimind.weights().layers[0].q_proj == playground.weights().layers[0].q_proj);
+  std::vector<std::vector<int32_t>> sequences;
+  for (int32_t s = 0; s < 8; ++s) {
+    std::vector<int32_t> ids = {1};
+    for (int32_t t = 0; t < 14; ++t) ids.push_back(3 + (s * 977 + t * 131) % 6390);
+    ids.push_back(2);
+    sequences.push_back(ids);
+  }
+  DataOptions d;
+  d.max_seq_len = 16;
+  Model model = Model::random(c, 3, {}, WeightPacking::Narrowest, RandomInit::MiniMind);
+  Trainer trainer(model, PretrainDataset::from_sequences(sequences, d), {});
+  const double loss = trainer.step().loss;
+  CHECK(std::fabs(loss - std::log(6400.0)) < 0.5);
+}

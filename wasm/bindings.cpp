@@ -112,6 +112,12 @@ WeightPacking parse_packing(const std::string& packing) {
   throw std::invalid_argument("weight storage must be \"narrowest\" or \"float32\", got \"" + packing + "\"");
 }
 
+RandomInit parse_init(const std::string& init) {
+  if (init == "playground") return RandomInit::Playground;
+  if (init == "minimind") return RandomInit::MiniMind;
+  throw std::invalid_argument("init must be \"playground\" or \"minimind\", got \"" + init + "\"");
+}
+
 std::vector<int32_t> to_ids(const val& typed) { return emscripten::convertJSArrayToNumberVector<int32_t>(typed); }
 
 json info_json(const ModelConfig& c) {
@@ -145,17 +151,20 @@ class WasmModel {
   // progress: a JS function called with the fraction of weights initialised
   // (undefined: no progress reports).
   // packing: "narrowest" (float16 for the seeded weights) or "float32".
-  static WasmModel* from_preset(const std::string& name, double seed, const val& progress, const std::string& packing) {
+  // init: "playground" (the presets' recipe) or "minimind" (MiniMind's
+  // from-scratch scale of the embedding, for training).
+  static WasmModel* from_preset(const std::string& name, double seed, const val& progress, const std::string& packing,
+                                const std::string& init) {
     return guarded([&] {
-      return new WasmModel(
-          Model::random(preset_config(name), uint64_t(seed), reporter(progress), parse_packing(packing)));
+      return new WasmModel(Model::random(preset_config(name), uint64_t(seed), reporter(progress),
+                                         parse_packing(packing), parse_init(init)));
     });
   }
   static WasmModel* from_config(const std::string& config_json, double seed, const val& progress,
-                                const std::string& packing) {
+                                const std::string& packing, const std::string& init) {
     return guarded([&] {
-      return new WasmModel(
-          Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress), parse_packing(packing)));
+      return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress),
+                                         parse_packing(packing), parse_init(init)));
     });
   }
   static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {

@@ -39,10 +39,10 @@ Model::Model(ModelConfig config, ModelWeights weights)
 }
 
 Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
-                    WeightPacking packing) {
+                    WeightPacking packing, RandomInit init) {
   const auto problems = validate_config(config);
   if (!problems.empty()) throw ConfigError(problems);
-  return Model(config, random_weights(config, seed, progress, packing));
+  return Model(config, random_weights(config, seed, progress, packing, init));
 }
 
 Model Model::from_source(const ModelConfig& config, const TensorSource& source) {

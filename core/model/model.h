@@ -26,7 +26,7 @@ class Model {
 
   // A model with seeded random weights (see random_weights for the recipe).
   static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
-                      WeightPacking packing = WeightPacking::Narrowest);
+                      WeightPacking packing = WeightPacking::Narrowest, RandomInit init = RandomInit::Playground);
   // A model from a config and any weight file (safetensors or .pth).
   static Model from_source(const ModelConfig& config, const TensorSource& source);
   // A model from a config and safetensors bytes (F32/F16/BF16).

@@ -99,7 +99,10 @@ std::vector<float> WeightSlot::values() const {
 }
 
 ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
-                            WeightPacking packing) {
+                            WeightPacking packing, RandomInit init) {
+  const float embedding_bound = init == RandomInit::Playground ? 1.0f
+                                : config.tie_word_embeddings   ? 1.0f / std::sqrt(float(config.hidden_size))
+                                                               : std::sqrt(3.0f);
   ModelWeights weights;
   const std::vector<WeightSlot> slots = weight_slots(config, weights);
   int64_t total = 0, done = 0;
@@ -113,7 +116,7 @@ ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std:
     if (slot.kind == WeightKind::Norm) {
       std::fill(values.begin(), values.end(), 1.0f);
     } else {
-      const float bound = slot.kind == WeightKind::Linear ? 1.0f / std::sqrt(float(slot.shape[1])) : 1.0f;
+      const float bound = slot.kind == WeightKind::Linear ? 1.0f / std::sqrt(float(slot.shape[1])) : embedding_bound;
       SplitMix64 rng(seed ^ fnv1a64(slot.name));
       for (float& v : values) v = f16_to_f32(f32_to_f16(rng.uniform_symmetric() * bound));
     }

@@ -74,17 +74,27 @@ struct WeightSlot {
 // or experts than the config. Order: embedding, layers, norm, head.
 std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& weights);
 
+// Which scale the seeded embedding gets.
+//   Playground: U(-1, 1), the presets' recipe (the page's random models).
+//   MiniMind: what MiniMind's own model starts from when it trains from
+//     scratch with PyTorch's default initialisation: the tied embedding is
+//     lm_head's nn.Linear weight, U(±1/sqrt(D)) (an untied nn.Embedding is
+//     N(0, 1): here U(±sqrt(3)), the same variance), so the first loss is
+//     near ln(V) instead of far above it.
+enum class RandomInit { Playground, MiniMind };
+
 // Seeded random weights, identical on every platform. Recipe (documented in
 // the README and re-implemented in tests/make_fixtures.py as the check):
 //   stream per tensor: SplitMix64(seed XOR fnv1a64(name));
 //   one draw u in [-1, 1) per element, row-major;
-//   Linear [out, in]: u * (1 / sqrt(in)) in float32; Embedding: u;
+//   Linear [out, in]: u * (1 / sqrt(in)) in float32; Embedding: u (times
+//   the RandomInit scale above);
 //   both rounded to the nearest float16 value (so F16 storage is exact);
 //   norms: 1.0, as PyTorch initialises RMSNorm.
 // `progress` (optional) is called after each tensor with the fraction of
 // elements done, so a page can show progress while a large preset builds.
 ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
-                            WeightPacking packing = WeightPacking::Narrowest);
+                            WeightPacking packing = WeightPacking::Narrowest, RandomInit init = RandomInit::Playground);
 
 // Loads weights from a weight file (safetensors or .pth, see
 // tensor_source.h) against the table. Returns the config

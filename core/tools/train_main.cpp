@@ -74,8 +74,12 @@ int run(const std::map<std::string, std::string>& args) {
       return Model::from_safetensors(parse_config_json(read_file(folder + "/config.json")),
                                      reinterpret_cast<const uint8_t*>(weights.data()), weights.size());
     }
-    if (!get("config").empty()) return Model::random(parse_config_json(read_file(get("config"))), seed);
-    return Model::random(preset_config(get("preset").empty() ? "lab-a" : get("preset")), seed);
+    if (!get("config").empty()) {
+      return Model::random(parse_config_json(read_file(get("config"))), seed, {}, WeightPacking::Narrowest,
+                           RandomInit::MiniMind);
+    }
+    return Model::random(preset_config(get("preset").empty() ? "lab-a" : get("preset")), seed, {},
+                         WeightPacking::Narrowest, RandomInit::MiniMind);
   };
   Model model = open_model();
 
