@@ -36,10 +36,10 @@
 #include <vector>
 
 #include "model/generation.h"
-#include "ops/linear.h"
 #include "model/model.h"
 #include "model/presets.h"
 #include "model/trace.h"
+#include "ops/linear.h"
 
 namespace {
 

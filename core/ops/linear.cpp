@@ -59,10 +59,16 @@ void tile(const float* x, int64_t x_stride, const Column (&panel)[P], int64_t n,
   }
   for (int r = 0; r < R; ++r) {
     for (int p = 0; p < P; ++p) {
+      float* to = y + r * y_stride + p * kPanel;
+      if (valid[p] == kPanel) {  // a whole panel: two stores, no call
+        simd::store(to, acc[r][p][0]);
+        simd::store(to + 4, acc[r][p][1]);
+        continue;
+      }
       float out[kPanel];
       simd::store(out, acc[r][p][0]);
       simd::store(out + 4, acc[r][p][1]);
-      std::memcpy(y + r * y_stride + p * kPanel, out, size_t(valid[p]) * sizeof(float));
+      for (int j = 0; j < valid[p]; ++j) to[j] = out[j];
     }
   }
 }
@@ -220,8 +226,12 @@ PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a
       // View element (c0 + j, i) = A[i, c0 + j]: row i's 8 values, then zeros
       // past the last column (the padding rows of the view).
       float* column = panel + i * kPanel;
-      std::memcpy(column, a + i * a_stride + c0, size_t(valid) * sizeof(float));
-      std::fill(column + valid, column + kPanel, 0.0f);
+      const float* from = a + i * a_stride + c0;
+      if (valid == kPanel) {  // a fixed-size copy the compiler inlines
+        for (int j = 0; j < kPanel; ++j) column[j] = from[j];
+        continue;
+      }
+      for (int64_t j = 0; j < kPanel; ++j) column[j] = j < valid ? from[j] : 0.0f;
     }
   }
   return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};

@@ -16,6 +16,7 @@ namespace minimind {
 namespace {
 
 constexpr size_t kNone = SIZE_MAX;
+constexpr int64_t kHeadChunkRows = 256;
 
 void add_into(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
@@ -231,9 +232,9 @@ void ModelBackward::backward_layer(const ModelConfig& c, const LayerWeights& w, 
   add_into(dh, d_branch, N * D);  // ∂loss/∂input
 }
 
-// The final norm, the lm_head and the loss, one sequence at a time (its
-// logits [T, V] are the largest buffer; they never exist for the whole
-// batch), then their backward into d_hidden_.
+// The final norm, the lm_head and the loss, a few sequences at a time (the
+// logits are the largest buffer; they never exist for the whole batch),
+// then their backward into d_hidden_.
 double ModelBackward::loss_and_head_backward(const Model& model, const int32_t* labels, int64_t B, int64_t T,
                                              int64_t tokens, int64_t loss_divisor, std::vector<Parameter>& params) {
   const ModelConfig& c = model.config();
@@ -248,14 +249,18 @@ double ModelBackward::loss_and_head_backward(const Model& model, const int32_t* 
     for (int64_t t = 0; t < T; ++t) targets[b * T + t] = t + 1 < T ? labels[b * T + t + 1] : kIgnoreIndex;
   }
   const float grad_scale = float(1.0 / (double(tokens) * double(loss_divisor)));
-  float* logits = scratch(logits_, T * V);
+  // Whole sequences per chunk, about kHeadChunkRows rows: long enough for the
+  // matrix kernel, short enough that [rows, V] stays a few MiB.
+  const int64_t chunk = std::max<int64_t>(1, kHeadChunkRows / T) * T;
+  float* logits = scratch(logits_, std::min(chunk, N) * V);  // [rows, V]
   float* d_norm = scratch(d_branch_, N * D);
   double total = 0.0;
-  for (int64_t b = 0; b < B; ++b) {
-    const float* x = final_norm + b * T * D;  // [T, D]
-    linear_rows(x, T, D, head, logits, V);
-    total += cross_entropy_rows(logits, targets + b * T, T, V, grad_scale, logits);  // logits -> d logits
-    linear_backward(x, T, D, D, logits, V, V, transposed(head_), d_norm + b * T * D, params[head_].grad.data(),
+  for (int64_t r0 = 0; r0 < N; r0 += chunk) {
+    const int64_t rows = std::min(chunk, N - r0);
+    const float* x = final_norm + r0 * D;  // [rows, D]
+    linear_rows(x, rows, D, head, logits, V);
+    total += cross_entropy_rows(logits, targets + r0, rows, V, grad_scale, logits);  // logits -> d logits
+    linear_backward(x, rows, D, D, logits, V, V, transposed(head_), d_norm + r0 * D, params[head_].grad.data(),
                     linear_);
   }
   float* dh = scratch(d_hidden_, N * D);
