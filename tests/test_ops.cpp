@@ -20,6 +20,7 @@
 #include "ops/exp_approx.h"
 #include "ops/ffn.h"
 #include "ops/linear.h"
+#include "ops/linear_avx2.h"
 #include "ops/moe.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
@@ -246,43 +247,49 @@ TEST_CASE("packed weights keep every value in the narrowest exact storage", "[op
 
 TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storage and number of rows",
           "[ops][linear]") {
-  Rng rng(2);
-  for (const int64_t in : {37, 2000}) {  // 2000: x [150, 2000] spans several row blocks
-    Matrix w32 = rng.matrix(19, in, 1.0 / std::sqrt(double(in)));
-    Matrix w16 = w32, wbf = w32;
-    for (int64_t i = 0; i < w32.size(); ++i) {
-      w16.data()[i] = f16_to_f32(f32_to_f16(w32.data()[i]));
-      wbf.data()[i] = bf16_to_f32(f32_to_bf16(w32.data()[i] * 1e-6f));  // below float16's range
-    }
-    const Matrix x = rng.matrix(150, in, 1.0);
-    for (const Matrix* values : {&w32, &w16, &wbf}) {
-      const WeightMatrix W(*values);
-      CAPTURE(in, weight_storage_name(W.storage()));
-      for (const int64_t T : {1, 2, 3, 4, 5, 6, 7, 9, 150}) {
-        CAPTURE(T);
-        const Matrix y = linear_of(x.topRows(T), W);
-        REQUIRE(y.rows() == T);
-        REQUIRE(y.cols() == 19);
-        for (int64_t t = 0; t < T; ++t) {
-          for (int64_t o = 0; o < 19; ++o) {
-            CAPTURE(t, o);
-            REQUIRE(y(t, o) == sequential_dot(x.row(t).data(), *values, o));  // bit for bit
-          }
-        }
-        REQUIRE(first_mismatch(flat(y), ref_linear(to_doubles(x.topRows(T)), T, *values), 1e-5, 1e-4) == "");
+  // Both kernels where the CPU has AVX2 (natively on x86), the 4-lane one elsewhere.
+  for (const bool avx2 : {false, true}) {
+    set_avx2_kernel(avx2);
+    CAPTURE(avx2_kernel_enabled());
+    Rng rng(2);
+    for (const int64_t in : {37, 2000}) {  // 2000: x [150, 2000] spans several row blocks
+      Matrix w32 = rng.matrix(19, in, 1.0 / std::sqrt(double(in)));
+      Matrix w16 = w32, wbf = w32;
+      for (int64_t i = 0; i < w32.size(); ++i) {
+        w16.data()[i] = f16_to_f32(f32_to_f16(w32.data()[i]));
+        wbf.data()[i] = bf16_to_f32(f32_to_bf16(w32.data()[i] * 1e-6f));  // below float16's range
       }
-      // Inputs of 2^16 and more take the float16 path that widens fully
-      // (the shortcut would scale them past float32's range).
-      Matrix big = x.topRows(3);
-      big(0, 0) = 70000.0f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
-      for (const int64_t T : {1, 2, 3}) {
-        const Matrix y = linear_of(big.topRows(T), W);
-        for (int64_t t = 0; t < T; ++t) {
-          for (int64_t o = 0; o < 19; ++o) REQUIRE(y(t, o) == sequential_dot(big.row(t).data(), *values, o));
+      const Matrix x = rng.matrix(150, in, 1.0);
+      for (const Matrix* values : {&w32, &w16, &wbf}) {
+        const WeightMatrix W(*values);
+        CAPTURE(in, weight_storage_name(W.storage()));
+        for (const int64_t T : {1, 2, 3, 4, 5, 6, 7, 9, 150}) {
+          CAPTURE(T);
+          const Matrix y = linear_of(x.topRows(T), W);
+          REQUIRE(y.rows() == T);
+          REQUIRE(y.cols() == 19);
+          for (int64_t t = 0; t < T; ++t) {
+            for (int64_t o = 0; o < 19; ++o) {
+              CAPTURE(t, o);
+              REQUIRE(y(t, o) == sequential_dot(x.row(t).data(), *values, o));  // bit for bit
+            }
+          }
+          REQUIRE(first_mismatch(flat(y), ref_linear(to_doubles(x.topRows(T)), T, *values), 1e-5, 1e-4) == "");
+        }
+        // Inputs of 2^16 and more take the float16 path that widens fully
+        // (the shortcut would scale them past float32's range).
+        Matrix big = x.topRows(3);
+        big(0, 0) = 70000.0f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
+        for (const int64_t T : {1, 2, 3}) {
+          const Matrix y = linear_of(big.topRows(T), W);
+          for (int64_t t = 0; t < T; ++t) {
+            for (int64_t o = 0; o < 19; ++o) REQUIRE(y(t, o) == sequential_dot(big.row(t).data(), *values, o));
+          }
         }
       }
     }
   }
+  set_avx2_kernel(true);
 }
 
 TEST_CASE("dot and dot_rows match a scalar loop, and a row's result does not depend on the other rows",

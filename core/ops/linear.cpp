@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/linear_avx2.h"
 #include "util/simd_lanes.h"
 
 namespace minimind {
@@ -136,15 +137,24 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
   const int64_t n = W.cols;
   // Rows per block: ~512 KiB of x, which stays in L2 while the panels pass.
   const int64_t block = std::max<int64_t>(8, (int64_t(1) << 17) / std::max<int64_t>(1, n) / 4 * 4);
-  thread_local std::vector<float> widened;  // one panel as float32: [n, 8]
-  if (W.storage != WeightStorage::F32 && widened.size() < size_t(n * kPanel)) widened.resize(size_t(n * kPanel));
+  // With AVX2 (native x86), two panels at a time in 8-lane registers.
+  const int group = avx2_kernel_enabled() ? 2 : 1;
+  thread_local std::vector<float> widened;  // `group` panels as float32: [group, n, 8]
+  if (W.storage != WeightStorage::F32 && widened.size() < size_t(group * n * kPanel)) {
+    widened.resize(size_t(group * n * kPanel));
+  }
   for (int64_t t0 = 0; t0 < T; t0 += block) {
     const int64_t t1 = std::min(T, t0 + block);
-    for (int64_t p = 0; p < W.panels(); ++p) {
-      const int valid[1] = {valid_rows(W, p)};
-      const float* source = W.f32_panel(p);
-      if (W.storage != WeightStorage::F32) {
-        const uint16_t* half = W.half_panel(p);
+    for (int64_t p = 0; p < W.panels(); p += group) {
+      const int count = int(std::min<int64_t>(group, W.panels() - p));
+      int valid[2] = {};
+      const float* source[2] = {};
+      for (int q = 0; q < count; ++q) {
+        valid[q] = valid_rows(W, p + q);
+        source[q] = W.f32_panel(p + q);
+        if (W.storage == WeightStorage::F32) continue;
+        const uint16_t* half = W.half_panel(p + q);
+        float* wide = widened.data() + q * n * kPanel;
         for (int64_t i = 0; i < n; ++i) {
           Lanes low, high;
           if (W.storage == WeightStorage::F16) {
@@ -152,13 +162,18 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
           } else {
             simd::widen_bf16(half + i * kPanel, low, high);
           }
-          simd::store(widened.data() + i * kPanel, low);
-          simd::store(widened.data() + i * kPanel + 4, high);
+          simd::store(wide + i * kPanel, low);
+          simd::store(wide + i * kPanel + 4, high);
         }
-        source = widened.data();
+        source[q] = wide;
       }
-      const F32Column column[1] = {{source}};
-      panel_rows(x, t0, t1, x_stride, column, valid, n, y + p * kPanel, y_stride);
+      if (group == 2) {
+        panel_rows_avx2(x, t0, t1, x_stride, source, valid, count, n, y + p * kPanel, y_stride);
+        continue;
+      }
+      const F32Column column[1] = {{source[0]}};
+      const int valid_one[1] = {valid[0]};
+      panel_rows(x, t0, t1, x_stride, column, valid_one, n, y + p * kPanel, y_stride);
     }
   }
 }

@@ -1,0 +1,93 @@
+#include "ops/linear_avx2.h"
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#include <immintrin.h>
+#define MINIMIND_HAVE_AVX2_KERNEL 1
+#endif
+
+namespace minimind {
+
+namespace {
+
+bool cpu_has_avx2() {
+#if defined(MINIMIND_HAVE_AVX2_KERNEL)
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+bool& enabled_flag() {
+  static bool enabled = cpu_has_avx2();
+  return enabled;
+}
+
+#if defined(MINIMIND_HAVE_AVX2_KERNEL)
+constexpr int kPanel = 8;
+
+// R rows against P panels: R·P accumulators of 8 lanes, acc = acc + x·w per
+// i in order. Only this file's functions are compiled for AVX2 (internal
+// linkage, no library code inside), so nothing AVX2 leaks into code that
+// runs on other CPUs.
+template <int R, int P>
+__attribute__((target("avx2"))) void tile(const float* x, int64_t x_stride, const float* const* panels, int64_t n,
+                                          float* y, int64_t y_stride, const int* valid) {
+  __m256 acc[R][P];
+  for (int r = 0; r < R; ++r) {
+    for (int p = 0; p < P; ++p) acc[r][p] = _mm256_setzero_ps();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    __m256 w[P];
+    for (int p = 0; p < P; ++p) w[p] = _mm256_loadu_ps(panels[p] + i * kPanel);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xr = _mm256_broadcast_ss(x + r * x_stride + i);
+      for (int p = 0; p < P; ++p) acc[r][p] = _mm256_add_ps(acc[r][p], _mm256_mul_ps(xr, w[p]));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int p = 0; p < P; ++p) {
+      float* to = y + r * y_stride + p * kPanel;
+      if (valid[p] == kPanel) {
+        _mm256_storeu_ps(to, acc[r][p]);
+        continue;
+      }
+      alignas(32) float out[kPanel];
+      _mm256_store_ps(out, acc[r][p]);
+      for (int j = 0; j < valid[p]; ++j) to[j] = out[j];
+    }
+  }
+}
+
+template <int P>
+__attribute__((target("avx2"))) void rows(const float* x, int64_t t0, int64_t t1, int64_t x_stride,
+                                          const float* const* panels, const int* valid, int64_t n, float* y,
+                                          int64_t y_stride) {
+  int64_t t = t0;
+  for (; t + 4 <= t1; t += 4) tile<4, P>(x + t * x_stride, x_stride, panels, n, y + t * y_stride, y_stride, valid);
+  const int64_t rest = t1 - t;
+  if (rest == 3) tile<3, P>(x + t * x_stride, x_stride, panels, n, y + t * y_stride, y_stride, valid);
+  if (rest == 2) tile<2, P>(x + t * x_stride, x_stride, panels, n, y + t * y_stride, y_stride, valid);
+  if (rest == 1) tile<1, P>(x + t * x_stride, x_stride, panels, n, y + t * y_stride, y_stride, valid);
+}
+#endif
+
+}  // namespace
+
+bool avx2_kernel_enabled() { return enabled_flag(); }
+
+void set_avx2_kernel(bool enabled) { enabled_flag() = enabled && cpu_has_avx2(); }
+
+void panel_rows_avx2(const float* x, int64_t t0, int64_t t1, int64_t x_stride, const float* const* panels,
+                     const int* valid, int count, int64_t n, float* y, int64_t y_stride) {
+#if defined(MINIMIND_HAVE_AVX2_KERNEL)
+  if (count == 2) {
+    rows<2>(x, t0, t1, x_stride, panels, valid, n, y, y_stride);
+  } else {
+    rows<1>(x, t0, t1, x_stride, panels, valid, n, y, y_stride);
+  }
+#else
+  (void)x, (void)t0, (void)t1, (void)x_stride, (void)panels, (void)valid, (void)count, (void)n, (void)y, (void)y_stride;
+#endif
+}
+
+}  // namespace minimind
