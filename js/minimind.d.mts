@@ -70,6 +70,8 @@ export interface ForwardOptions {
   causalMask?: boolean;
   /** false: no ÷√head_dim, softmax turns winner-takes-all. Default true. */
   scaleScores?: boolean;
+  /** Head ablation: these heads' outputs are zeroed before o_proj (their attention is still traced). */
+  ablate?: [number, number][];
 }
 
 export interface ForwardResult {
@@ -238,6 +240,10 @@ export class Model {
   info(): ModelInfo;
   forward(ids: ArrayLike<number> | ArrayLike<number>[], options?: ForwardOptions): ForwardResult;
   generator(prompt: ArrayLike<number>, sampling?: SamplingOptions, options?: { prefillTrace?: TraceRequest }): Generator;
+  /** Per layer and head ([L][H]): the mean attention weight each probe's query puts on its keys. */
+  attentionMass(probes: { ids: ArrayLike<number>; query: number; keys: number[] }[], options?: { ablate?: [number, number][] }): number[][];
+  /** Per layer and head ([L][H]): the mean entropy in nats of the attention rows (rows after the first). */
+  attentionEntropy(sequences: ArrayLike<number>[]): number[][];
   /** MiniMind's pretraining loop over this model; forward, trace and generation see each optimizer step. */
   trainer(options: TrainerOptions): Trainer;
   /** model.safetensors bytes with MiniMind's tensor names (tied: both embedding keys). */

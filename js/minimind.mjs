@@ -449,6 +449,7 @@ export class Model {
       causalMask: options.causalMask ?? true,
       scaleScores: options.scaleScores ?? true,
     };
+    if (options.ablate !== undefined) request.ablate = ablationList(options.ablate);
     const out = native.forward(flat, rows.length, mask, JSON.stringify(request));
     return { logits: { shape: [...out.logitsShape], data: out.logits }, trace: traceResult(out.trace) };
   }
@@ -520,6 +521,33 @@ export class Model {
   safetensors({ dtype = 'F32' } = {}) {
     if (dtype !== 'F32' && dtype !== 'F16') throw new RangeError(`dtype must be "F32" or "F16", got ${describe(dtype)}`);
     return this.#live().safetensors(dtype);
+  }
+
+  /**
+   * What each head does, measured: for probes [{ids, query, keys}], the mean
+   * over probes of the attention weight position `query` puts on `keys`, per
+   * layer and head ([L][H]). `options.ablate` as in forward().
+   */
+  attentionMass(probes, options = {}) {
+    const native = this.#live();
+    if (!Array.isArray(probes) || probes.length === 0) throw new TypeError('probes must be a non-empty array of {ids, query, keys}');
+    const list = probes.map((p, i) => {
+      if (typeof p !== 'object' || p === null) throw new TypeError(`probes[${i}] must be {ids, query, keys}`);
+      const ids = Array.from(toIdArray(p.ids, `probes[${i}].ids`));
+      const query = checkInteger(p.query, `probes[${i}].query`, 0, ids.length - 1);
+      if (!Array.isArray(p.keys)) throw new TypeError(`probes[${i}].keys must be an array of positions`);
+      const keys = p.keys.map((k, j) => checkInteger(k, `probes[${i}].keys[${j}]`, 0, ids.length - 1));
+      return { ids, query, keys };
+    });
+    const request = options.ablate === undefined ? {} : { ablate: ablationList(options.ablate) };
+    return native.attentionMass(JSON.stringify(list), JSON.stringify(request));
+  }
+
+  /** Mean entropy (nats) of each head's attention rows over the sequences, [L][H]. */
+  attentionEntropy(sequences) {
+    const native = this.#live();
+    if (!Array.isArray(sequences) || sequences.length === 0) throw new TypeError('sequences must be a non-empty array of id arrays');
+    return native.attentionEntropy(JSON.stringify(sequences.map((s, i) => Array.from(toIdArray(s, `sequences[${i}]`)))));
   }
 
   /** The config as config.json text, with MiniMind's key names. */
@@ -654,4 +682,13 @@ export class Trainer {
     if (this.#native) this.#native.delete();
     this.#native = null;
   }
+}
+
+// [[layer, head], ...] for head ablation (the core checks the ranges).
+function ablationList(ablate) {
+  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an array of [layer, head] pairs, got ${describe(ablate)}`);
+  return ablate.map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`ablate[${i}] must be a [layer, head] pair`);
+    return [checkInteger(pair[0], `ablate[${i}][0]`), checkInteger(pair[1], `ablate[${i}][1]`)];
+  });
 }

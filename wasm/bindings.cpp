@@ -19,6 +19,7 @@
 #include "lesson/lab_record.h"
 #include "lesson/lesson_attention.h"
 #include "model/generation.h"
+#include "model/head_scores.h"
 #include "model/model.h"
 #include "model/presets.h"
 #include "tokenizer/tokenizer.h"
@@ -110,6 +111,33 @@ WeightPacking parse_packing(const std::string& packing) {
   if (packing == "narrowest") return WeightPacking::Narrowest;
   if (packing == "float32") return WeightPacking::Float32;
   throw std::invalid_argument("weight storage must be \"narrowest\" or \"float32\", got \"" + packing + "\"");
+}
+
+// {"ablate": [[layer, head], ...]} -> ForwardOptions::ablated_heads [L·H].
+std::vector<uint8_t> ablation_flags(const ModelConfig& c, const json& options) {
+  if (!options.contains("ablate")) return {};
+  std::vector<uint8_t> flags(size_t(c.num_hidden_layers * c.num_attention_heads), 0);
+  for (const json& pair : options.at("ablate")) {
+    const int64_t layer = pair.at(0).get<int64_t>(), head = pair.at(1).get<int64_t>();
+    if (layer < 0 || layer >= c.num_hidden_layers || head < 0 || head >= c.num_attention_heads) {
+      throw std::invalid_argument("cannot ablate layer " + std::to_string(layer) + " head " + std::to_string(head) +
+                                  ": the model has " + std::to_string(c.num_hidden_layers) + " layers of " +
+                                  std::to_string(c.num_attention_heads) + " heads");
+    }
+    flags[size_t(layer * c.num_attention_heads + head)] = 1;
+  }
+  return flags;
+}
+
+// A [L, H] matrix as rows of numbers.
+val layer_head_rows(const Matrix& m) {
+  val rows = val::array();
+  for (int64_t l = 0; l < m.rows(); ++l) {
+    val row = val::array();
+    for (int64_t h = 0; h < m.cols(); ++h) row.call<void>("push", double(m(l, h)));
+    rows.call<void>("push", row);
+  }
+  return rows;
 }
 
 RandomInit parse_init(const std::string& init) {
@@ -237,6 +265,7 @@ class WasmModel {
       ForwardOptions forward_options;
       forward_options.attention.causal_mask = options.value("causalMask", true);
       forward_options.attention.scale_scores = options.value("scaleScores", true);
+      forward_options.ablated_heads = ablation_flags(model_->config(), options);
       Trace trace(parse_trace_request(options.value("trace", json::object())), batch);
       const Tensor logits = model_->forward_batch(rows, mask_rows, forward_options, &trace);
       val out = val::object();
@@ -263,6 +292,28 @@ class WasmModel {
       return typed_copy(bytes.data(), bytes.size());
     });
   }
+  // probes JSON: [{"ids": [...], "query": i, "keys": [...]}, ...], options
+  // JSON: {"ablate": [[layer, head], ...]}. Returns [L][H] mean masses.
+  val attention_mass_js(const std::string& probes_json, const std::string& options_json) const {
+    return guarded([&] {
+      std::vector<AttentionProbe> probes;
+      for (const json& p : json::parse(probes_json)) {
+        probes.push_back({p.at("ids").get<std::vector<int32_t>>(), p.at("query").get<int64_t>(),
+                          p.at("keys").get<std::vector<int64_t>>()});
+      }
+      ForwardOptions options;
+      options.ablated_heads = ablation_flags(model_->config(), json::parse(options_json));
+      return layer_head_rows(attention_mass(*model_, probes, options));
+    });
+  }
+  // sequences JSON: [[ids...], ...]. Returns [L][H] mean row entropies (nats).
+  val attention_entropy_js(const std::string& sequences_json) const {
+    return guarded([&] {
+      return layer_head_rows(
+          attention_entropy(*model_, json::parse(sequences_json).get<std::vector<std::vector<int32_t>>>()));
+    });
+  }
+
   std::string config_json() const {
     return guarded([&] { return config_to_json(model_->config()); });
   }
@@ -611,7 +662,9 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers())
       .function("trainer", &WasmModel::trainer, emscripten::allow_raw_pointers())
       .function("safetensors", &WasmModel::safetensors)
-      .function("configJson", &WasmModel::config_json);
+      .function("configJson", &WasmModel::config_json)
+      .function("attentionMass", &WasmModel::attention_mass_js)
+      .function("attentionEntropy", &WasmModel::attention_entropy_js);
   emscripten::class_<WasmTrainer>("NativeTrainer")
       .function("step", &WasmTrainer::step)
       .function("lossAndGradients", &WasmTrainer::loss_and_gradients)

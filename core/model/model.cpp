@@ -99,6 +99,11 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
                                 std::to_string(logit_rows));
   }
   if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
+  const int64_t H = c.num_attention_heads;
+  if (!options.ablated_heads.empty() && int64_t(options.ablated_heads.size()) != c.num_hidden_layers * H) {
+    throw std::invalid_argument("head ablation needs " + std::to_string(c.num_hidden_layers * H) +
+                                " flags (layers × heads), got " + std::to_string(options.ablated_heads.size()));
+  }
   const float eps = float(c.rms_norm_eps);
 
   float* h = scratch(ws.hidden, T * D);  // [T, D] = embed_tokens[ids]
@@ -131,8 +136,9 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
     record(trace, l, stage::kBlockInput, batch_index, h, T, D);
     rms_norm_rows(h, w.input_layernorm.data(), T, D, eps, normed);
     record(trace, l, stage::kAttnNorm, batch_index, normed, T, D);
-    attention_forward(c, w, normed, T, {cos, sin}, kv.layer(l), key_mask, options.attention, target, ws.attention,
-                      branch);
+    AttentionOptions attention = options.attention;
+    attention.ablated_heads = options.ablated_heads.empty() ? nullptr : options.ablated_heads.data() + l * H;
+    attention_forward(c, w, normed, T, {cos, sin}, kv.layer(l), key_mask, attention, target, ws.attention, branch);
     add(branch);
     record(trace, l, stage::kAttnResidual, batch_index, h, T, D);
     rms_norm_rows(h, w.post_attention_layernorm.data(), T, D, eps, normed);

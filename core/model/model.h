@@ -16,7 +16,9 @@
 namespace minimind {
 
 struct ForwardOptions {
-  AttentionOptions attention;
+  AttentionOptions attention;  // its ablated_heads is set per layer from the field below
+  // Head ablation: [L·H] flags (layer-major) or empty; see AttentionOptions.
+  std::vector<uint8_t> ablated_heads;
 };
 
 class Model {

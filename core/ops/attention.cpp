@@ -156,6 +156,7 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
         for (int64_t d = 0; d < Dh; ++d) o[d] += weight * v_j[d];
       }
       if (head_outputs) std::copy(o, o + Dh, head_outputs + (h * T + i) * Dh);
+      if (options.ablated_heads && options.ablated_heads[h]) std::fill(o, o + Dh, 0.0f);
     }
   }
   record(target, stage::kAttnConcat, {T, H * Dh}, concat);

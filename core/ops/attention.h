@@ -19,6 +19,10 @@ class Trace;
 struct AttentionOptions {
   bool causal_mask = true;   // off: the future leaks into every row
   bool scale_scores = true;  // off: no ÷√Dh, softmax turns winner-takes-all
+  // Head ablation: [H] flags or nullptr; a flagged head's output is zeroed
+  // before o_proj (its attention weights and head_outputs are still traced),
+  // so the change in the prediction shows what the head contributes.
+  const uint8_t* ablated_heads = nullptr;
 };
 
 // Where the trace of this call goes (nullptr: no trace).
