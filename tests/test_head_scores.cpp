@@ -29,7 +29,7 @@ std::vector<Tensor> traced_weights(const Model& model, const std::vector<int32_t
 
 }  // namespace
 
-TEST_CASE("attention_mass is the mean of the chosen keys' weights; all keys make 1", "[heads]") {
+TEST_CASE("attention_mass is the mean of the chosen keys' weights, and all keys make 1", "[heads]") {
   const Model model = Model::random(preset_config("lab-b"), 3);
   const std::vector<int32_t> a = {1, 7, 9, 11, 7, 9, 2}, b = {1, 5, 6, 8, 2};
   const std::vector<AttentionProbe> probes = {{a, 4, {3}}, {a, 5, {1, 4}}, {b, 3, {0}}};

@@ -329,7 +329,8 @@ TEST_CASE("apply_rotary_backward is the transpose of apply_rotary", "[backward][
   }
 }
 
-TEST_CASE("swiglu_act gives silu(gate)·up's bits; swiglu_act_backward matches finite differences", "[backward][ffn]") {
+TEST_CASE("swiglu_act gives silu(gate)·up's bits, and swiglu_act_backward matches finite differences",
+          "[backward][ffn]") {
   Rng rng(5);
   for (const int64_t n : {1, 5, 256, 300}) {  // 300: past one chunk of exponentials
     CAPTURE(n);

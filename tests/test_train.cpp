@@ -211,7 +211,7 @@ TEST_CASE("20 batches of MiniMind's recipe match the same loop with torch.optim.
   }
 }
 
-TEST_CASE("a seed gives the same weights, bit for bit; another seed other ones", "[train]") {
+TEST_CASE("a seed gives the same weights, bit for bit, and another seed other ones", "[train]") {
   const TrainCase c = load_train_case("gen3_r2_tied");
   const auto train = [&](uint64_t seed) {
     Model model = c.model();

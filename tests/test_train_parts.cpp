@@ -360,7 +360,8 @@ TEST_CASE("PretrainDataset: text lines are bos + MiniMind's tokens + eos, padded
   }
 }
 
-TEST_CASE("PretrainDataset: ids lines are the whole sequence, cut at max_seq_len; every pad id is ignored", "[train]") {
+TEST_CASE("PretrainDataset: ids lines are the whole sequence, cut at max_seq_len, and every pad id is ignored",
+          "[train]") {
   const std::string jsonl =
       "{\"ids\": [5, 0, 7]}\n"
       "{\"ids\": [1, 2, 3, 4, 5, 6, 7, 8, 9]}\n"
@@ -471,7 +472,7 @@ TEST_CASE("PretrainDataset: every malformed input is refused naming its line", "
 
 // ---------------------------------------------------------------- epoch order
 
-TEST_CASE("epoch_order: a platform-independent permutation per (seed, epoch); file order without shuffle", "[train]") {
+TEST_CASE("epoch_order: a platform-independent permutation per (seed, epoch), file order without shuffle", "[train]") {
   // Computed outside C++ (Python integers) from SplitMix64 with the formula of pretrain_data.h:
   // SplitMix64(SplitMix64(42 ^ (0x9E3779B97F4A7C15 * 2)).next()), Fisher-Yates from the end with rejection.
   CHECK(order_of(10, 42, 1) == std::vector<int64_t>{5, 0, 2, 4, 7, 8, 1, 9, 3, 6});
