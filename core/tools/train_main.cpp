@@ -61,6 +61,27 @@ double number(const std::map<std::string, std::string>& args, const std::string&
 }
 
 int run(const std::map<std::string, std::string>& args) {
+  static const char* const kFlags[] = {"preset",
+                                       "config",
+                                       "model",
+                                       "data",
+                                       "out",
+                                       "tokenizer",
+                                       "epochs",
+                                       "batch-size",
+                                       "max-seq-len",
+                                       "lr",
+                                       "accumulation-steps",
+                                       "grad-clip",
+                                       "seed",
+                                       "order",
+                                       "dtype",
+                                       "log"};
+  for (const auto& [name, value] : args) {
+    bool known = false;
+    for (const char* flag : kFlags) known = known || name == flag;
+    if (!known) throw std::invalid_argument("unknown flag --" + name);
+  }
   const auto get = [&](const std::string& name) {
     const auto it = args.find(name);
     return it == args.end() ? std::string() : it->second;

@@ -1,0 +1,517 @@
+// The training corpus of the project's own MiniMind: MiniMind pretraining JSONL
+// ({"text": ...} per line) of Chinese written without spaces, in the lessons'
+// world (people, objects, giving, feelings, weather), built so that attention
+// has to do what the lessons say:
+//
+// - Pronouns. A pronoun sentence names one male and one female person, so the
+//   pronoun's gender decides its referent, and the pronoun is followed by the
+//   referent's own habit (小红 always 唱起了歌, 小明 always 踢起了球, every name
+//   its own verb): `小明把书给了小红，她唱起了歌。`. The token right after 他/她 can
+//   only be predicted by resolving the pronoun; the referent is the first-named
+//   person as often as the second (at random), in 13 frames, after prefixes of
+//   varying length, so position never gives it away.
+// - Induction. Random spans of words or characters said twice (`小明说：猫、红色、三、书。
+//   小红又说了一遍：猫、红色、三、书。`), so copying from earlier context pays.
+// - Held out. Some name pairs never meet in training, and some pair × frame ×
+//   object combinations (the lesson's `小明把苹果给了小红` among them, in either
+//   order) never occur: the probes below are built from them only.
+//
+//   node scripts/make_corpus.mjs --seed 1 --lines 160000 --out corpus.jsonl [--pack 56] [--probes probes.json]
+//   writes it (scripts/make_corpus.mjs is the command line; this module the generator).
+//
+// Deterministic from the seed (its own xoshiro128** generator, never Math.random).
+// Exports the generator and the probe sets for the tests and the model card:
+//   import { makeCorpusLines, heldOutPronounProbes, lessonProbes, repeatedTokenProbes } from './corpus.mjs';
+
+// ---------------------------------------------------------------- the world
+
+/** Male names and their habits (every name 1-2 tokens; every habit's first token its own). */
+export const MALE_HABITS = Object.freeze({
+  小明: '踢起了球',
+  小强: '打起了鼓',
+  小军: '跑起了步',
+  小龙: '游起了泳',
+  小勇: '拍起了手',
+  小东: '看起了书',
+  小亮: '讲起了故事',
+  小波: '练起了字',
+  小峰: '扫起了地',
+  小飞: '玩起了游戏',
+  小超: '修起了车',
+  小宇: '学起了英语',
+  小健: '养起了鱼',
+  小海: '种起了树',
+  小山: '做起了题',
+  小天: '洗起了手',
+  小武: '吃起了面',
+  小光: '开起了车',
+  小成: '算起了数',
+  小志: '找起了书',
+});
+
+/** Female names and their habits. */
+export const FEMALE_HABITS = Object.freeze({
+  小红: '唱起了歌',
+  小丽: '跳起了舞',
+  小美: '画起了画',
+  小花: '读起了诗',
+  小兰: '写起了信',
+  小雪: '折起了纸',
+  小静: '剪起了纸',
+  小慧: '聊起了天',
+  小月: '听起了音乐',
+  小云: '拉起了手',
+  小英: '放起了音乐',
+  小青: '走起了路',
+  小敏: '想起了家',
+  小莉: '教起了字',
+  小珍: '演起了戏',
+  小露: '排起了队',
+  小佳: '卖起了花',
+  小荷: '买起了菜',
+  小梦: '背起了书',
+  小雅: '数起了钱',
+});
+
+export const MALE_NAMES = Object.freeze(Object.keys(MALE_HABITS));
+export const FEMALE_NAMES = Object.freeze(Object.keys(FEMALE_HABITS));
+/** Every name's habit. */
+export const HABITS = Object.freeze({ ...MALE_HABITS, ...FEMALE_HABITS });
+/** 'male' or 'female' by name. */
+export const GENDER = Object.freeze(Object.fromEntries([...MALE_NAMES.map((n) => [n, 'male']), ...FEMALE_NAMES.map((n) => [n, 'female'])]));
+export const PRONOUN = Object.freeze({ male: '他', female: '她' });
+
+/** What may follow a pronoun instead of a habit, in a few lines (the lesson's wording). */
+export const FEELINGS = Object.freeze(['很开心', '很高兴', '笑了']);
+
+/** Objects with their measure words; `food` can be eaten. */
+const ITEMS = [
+  ['苹果', '个', true],
+  ['书', '本'],
+  ['花', '朵'],
+  ['笔', '支'],
+  ['球', '个'],
+  ['信', '封'],
+  ['蛋糕', '块', true],
+  ['帽子', '顶'],
+  ['杯子', '个'],
+  ['风筝', '只'],
+  ['伞', '把'],
+  ['糖', '颗', true],
+  ['香蕉', '根', true],
+  ['橘子', '个', true],
+  ['围巾', '条'],
+  ['手表', '块'],
+  ['气球', '个'],
+  ['饼干', '块', true],
+  ['礼物', '份'],
+  ['西瓜', '个', true],
+  ['铅笔', '支'],
+  ['玩具', '个'],
+  ['面包', '个', true],
+  ['包子', '个', true],
+];
+const MEASURE = Object.fromEntries(ITEMS.map(([o, m]) => [o, m]));
+export const OBJECTS = Object.freeze(ITEMS.map(([o]) => o));
+export const FOODS = Object.freeze(ITEMS.filter((i) => i[2]).map(([o]) => o));
+export const PLACES = Object.freeze(['公园', '学校', '商店', '海边', '图书馆', '动物园', '河边', '超市', '操场', '电影院', '博物馆']);
+
+/**
+ * The pronoun frames: the clause naming the first-mentioned person `a`, the
+ * second `b` and the object or place `o`; the pronoun and what follows it come
+ * after `，`. `weight` is how often the frame is drawn ('give' is the lesson's).
+ */
+export const FRAMES = Object.freeze([
+  { id: 'give', weight: 4, objects: OBJECTS, clause: (a, b, o) => `${a}把${o}给了${b}` },
+  { id: 'send', weight: 1.5, objects: OBJECTS, clause: (a, b, o) => `${a}送给${b}一${MEASURE[o]}${o}` },
+  { id: 'bring', weight: 1, objects: OBJECTS, clause: (a, b, o) => `${a}给${b}带了一${MEASURE[o]}${o}` },
+  { id: 'return', weight: 1, objects: OBJECTS, clause: (a, b, o) => `${a}把${o}还给了${b}` },
+  { id: 'borrow', weight: 1, objects: OBJECTS, clause: (a, b, o) => `${a}向${b}借了一${MEASURE[o]}${o}` },
+  { id: 'find', weight: 1, objects: OBJECTS, clause: (a, b, o) => `${a}帮${b}找到了${o}` },
+  { id: 'see', weight: 1, objects: OBJECTS, clause: (a, b, o) => `${a}看见${b}拿着一${MEASURE[o]}${o}` },
+  { id: 'treat', weight: 1, objects: FOODS, clause: (a, b, o) => `${a}请${b}吃${o}` },
+  { id: 'go', weight: 1.5, objects: PLACES, clause: (a, b, o) => `${a}和${b}一起去${o}` },
+  { id: 'meet', weight: 1, objects: PLACES, clause: (a, b, o) => `${a}在${o}遇见了${b}` },
+  { id: 'wait', weight: 0.7, objects: PLACES, clause: (a, b, o) => `${a}在${o}等${b}` },
+  { id: 'call', weight: 0.7, objects: [null], clause: (a, b) => `${a}给${b}打了一个电话` },
+  { id: 'visit', weight: 0.7, objects: [null], clause: (a, b) => `${a}去${b}家玩` },
+]);
+const FRAME_BY_ID = Object.fromEntries(FRAMES.map((f) => [f.id, f]));
+
+const TIMES = ['早上', '下午', '晚上', '星期天', '有一天', '放学以后', '周末', '今天', '昨天', '中午'];
+const WEATHER = ['今天天气很好', '今天下雨了', '外面下雪了', '天气很冷', '太阳出来了', '今天风很大', '今天天气不好', '天很蓝', '今天很热'];
+const TAILS = ['大家都很开心。', '真是快乐的一天。', '天慢慢黑了。', '后来下起了雨。', '这一天过得很快。'];
+const MOODS = ['很开心', '很高兴', '有点难过', '有点累', '笑了', '很生气', '哭了'];
+/** Words for the repeated spans: no names, no 小, no pronouns. */
+const WORDS = [
+  ...OBJECTS,
+  ...PLACES,
+  ...'猫 狗 鸟 鱼 马 牛 羊 兔子 山 水 火 风 雨 云 天 月亮 太阳 星星 树 草 河 桥 车 船 门 窗 桌子 椅子 床 灯 家 路 米 茶 水果 书包'.split(
+    ' ',
+  ),
+  ...'红色 蓝色 绿色 白色 黄色 黑色 大 高 快 慢 多 少 好 新 老 长 短 冷 热 一 二 三 四 五 六 七 八 九 十 百'.split(' '),
+  ...'春天 夏天 秋天 冬天 东 西 南 北 左 右 上 下 跑 跳 走 看 听 说 写 读 画 吃 喝 飞 坐 开 关 来 去 笑 哭'.split(' '),
+];
+/** Common characters for repeated spans over a broader vocabulary (no 小, 他, 她: see below). */
+const CHARACTERS = [
+  ...new Set(
+    '的一是不了人我在有这为之大来以个中上到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都三二无同么经法当起与好看学进种将还分此心前面又定见只主没公从知全点长已开实现动高问力理明工体意本样新月水手外头两机关文间正老果重回百电听白先表气身向立名给色路北员走门西吃山书黑红话平感真美花车爱做喜欢买早晚春夏秋冬风雨雪云星河海树草鸟鱼猫狗马牛羊米茶饭菜包杯笔桌椅床灯窗衣帽鞋球画歌舞跑跳唱读写玩笑哭睡站坐飞南东左右远近快慢冷热甜酸苦香亮暗新旧少干净金木火土石田林村城街桥船楼房园校店朋友爸妈哥姐弟妹爷奶叔阿姨',
+  ),
+].filter((c) => !'小他她'.includes(c));
+const INDUCTION_FRAMES = [
+  (a, b, x) => `${a}说：${x}。${b}又说了一遍：${x}。`,
+  (a, b, x) => `${a}说：${x}。${b}也说：${x}。`,
+  (a, b, x) => `${a}在本子上写了：${x}。${b}照着写了一遍：${x}。`,
+  (a, b, x) => `老师说：${x}。${a}跟着说：${x}。`,
+  (a, b, x) => `${a}念道：${x}。大家一起念：${x}。`,
+  (a, b, x) => `请记住：${x}。${a}记住了：${x}。`,
+  (a, b, x) => `${a}告诉${b}：${x}。${b}说：${x}。`,
+];
+
+// ---------------------------------------------------------------- the generator
+
+/** xoshiro128** seeded through SplitMix32 from an integer seed: the same numbers on every platform. */
+export function makeRng(seed) {
+  if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be a safe integer, got ${seed}`);
+  let sm = (seed >>> 0) ^ Math.imul(Math.floor(seed / 4294967296) >>> 0, 0x9e3779b9);
+  const splitmix32 = () => {
+    sm = (sm + 0x9e3779b9) | 0;
+    let z = sm;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  const s = [splitmix32(), splitmix32(), splitmix32(), splitmix32()];
+  const rotl = (x, k) => (x << k) | (x >>> (32 - k));
+  const next = () => {
+    const result = Math.imul(rotl(Math.imul(s[1], 5), 7), 9) >>> 0;
+    const t = s[1] << 9;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 11);
+    return result;
+  };
+  const rng = {
+    next,
+    /** Uniform in [0, n). */
+    int: (n) => Math.floor((next() / 4294967296) * n),
+    float: () => next() / 4294967296,
+    chance: (p) => next() / 4294967296 < p,
+    pick: (array) => array[rng.int(array.length)],
+    /** Picks from [{weight}, ...]. */
+    weighted: (items) => {
+      let r = rng.float() * items.reduce((sum, item) => sum + item.weight, 0);
+      for (const item of items) if ((r -= item.weight) < 0) return item;
+      return items[items.length - 1];
+    },
+    shuffle: (array) => {
+      for (let i = array.length - 1; i > 0; i--) {
+        const j = rng.int(i + 1);
+        [array[i], array[j]] = [array[j], array[i]];
+      }
+      return array;
+    },
+  };
+  return rng;
+}
+
+/** FNV-1a over a string's UTF-16 units: the fixed hash that picks held-out combinations. */
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+// ---------------------------------------------------------------- held out
+
+const HELD_OUT_SEED = 20240601; // fixed: the held-out set does not depend on the corpus seed
+const HELD_OUT_COMBO_PERCENT = 4;
+/** The lesson's sentence: its pair × frame × object is held out (both orders, both pronouns). */
+const LESSON = { male: '小明', female: '小红', frame: 'give', object: '苹果' };
+
+/** Held-out pairs: every male meets one female he never meets in training (小明 and 小红 are not one of them). */
+export const HELD_OUT_PAIRS = Object.freeze(
+  (() => {
+    const females = makeRng(HELD_OUT_SEED).shuffle([...FEMALE_NAMES]);
+    const i = MALE_NAMES.indexOf(LESSON.male);
+    const j = females.indexOf(LESSON.female);
+    if (i === j) [females[j], females[(j + 1) % females.length]] = [females[(j + 1) % females.length], females[j]];
+    return MALE_NAMES.map((m, k) => Object.freeze([m, females[k]]));
+  })(),
+);
+const HELD_OUT_PAIR_KEYS = new Set(HELD_OUT_PAIRS.map(([m, f]) => `${m}|${f}`));
+
+/** Whether a male and a female name never meet in training. */
+export function isHeldOutPair(male, female) {
+  return HELD_OUT_PAIR_KEYS.has(`${male}|${female}`);
+}
+
+/** Whether a pair × frame × object combination is held out (the pair met elsewhere). */
+export function isHeldOutCombo(male, female, frame, object) {
+  if (male === LESSON.male && female === LESSON.female && frame === LESSON.frame && object === LESSON.object) return true;
+  return fnv1a(`${male}|${female}|${frame}|${object}`) % 100 < HELD_OUT_COMBO_PERCENT;
+}
+
+/** Whether any pronoun sentence of this pair, frame and object is held out of training. */
+export function isHeldOut(male, female, frame, object) {
+  return isHeldOutPair(male, female) || isHeldOutCombo(male, female, frame, object);
+}
+
+let heldOutCombosCache = null;
+/** Every held-out combination of a pair that does meet in training: [{male, female, frame, object, clauses}]. */
+export function heldOutCombos() {
+  if (!heldOutCombosCache) {
+    heldOutCombosCache = [];
+    for (const male of MALE_NAMES)
+      for (const female of FEMALE_NAMES) {
+        if (isHeldOutPair(male, female)) continue;
+        for (const frame of FRAMES)
+          for (const object of frame.objects)
+            if (isHeldOutCombo(male, female, frame.id, object))
+              heldOutCombosCache.push(
+                Object.freeze({
+                  male,
+                  female,
+                  frame: frame.id,
+                  object,
+                  clauses: Object.freeze([frame.clause(male, female, object), frame.clause(female, male, object)]),
+                }),
+              );
+      }
+    Object.freeze(heldOutCombosCache);
+  }
+  return heldOutCombosCache;
+}
+
+// ---------------------------------------------------------------- sentences
+
+/** One pronoun sentence, without the final 。: {text, male, female, frame, object, referent, other, first, ending}. */
+function pronounSentence(rng, pair = null, { feelingChance = 0.06, allowHeldOut = false } = {}) {
+  for (;;) {
+    const male = pair ? pair[0] : rng.pick(MALE_NAMES);
+    const female = pair ? pair[1] : rng.pick(FEMALE_NAMES);
+    const frame = rng.weighted(FRAMES);
+    const object = rng.pick(frame.objects);
+    if (!allowHeldOut && isHeldOut(male, female, frame.id, object)) continue;
+    const maleFirst = rng.chance(0.5);
+    const referentIsMale = rng.chance(0.5);
+    const [a, b] = maleFirst ? [male, female] : [female, male];
+    const referent = referentIsMale ? male : female;
+    const other = referentIsMale ? female : male;
+    const pronoun = PRONOUN[GENDER[referent]];
+    const ending = rng.chance(feelingChance) ? (rng.chance(0.5) ? '很开心' : rng.pick(FEELINGS)) : HABITS[referent];
+    const text = `${frame.clause(a, b, object)}，${pronoun}${ending}`;
+    return { text, male, female, frame: frame.id, object, referent, other, first: referent === a, ending };
+  }
+}
+
+function contextPrefix(rng) {
+  const r = rng.float();
+  if (r < 0.4) return '';
+  if (r < 0.6) return `${rng.pick(TIMES)}，`;
+  if (r < 0.8) return `${rng.pick(WEATHER)}。`;
+  if (r < 0.9) return `${rng.pick(WEATHER)}，`;
+  return `${rng.pick(TIMES)}，${rng.pick(WEATHER)}。`;
+}
+
+function pronounLine(rng) {
+  const first = pronounSentence(rng);
+  const pair = [first.male, first.female];
+  let text = contextPrefix(rng);
+  if (rng.chance(0.1)) text += rng.chance(0.5) ? `${first.male}和${first.female}是好朋友。` : `${first.female}和${first.male}是好朋友。`;
+  text += `${first.text}。`;
+  if (rng.chance(0.25)) text += `${pronounSentence(rng, pair).text}。`;
+  if (rng.chance(0.15)) text += rng.pick(TAILS);
+  return text;
+}
+
+/**
+ * A span to repeat: 4-10 random words run together, 4-7 listed with 、 (so
+ * that lines fit in 64 tokens), or 4-10 random common characters (a broader
+ * vocabulary, so that copying is learnt for more than the world's words).
+ */
+function repeatedSpan(rng) {
+  const r = rng.float();
+  if (r < 0.35) return Array.from({ length: 4 + rng.int(7) }, () => rng.pick(CHARACTERS)).join('');
+  const listed = r < 0.65;
+  const words = Array.from({ length: 4 + rng.int(listed ? 4 : 7) }, () => rng.pick(WORDS));
+  return words.join(listed ? '、' : '');
+}
+
+/** Two speakers who may share a line (a held-out pair never does). */
+function twoNames(rng) {
+  for (;;) {
+    const names = [...MALE_NAMES, ...FEMALE_NAMES];
+    const a = rng.pick(names);
+    const b = rng.pick(names);
+    if (a === b) continue;
+    const [m, f] = GENDER[a] === 'male' ? [a, b] : [b, a];
+    if (GENDER[m] === 'male' && GENDER[f] === 'female' && isHeldOutPair(m, f)) continue;
+    return [a, b];
+  }
+}
+
+function inductionLine(rng) {
+  const [a, b] = twoNames(rng);
+  return rng.pick(INDUCTION_FRAMES)(a, b, repeatedSpan(rng));
+}
+
+function moodLine(rng) {
+  const name = rng.pick([...MALE_NAMES, ...FEMALE_NAMES]);
+  const r = rng.float();
+  if (r < 0.3) return `${rng.pick(WEATHER)}。${name}${rng.pick(MOODS)}。`;
+  if (r < 0.6) return `${rng.pick(WEATHER)}，${name}${rng.pick(MOODS)}。`;
+  if (r < 0.8) return `${name}${rng.pick(TIMES)}${rng.pick(MOODS)}。`;
+  return `${rng.pick(WEATHER)}，大家都很开心。`;
+}
+
+function habitLine(rng) {
+  const name = rng.pick([...MALE_NAMES, ...FEMALE_NAMES]);
+  return `${contextPrefix(rng)}${name}${HABITS[name]}。`;
+}
+
+/** Line kinds and their shares. */
+export const LINE_KINDS = Object.freeze([
+  { kind: 'pronoun', weight: 0.66, make: pronounLine },
+  { kind: 'induction', weight: 0.2, make: inductionLine },
+  { kind: 'mood', weight: 0.08, make: moodLine },
+  { kind: 'habit', weight: 0.06, make: habitLine },
+]);
+
+/** `count` corpus texts (no spaces, no newlines), the same for the same seed. */
+export function makeCorpusLines(count, seed = 1) {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  const rng = makeRng(seed);
+  const lines = new Array(count);
+  for (let i = 0; i < count; i++) lines[i] = rng.weighted(LINE_KINDS).make(rng);
+  return lines;
+}
+
+/**
+ * Joins consecutive texts while the joined text has at most `maxChars`
+ * characters (a text longer than that stays alone): fewer, longer lines, so
+ * less of a max_seq_len window is padding and sentences start at more
+ * positions. About 0.97 tokens per character: at 56 characters 99.9% of the lines fit max_seq_len 64.
+ */
+export function packLines(lines, maxChars) {
+  const packed = [];
+  let current = '';
+  let length = 0;
+  for (const line of lines) {
+    const n = [...line].length;
+    if (length > 0 && length + n > maxChars) (packed.push(current), (current = ''), (length = 0));
+    current += line;
+    length += n;
+  }
+  if (length > 0) packed.push(current);
+  return packed;
+}
+
+/** The corpus as MiniMind pretraining JSONL text. */
+export function corpusJsonl(lines) {
+  return lines.map((text) => JSON.stringify({ text })).join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------- probes
+
+/**
+ * The lesson's sentence and its three swaps, each with its referent; none of
+ * their pair × frame × object combinations is in training.
+ */
+export function lessonProbes() {
+  const probe = (a, b, pronoun) => {
+    const referent = GENDER[a] === (pronoun === '他' ? 'male' : 'female') ? a : b;
+    const text = `${a}把苹果给了${b}，${pronoun}很开心`;
+    return { text, prefix: `${a}把苹果给了${b}，${pronoun}`, referent, other: referent === a ? b : a, pronoun, first: referent === a };
+  };
+  return [probe('小明', '小红', '她'), probe('小红', '小明', '他'), probe('小明', '小红', '他'), probe('小红', '小明', '她')];
+}
+
+/**
+ * `count` pronoun sentences built only from held-out combinations: even
+ * indices from the held-out pairs (names that never meet in training), odd
+ * ones from held-out pair × frame × object combinations. Each is
+ * {text, prefix, referent, other, pronoun, habit, first, frame, object, kind},
+ * `text` one sentence ending right after the referent's habit, `prefix` it up
+ * to and including the pronoun; the referent is first in half of them.
+ */
+export function heldOutPronounProbes(count, seed = 1) {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  const rng = makeRng(seed);
+  const combos = heldOutCombos();
+  const probes = [];
+  for (let i = 0; i < count; i++) {
+    const kind = i % 2 === 0 ? 'pair' : 'combo';
+    let male, female, frame, object;
+    if (kind === 'pair') {
+      [male, female] = rng.pick(HELD_OUT_PAIRS);
+      frame = rng.weighted(FRAMES);
+      object = rng.pick(frame.objects);
+    } else {
+      const combo = rng.pick(combos);
+      ({ male, female, object } = combo);
+      frame = FRAME_BY_ID[combo.frame];
+    }
+    const first = i % 4 < 2; // referent first in exactly half, across both kinds
+    const referentIsMale = rng.chance(0.5);
+    const referent = referentIsMale ? male : female;
+    const other = referentIsMale ? female : male;
+    const [a, b] = first ? [referent, other] : [other, referent];
+    const pronoun = PRONOUN[GENDER[referent]];
+    const prefix = `${frame.clause(a, b, object)}，${pronoun}`;
+    const habit = HABITS[referent];
+    probes.push({ text: prefix + habit, prefix, referent, other, pronoun, habit, first, frame: frame.id, object, kind });
+  }
+  return probes;
+}
+
+/**
+ * Olsson et al. (2022)'s induction probe: `count` sequences of `length` random
+ * token ids (distinct within a sequence, from [minId, maxId], or from `pool`,
+ * e.g. the ids the corpus uses: a model trained on this corpus never saw most
+ * of 100..6399) said twice, so `ids` has 2 × length ids; prepend MiniMind's
+ * bos (1) to run them. An induction head at position t of the second half
+ * attends to t − length + 1.
+ */
+export function repeatedTokenProbes(count, seed = 1, { length = 20, minId = 100, maxId = 6399, pool = null } = {}) {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  const ids = pool ? [...new Set(pool)] : null;
+  const choices = ids ? ids.length : maxId - minId + 1;
+  if (!Number.isSafeInteger(length) || length < 1 || length > choices) throw new RangeError(`bad length ${length}`);
+  const rng = makeRng(seed);
+  const probes = [];
+  for (let i = 0; i < count; i++) {
+    const seen = new Set();
+    const half = [];
+    while (half.length < length) {
+      const id = ids ? ids[rng.int(choices)] : minId + rng.int(choices);
+      if (!seen.has(id)) (seen.add(id), half.push(id));
+    }
+    probes.push({ ids: [...half, ...half], length });
+  }
+  return probes;
+}
+
+/**
+ * Per-head induction score of one repeated-token probe: the mean attention
+ * that positions of the second half put on the token after their earlier
+ * occurrence. `attn` is [H, T, T] row-major (one batch of a trace's
+ * attn_weights), `offset` the index of the probe's first id (1 after bos).
+ */
+export function inductionScores(attn, heads, seqLen, length, offset = 1) {
+  const scores = [];
+  for (let h = 0; h < heads; h++) {
+    let sum = 0;
+    for (let k = 1; k < length; k++) {
+      const t = offset + length + k; // the k-th token of the second half
+      sum += attn[(h * seqLen + t) * seqLen + (t - length + 1)];
+    }
+    scores.push(sum / (length - 1));
+  }
+  return scores;
+}
+
+// ---------------------------------------------------------------- CLI
