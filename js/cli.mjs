@@ -14,11 +14,15 @@ const USAGE = `usage: minimind <command> [options]
 commands:
   info      MODEL [--json]
             config, derived shapes, parameter count
-  run       MODEL (--ids 1,2,3 | --text "...") [--json]
+  run       MODEL (--ids 1,2,3 | --text "...") [--no-bos] [--ablate L:H,...] [--json]
             tokens, attention weights of every layer and head, logits
   generate  MODEL (--ids ... | --text "...") [--chat] [--max-new-tokens N]
             [--greedy | --temperature T --top-k K --top-p P
             --repetition-penalty R --sample-seed S] [--json]
+  heads     MODEL [--count 500] [--json]
+            what each head does, measured on fresh probes: previous-token,
+            induction, pronoun (referent) scores, entropy, first-token mass, and
+            the referent accuracy with the best pronoun head on and switched off
   lab       [--preset lab-a|lab-b] [--seed N]
             lesson 11's lab record, computed by the module
   train     MODEL --data FILE.jsonl|FILE.txt --out DIR [--epochs 1] [--batch-size 32]
@@ -39,7 +43,9 @@ MODEL is one of:
                              config is inferred from the tensor shapes (--heads:
                              number of attention heads, default 8)
 --tokenizer FILE uses that tokenizer.json (a model folder's own is used by default).
-With a tokenizer, --text is encoded by it and generate prints the text. Without
+With a tokenizer, --text is encoded by it, after MiniMind's bos token <|im_start|>
+as MiniMind feeds a pretrained model (--no-bos leaves it out), and generate prints
+the text. --ablate switches heads off (their output zeroed before o_proj). Without
 one, --text splits on whitespace and numbers the distinct words 3, 4, 5, ... in
 order of first appearance (ids 0-2 are MiniMind's special tokens).
 --chat wraps the prompt in MiniMind's chat template (for SFT models).
@@ -53,6 +59,8 @@ the random weights and the shuffled order of each epoch (the project's own
 generator, not torch.randperm; --order file keeps the file's order).`;
 
 class UsageError extends Error {}
+
+const BOS_ID = 1; // <|im_start|>, MiniMind's bos
 
 const OPTIONS = {
   preset: { type: 'string' },
@@ -72,6 +80,9 @@ const OPTIONS = {
   heads: { type: 'string' },
   tokenizer: { type: 'string' },
   chat: { type: 'boolean' },
+  'no-bos': { type: 'boolean' },
+  ablate: { type: 'string' },
+  count: { type: 'string' },
   data: { type: 'string' },
   out: { type: 'string' },
   epochs: { type: 'string' },
@@ -166,8 +177,11 @@ function inputTokens(values, tokenizer) {
   if (values.text !== undefined) {
     const text = values.chat ? chatPrompt(values.text) : values.text;
     if (tokenizer) {
-      const ids = tokenizer.encode(text);
-      if (ids.length === 0) throw new UsageError('--text holds no tokens (it is empty)');
+      const encoded = tokenizer.encode(text);
+      if (encoded.length === 0) throw new UsageError('--text holds no tokens (it is empty)');
+      // As MiniMind's eval_llm.py feeds a pretrained model: bos_token + prompt
+      // (the chat template starts with <|im_start|> itself).
+      const ids = values.chat || values['no-bos'] ? encoded : [BOS_ID, ...encoded];
       return { ids, labels: tokenizer.display(ids).map((t) => t.text) };
     }
     const { ids, tokens } = whitespaceTokens(text);
@@ -175,6 +189,16 @@ function inputTokens(values, tokenizer) {
     return { ids, labels: tokens };
   }
   throw new UsageError('give the input as --ids 1,2,3 or --text "..."');
+}
+
+// --ablate 0:2,1:3 -> [[0, 2], [1, 3]] (layer:head pairs).
+function ablation(values) {
+  if (values.ablate === undefined) return undefined;
+  return values.ablate.split(',').map((part) => {
+    const m = /^\s*(\d+):(\d+)\s*$/.exec(part);
+    if (!m) throw new UsageError(`--ablate takes layer:head pairs like 0:2,1:3, got "${values.ablate}"`);
+    return [Number(m[1]), Number(m[2])];
+  });
 }
 
 function nestedArray(tensor, dims) {
@@ -225,7 +249,8 @@ async function commandRun(mm, values) {
   const tokenizer = await openTokenizer(mm, values, folder);
   try {
     const { ids, labels } = inputTokens(values, tokenizer);
-    const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
+    const ablate = ablation(values);
+    const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] }, ...(ablate ? { ablate } : {}) });
     const attention = trace
       .filter((e) => e.stage === 'attn_weights')
       .sort((a, b) => a.layer - b.layer)
@@ -471,7 +496,35 @@ async function commandGrad(mm, values) {
   }
 }
 
+async function commandHeads(mm, values) {
+  const { model, folder } = await openModel(mm, values);
+  const { tokenizer } = await trainingTokenizer(mm, values, folder);
+  try {
+    const { measureHeads } = await import('./head_roles.mjs');
+    const r = measureHeads(model, tokenizer, { count: positiveIntegerOption(values, 'count', 500) });
+    if (values.json) return console.log(JSON.stringify(r));
+    const f = (x) => x.toFixed(2).padStart(8);
+    console.log('layer head  prev-tok induction  pronoun  entropy     sink  role');
+    for (const h of r.heads) {
+      console.log(
+        `${String(h.layer).padStart(5)} ${String(h.head).padStart(4)}${f(h.previousToken)}${f(h.induction).padStart(10)}${f(h.pronoun)}${f(h.entropy)}${f(h.sink)}  ${h.role}`,
+      );
+    }
+    const { layer, head } = r.pronounHead;
+    console.log(`\npronoun head: layer ${layer} head ${head}`);
+    for (const l of r.lesson) console.log(`  ${l.text}: ${l.mass.toFixed(2)} of the pronoun's attention on ${l.referent}`);
+    console.log(
+      `referent's habit predicted after the pronoun (${r.probes.heldOut} held-out sentences): ` +
+        `${(100 * r.referentAccuracy.on).toFixed(1)}% with the head, ${(100 * r.referentAccuracy.off).toFixed(1)}% with it switched off`,
+    );
+  } finally {
+    tokenizer.dispose();
+    model.dispose();
+  }
+}
+
 const COMMANDS = {
+  heads: commandHeads,
   info: commandInfo,
   run: commandRun,
   generate: commandGenerate,

@@ -136,7 +136,11 @@ test('a real tokenizer encodes --text, labels the matrices, and decodes what gen
   const run1 = await cli('run', '--preset', 'minimind2-small', '--tokenizer', tokenizer, '--text', '你好，世界', '--json');
   assert.equal(run1.code, 0, run1.stderr);
   const out = JSON.parse(run1.stdout);
-  assert.deepEqual(out.tokens, ['你好', '，', '世界']);
+  assert.deepEqual(out.tokens, ['<|im_start|>', '你好', '，', '世界'], 'bos first, as MiniMind feeds a pretrained model');
+  const noBos = JSON.parse(
+    (await cli('run', '--preset', 'minimind2-small', '--tokenizer', tokenizer, '--text', '你好', '--no-bos', '--json')).stdout,
+  );
+  assert.deepEqual(noBos.tokens, ['你好']);
   assert.equal(out.attention.length, 8);
   const gen = JSON.parse(
     (await cli('generate', '--preset', 'lab-b', '--ids', '3,4', '--greedy', '--max-new-tokens', '3', '--json')).stdout,

@@ -1,0 +1,134 @@
+// What each attention head of a model does, measured on probes the project
+// generates fresh (js/corpus.mjs), not asserted:
+//   previousToken  mean attention from position i to i - 1 (natural text)
+//   induction      on a random token sequence said twice, mean attention from
+//                  the second occurrence of a token to the token after its
+//                  first occurrence (Olsson et al. 2022)
+//   pronoun        mean attention mass from 他/她 onto its referent's tokens,
+//                  on held-out sentences whose referent only gender decides
+//   entropy        mean entropy (nats) of the attention rows
+//   sink           mean attention on the first token (the bos)
+// and, causally, how often the model predicts the referent's own habit after
+// the pronoun with the best pronoun head on and switched off (ablated).
+import { heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
+
+const BOS = 1;
+
+// ids of `text` with the bos in front, and the token span [start, end) of
+// text.slice(c0, c1) in them (names keep their own tokens in context: the
+// prefixes' encodings are prefixes of the whole encoding, checked).
+function encodeWithSpan(tokenizer, text, c0, c1) {
+  const ids = tokenizer.encode(text);
+  const before = tokenizer.encode(text.slice(0, c0));
+  const through = tokenizer.encode(text.slice(0, c1));
+  const isPrefix = (part) => part.every((id, i) => ids[i] === id);
+  if (!isPrefix(before) || !isPrefix(through)) throw new Error(`"${text.slice(c0, c1)}" does not keep its own tokens in "${text}"`);
+  return { ids: [BOS, ...ids], start: 1 + before.length, end: 1 + through.length };
+}
+
+/** A pronoun probe as token positions: {ids, pronoun, referent: [positions], next} (bos at 0). */
+export function pronounProbeTokens(tokenizer, probe) {
+  const c0 = probe.prefix.indexOf(probe.referent);
+  const span = encodeWithSpan(tokenizer, probe.prefix, c0, c0 + probe.referent.length);
+  const full = tokenizer.encode(probe.text);
+  const keys = [];
+  for (let k = span.start; k < span.end; k += 1) keys.push(k);
+  // The token after the pronoun in the whole sentence (the habit's first, or 很).
+  const next = full[span.ids.length - 1];
+  return { ids: span.ids, pronoun: span.ids.length - 1, referent: keys, next };
+}
+
+function argmax(row) {
+  let best = 0;
+  for (let i = 1; i < row.length; i += 1) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+// Fraction of probes whose greedy next token after the pronoun is the sentence's own.
+function referentAccuracy(model, probes, ablate) {
+  let right = 0;
+  for (const p of probes) {
+    const { logits } = model.forward(p.ids, ablate ? { ablate } : {});
+    const V = logits.shape[2];
+    right += argmax(logits.data.subarray(p.pronoun * V, (p.pronoun + 1) * V)) === p.next ? 1 : 0;
+  }
+  return right / probes.length;
+}
+
+/**
+ * Scores every head of `model` (MiniMind's tokenizer needed for the
+ * sentences). Returns {heads: [{layer, head, previousToken, induction,
+ * pronoun, entropy, sink, role}], pronounHead: {layer, head}, lesson:
+ * [{text, referent, mass}] for that head, referentAccuracy: {on, off}}.
+ */
+export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductionLength = 20 } = {}) {
+  const info = model.info();
+  const L = info.num_hidden_layers;
+  const H = info.num_attention_heads;
+  const heldOut = heldOutPronounProbes(count, seed).map((p) => pronounProbeTokens(tokenizer, p));
+  const lesson = lessonProbes().map((p) => ({ ...p, tokens: pronounProbeTokens(tokenizer, p) }));
+  const texts = heldOut.slice(0, 100).map((p) => p.ids);
+
+  const previous = [];
+  const sink = [];
+  for (const ids of texts) {
+    for (let i = 1; i < ids.length; i += 1) {
+      previous.push({ ids, query: i, keys: [i - 1] });
+      sink.push({ ids, query: i, keys: [0] });
+    }
+  }
+  // Random tokens from the corpus's own vocabulary, said twice after the bos.
+  const pool = [...new Set(makeCorpusLines(400, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
+  const induction = [];
+  for (const probe of repeatedTokenProbes(40, seed, { length: inductionLength, pool })) {
+    const ids = [BOS, ...probe.ids];
+    const n = probe.length;
+    // Second occurrence of half[j] at 1 + n + j; the token after its first occurrence at 1 + j + 1.
+    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: 1 + n + j, keys: [2 + j] });
+  }
+  const pronoun = heldOut.map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
+
+  const scores = {
+    previousToken: model.attentionMass(previous),
+    induction: model.attentionMass(induction),
+    pronoun: model.attentionMass(pronoun),
+    sink: model.attentionMass(sink),
+    entropy: model.attentionEntropy(texts),
+  };
+  const heads = [];
+  let best = { layer: 0, head: 0, score: -1 };
+  for (let layer = 0; layer < L; layer += 1) {
+    for (let head = 0; head < H; head += 1) {
+      const s = Object.fromEntries(Object.entries(scores).map(([k, m]) => [k, m[layer][head]]));
+      const role =
+        s.pronoun >= 0.5
+          ? 'pronoun'
+          : s.induction >= 0.4
+            ? 'induction'
+            : s.previousToken >= 0.6
+              ? 'previous-token'
+              : s.sink >= 0.6
+                ? 'sink'
+                : 'mixed';
+      heads.push({ layer, head, ...s, role });
+      if (s.pronoun > best.score) best = { layer, head, score: s.pronoun };
+    }
+  }
+  const pronounHead = { layer: best.layer, head: best.head };
+  const lessonMass = lesson.map((p) => ({
+    text: p.text,
+    referent: p.referent,
+    mass: model.attentionMass([{ ids: p.tokens.ids, query: p.tokens.pronoun, keys: p.tokens.referent }])[best.layer][best.head],
+  }));
+  const accuracyProbes = heldOut.filter((p) => p.next !== undefined);
+  return {
+    heads,
+    pronounHead,
+    lesson: lessonMass,
+    referentAccuracy: {
+      on: referentAccuracy(model, accuracyProbes, null),
+      off: referentAccuracy(model, accuracyProbes, [[best.layer, best.head]]),
+    },
+    probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length },
+  };
+}
