@@ -145,12 +145,13 @@ int run(const std::map<std::string, std::string>& args) {
                  (long long)s.batch, (long long)trainer.batches_per_epoch(), s.loss, s.lr, double(tokens) / seconds);
     if (log.is_open()) {
       char line[512];
-      const std::string norm = s.grad_norm ? std::to_string(*s.grad_norm) : "null";
+      char norm[32] = "null";
+      if (s.grad_norm) std::snprintf(norm, sizeof norm, "%.17g", *s.grad_norm);
       std::snprintf(line, sizeof line,
                     "{\"epoch\": %lld, \"batch\": %lld, \"loss\": %.17g, \"lr\": %.17g, \"optimizer_step\": %s, "
                     "\"grad_norm\": %s, \"tokens\": %lld, \"ms\": %.3f}\n",
-                    (long long)s.epoch, (long long)s.batch, s.loss, s.lr, s.optimizer_step ? "true" : "false",
-                    norm.c_str(), (long long)s.tokens, s.ms);
+                    (long long)s.epoch, (long long)s.batch, s.loss, s.lr, s.optimizer_step ? "true" : "false", norm,
+                    (long long)s.tokens, s.ms);
       log << line;
     }
   }
