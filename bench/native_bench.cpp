@@ -23,8 +23,10 @@
 //            linear_backward (dx = dy·W and dW += dyᵀ·x, ms), and its two
 //            halves apart: dx alone (linear_rows on the packed Wᵀ) and dW
 //            alone (linear_backward without dx); the preset is not used.
-// Output: {"work", "tokens", "reps", "ms": [one per repetition], ...}
-// (backward adds "forward", "dx" and "dw": [ms per repetition]).
+// Output: {"work", "tokens", "reps", "isa", "kernel", "ms": [one per
+// repetition], ...} (backward adds "forward", "dx" and "dw": [ms per
+// repetition]). Built without AVX (the native-sse flavour), it switches the
+// AVX2 matrix kernel off (kernel "4-lane"): 128-bit vectors, Wasm SIMD's width.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +42,7 @@
 #include "model/presets.h"
 #include "model/trace.h"
 #include "ops/linear.h"
+#include "ops/linear_avx2.h"
 
 namespace {
 
@@ -173,7 +176,8 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
   }
   std::ostringstream out;
   out << "{\"work\":\"" << kind << "\",\"tokens\":\"" << tokens << "\",\"reps\":" << reps << ",\"isa\":\"" << isa()
-      << "\",\"ms\":" << json_ms(ms) << extra.str() << "}";
+      << "\",\"kernel\":\"" << (avx2_kernel_enabled() ? "avx2" : "4-lane") << "\",\"ms\":" << json_ms(ms) << extra.str()
+      << "}";
   return out.str();
 }
 
@@ -193,6 +197,9 @@ bool flag(int argc, char** argv, const std::string& name) {
 
 int main(int argc, char** argv) {
   try {
+#if !defined(__AVX__)
+    minimind::set_avx2_kernel(false);
+#endif
     const std::string preset = arg(argc, argv, "--preset", "lab-a");
     const uint64_t seed = std::strtoull(arg(argc, argv, "--seed", "0").c_str(), nullptr, 10);
     const auto start = Clock::now();

@@ -5,13 +5,16 @@
 //
 // Usage:
 //   native_train_bench --config FILE --data FILE --seq T [--batch B] [--lr X]
-//                      [--clip X] [--accumulation K] [--seed N]
+//                      [--clip X] [--accumulation K] [--seed N] [--init minimind|playground]
 //   FILE config: config.json text (Hugging Face key names); the model gets
-//   the core's seeded random weights (Model::random with --seed, as the JS
-//   API's createModel({config, seed}) does). FILE data: MiniMind pretraining
+//   the core's seeded random weights (Model::random with --seed and --init,
+//   default minimind: MiniMind's from-scratch scale, as the JS API's
+//   createModel({config, seed, init}) does). FILE data: MiniMind pretraining
 //   JSONL ({"ids": [...]} lines), read with max_seq_len T, in file order.
+// Built without AVX (the native-sse flavour), it switches the AVX2 matrix
+// kernel off, so that it runs the 4-lane kernel: Wasm SIMD's width.
 // Requests on stdin, one per line, one JSON line each on stdout:
-//   step    one batch: {"loss", "lr", "gradNorm", "tokens", "ms", "isa"}
+//   step    one batch: {"loss", "lr", "gradNorm", "tokens", "ms", "isa", "kernel"}
 //   memory  Trainer::memory(): {"weights", "gradients", "adam", "activations",
 //           "transposedWeights", "modelWeights", "total"} (bytes)
 #include <chrono>
@@ -26,6 +29,7 @@
 
 #include "model/model.h"
 #include "model/model_config.h"
+#include "ops/linear_avx2.h"
 #include "train/pretrain_data.h"
 #include "train/trainer.h"
 
@@ -73,8 +77,14 @@ int main(int argc, char** argv) {
     using namespace minimind;
     const auto start = Clock::now();
     const ModelConfig config = parse_config_json(read_file(arg(argc, argv, "--config", "")));
+#if !defined(__AVX__)
+    set_avx2_kernel(false);
+#endif
     const uint64_t seed = std::strtoull(arg(argc, argv, "--seed", "0").c_str(), nullptr, 10);
-    Model model = Model::random(config, seed);
+    const std::string init = arg(argc, argv, "--init", "minimind");
+    if (init != "minimind" && init != "playground") throw std::invalid_argument("--init takes minimind or playground");
+    Model model = Model::random(config, seed, {}, WeightPacking::Narrowest,
+                                init == "minimind" ? RandomInit::MiniMind : RandomInit::Playground);
     DataOptions data_options;
     data_options.max_seq_len = std::stoll(arg(argc, argv, "--seq", ""));
     data_options.bos_id = int32_t(config.bos_token_id);
@@ -105,7 +115,8 @@ int main(int argc, char** argv) {
           } else {
             out << "null";
           }
-          out << ",\"tokens\":" << s.tokens << ",\"ms\":" << s.ms << ",\"isa\":\"" << isa() << "\"}";
+          out << ",\"tokens\":" << s.tokens << ",\"ms\":" << s.ms << ",\"isa\":\"" << isa() << "\",\"kernel\":\""
+              << (avx2_kernel_enabled() ? "avx2" : "4-lane") << "\"}";
         } else if (line == "memory") {
           const TrainingMemory m = trainer.memory();
           out << "{\"weights\":" << m.weights << ",\"gradients\":" << m.gradients << ",\"adam\":" << m.adam

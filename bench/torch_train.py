@@ -12,6 +12,7 @@ torch.optim.AdamW with its defaults, zero_grad(set_to_none=True), samples in fil
 
     /usr/bin/python3 bench/torch_train.py --config FILE --weights FILE --data FILE --seq T
         [--batch B] [--lr X] [--clip X] [--accumulation K]
+    /usr/bin/python3 bench/torch_train.py --check     (the BLAS check below, then exit)
 
   --config   config.json (Hugging Face key names), a dense generation-3 model
   --weights  model.safetensors, float32 (the JS API's model.safetensors())
@@ -115,10 +116,11 @@ def blas_check():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--weights", required=True)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--seq", type=int, required=True)
+    parser.add_argument("--check", action="store_true", help="print the BLAS check and exit")
+    parser.add_argument("--config")
+    parser.add_argument("--weights")
+    parser.add_argument("--data")
+    parser.add_argument("--seq", type=int)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--clip", type=float, default=1.0)
@@ -126,6 +128,12 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
+    if args.check:
+        print(json.dumps(blas_check()), flush=True)
+        return
+    missing = [f"--{k}" for k in ("config", "weights", "data", "seq") if getattr(args, k) is None]
+    if missing:
+        parser.error(f"{', '.join(missing)} required (or --check)")
 
     with open(args.config, encoding="utf-8") as f:
         c = model_config(json.load(f))

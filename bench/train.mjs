@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 // so that every batch is a whole optimizer step.
 export const TRAIN_RECIPE = { batchSize: 32, learningRate: 5e-4, accumulationSteps: 1, gradClip: 1.0, epochs: 1, order: 'file' };
 const MODEL_SEED = 0; // the core's seeded random weights (all runtimes start from them)
+const MODEL_INIT = 'minimind'; // at MiniMind's from-scratch scale: the first loss is near ln V
 const DATA_SEED = 1234; // the random token ids
 // Generation 3, tied embeddings, vocab 6400. intermediate_size is left out, so
 // that the core computes MiniMind's default, ceil(hidden·π/64)·64: 256 for
@@ -69,7 +70,9 @@ export function summary(ms) {
   return { median: at(0.5), p25: at(0.25), p75: at(0.75), runs: ms.length, samples: ms };
 }
 
-// A fixed stream of ids in [3, V): SplitMix32-style mixing of a counter.
+// A fixed stream of ids in [3, V): SplitMix32-style mixing of a counter, each
+// draw u in [0, 1) turned into rank ⌊(V − 3)^u⌋ (p ∝ 1/rank, Zipf-like, as
+// words in text), so that there is something to learn and the loss falls.
 function randomIds(count, vocab, seed) {
   const out = new Array(count);
   let state = seed >>> 0;
@@ -79,7 +82,8 @@ function randomIds(count, vocab, seed) {
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     z = (z ^ (z >>> 16)) >>> 0;
-    out[i] = 3 + (z % (vocab - 3));
+    const rank = Math.min(vocab - 3, Math.floor(Math.exp((z / 2 ** 32) * Math.log(vocab - 3)))); // 1 .. V − 3
+    out[i] = 2 + rank;
   }
   return out;
 }
@@ -175,7 +179,7 @@ async function trainRun(spec, run, env) {
   const tag = `${spec.name}-T${run.T}`;
   const { mm, memory: wasmMemory } = await loadModule(tag);
   const bytesEmpty = wasmMemory()?.buffer.byteLength;
-  const model = mm.createModel({ config: spec.config, seed: MODEL_SEED });
+  const model = mm.createModel({ config: spec.config, seed: MODEL_SEED, init: MODEL_INIT });
   const info = model.info();
   const configJson = model.configJson();
   const data = trainingData(batches * B, run.T, info.vocab_size);
@@ -207,7 +211,9 @@ async function trainRun(spec, run, env) {
   const recipe = ['--lr', String(TRAIN_RECIPE.learningRate), '--clip', String(TRAIN_RECIPE.gradClip)];
   recipe.push('--accumulation', String(TRAIN_RECIPE.accumulationSteps));
   for (const [name, executable] of Object.entries(env.trainExecutables)) {
-    const server = await lineServer(name, executable, [...common, ...recipe, '--seed', String(MODEL_SEED)], { ready: /ready in/ });
+    const server = await lineServer(name, executable, [...common, ...recipe, '--seed', String(MODEL_SEED), '--init', MODEL_INIT], {
+      ready: /ready in/,
+    });
     runtimes[name] = { step: () => server.request('step'), memory: () => server.request('memory'), close: () => server.close() };
   }
   const torch = await lineServer(
@@ -258,6 +264,12 @@ async function trainRun(spec, run, env) {
     )
     .join(', ');
   log(`train ${tag}: ${line}`);
+  const first = steps[TRAIN_BASELINE][0].loss;
+  const firstDiff = Math.max(...names.map((n) => Math.abs(steps[n][0].loss - first)));
+  log(
+    `train ${tag}: first-batch losses differ by at most ${firstDiff.toExponential(1)} (${(firstDiff / first).toExponential(1)} relative)`,
+  );
+  for (const n of names) if (!(steps[n].at(-1).loss < steps[n][0].loss)) log(`train ${tag}: WARNING: the loss of ${n} did not fall`);
   return { result, info };
 }
 
@@ -304,6 +316,7 @@ function trainMatmul(executables, wasmMicro) {
 // ------------------------------------------------------------------ all of it
 export async function benchTraining(env) {
   const { root, log } = env;
+  const started = Date.now();
   env.files = `${root}build/bench/train`;
   mkdirSync(env.files, { recursive: true });
   const libDir = ensureOpenBlas(root, log);
@@ -313,7 +326,25 @@ export async function benchTraining(env) {
     OMP_NUM_THREADS: '1',
     MKL_NUM_THREADS: '1',
   };
-  const started = Date.now();
+  // PyTorch's BLAS: the same matmul on OpenBLAS and on the system's default
+  // libblas.so.3 (Debian's reference BLAS unless the alternative was switched).
+  const check = (extra) =>
+    JSON.parse(
+      execFileSync(env.python, [`${root}bench/torch_train.py`, '--check'], {
+        encoding: 'utf8',
+        env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', ...extra },
+      })
+        .trim()
+        .split('\n')
+        .pop(),
+    );
+  const blasCheck = { openblas: check(env.torchEnv), systemDefault: check({}) };
+  if (!blasCheck.openblas.blas.some((l) => /openblas/i.test(l)))
+    throw new Error(`PyTorch does not load OpenBLAS from ${libDir} (loaded: ${blasCheck.openblas.blas.join(', ')})`);
+  log(
+    `training: PyTorch ${blasCheck.openblas.torch}, [2048×128]·[128×6400] matmul at ${blasCheck.openblas.gflops.toFixed(1)} GFLOP/s on ` +
+      `${blasCheck.openblas.blas[0]}, ${blasCheck.systemDefault.gflops.toFixed(1)} on the system default (${blasCheck.systemDefault.blas.join(', ')})`,
+  );
   const cpus = os.cpus();
   const training = {
     machine: {
@@ -326,7 +357,9 @@ export async function benchTraining(env) {
     },
     recipe: TRAIN_RECIPE,
     modelSeed: MODEL_SEED,
+    modelInit: MODEL_INIT,
     dataSeed: DATA_SEED,
+    blasCheck,
     targets: TRAIN_TARGETS,
     backwardTarget: BACKWARD_TARGET,
     configs: [],
@@ -337,7 +370,8 @@ export async function benchTraining(env) {
     for (const run of spec.runs) {
       const { result, info } = await trainRun(spec, run, env);
       training.runs.push(result);
-      for (const n of Object.keys(env.trainExecutables)) training.machine.isa[n] = result.steps[n][0].isa;
+      for (const n of Object.keys(env.trainExecutables))
+        training.machine.isa[n] = `${result.steps[n][0].isa}, ${result.steps[n][0].kernel} matrix kernel`;
       entry ??= {
         name: spec.name,
         note: spec.note,
