@@ -166,6 +166,7 @@ const INDUCTION_FRAMES = [
   (a, b, x) => `${a}念道：${x}。大家一起念：${x}。`,
   (a, b, x) => `请记住：${x}。${a}记住了：${x}。`,
   (a, b, x) => `${a}告诉${b}：${x}。${b}说：${x}。`,
+  (a, b, x) => `跟我念：${x}。${x}。`,
 ];
 
 // ---------------------------------------------------------------- the generator
@@ -335,8 +336,9 @@ function pronounLine(rng) {
  */
 function repeatedSpan(rng) {
   const r = rng.float();
-  if (r < 0.35) return Array.from({ length: 4 + rng.int(7) }, () => rng.pick(CHARACTERS)).join('');
-  const listed = r < 0.65;
+  // Mostly random characters: high entropy, so only copying predicts the repeat.
+  if (r < 0.6) return Array.from({ length: 6 + rng.int(10) }, () => rng.pick(CHARACTERS)).join('');
+  const listed = r < 0.8;
   const words = Array.from({ length: 4 + rng.int(listed ? 4 : 7) }, () => rng.pick(WORDS));
   return words.join(listed ? '、' : '');
 }
@@ -375,8 +377,11 @@ function habitLine(rng) {
 
 /** Line kinds and their shares. */
 export const LINE_KINDS = Object.freeze([
-  { kind: 'pronoun', weight: 0.66, make: pronounLine },
-  { kind: 'induction', weight: 0.2, make: inductionLine },
+  { kind: 'pronoun', weight: 0.5, make: pronounLine },
+  // Copying must pay often enough for induction heads (and the previous-token
+  // heads they read) to form: a first training run with 20% of such lines
+  // (and shorter, lower-entropy spans) grew neither in 4M tokens.
+  { kind: 'induction', weight: 0.36, make: inductionLine },
   { kind: 'mood', weight: 0.08, make: moodLine },
   { kind: 'habit', weight: 0.06, make: habitLine },
 ]);

@@ -13,7 +13,7 @@ work=build/demo
 mkdir -p "$out" "$work"
 
 echo "== corpus (js/corpus.mjs, seed 1)"
-node scripts/make_corpus.mjs --seed 1 --lines 160000 --pack 56 --out "$work/corpus.jsonl"
+node scripts/make_corpus.mjs --seed 1 --lines 200000 --pack 56 --out "$work/corpus.jsonl"
 
 echo "== native trainer"
 bash scripts/build.sh native minimind-train

@@ -62,7 +62,7 @@ test('texts have no spaces, no Latin letters and end a sentence', () => {
 
 test('every pronoun sentence names one male and one female, and the pronoun is followed by its referent’s habit', () => {
   const sentences = pronounSentences(SAMPLE);
-  assert.ok(sentences.length > 14000, `${sentences.length} pronoun sentences`);
+  assert.ok(sentences.length > 11000, `${sentences.length} pronoun sentences`); // half the lines, some with two
   let habits = 0;
   let referentFirst = 0;
   let male = 0;
@@ -93,10 +93,11 @@ test('every pronoun sentence names one male and one female, and the pronoun is f
 
 test('the other kinds of lines are there: repeated spans, moods, habits after names', () => {
   const repeated = SAMPLE.filter((line) => {
-    const m = line.match(/：([^。]+)。.*：([^。]+)。$/u);
+    const m = line.match(/：([^。]+)。(?:.*：)?([^。]+)。$/u);
     return m && m[1] === m[2];
   });
-  assert.ok(repeated.length > 0.15 * SAMPLE.length && repeated.length < 0.25 * SAMPLE.length, `${repeated.length} repeated-span lines`);
+  // 36% of the lines (the repeated-span kind's weight).
+  assert.ok(repeated.length > 0.3 * SAMPLE.length && repeated.length < 0.42 * SAMPLE.length, `${repeated.length} repeated-span lines`);
   assert.ok(SAMPLE.some((line) => line.includes('今天天气很好')));
   const habitAfterName = SAMPLE.filter(
     (line) => !/[他她]/u.test(line) && namesIn(line).some((name) => line.endsWith(name + HABITS[name] + '。')),
