@@ -37,7 +37,8 @@ commands:
 MODEL is one of:
   --preset NAME [--seed N]   a preset with seeded random weights
   --model DIR                a MiniMind folder: config.json and model.safetensors
-                             (F32, F16 or BF16) or model.pth, and tokenizer.json
+                             (F32, F16 or BF16), model.pth or pytorch_model.bin,
+                             and tokenizer.json
   --model FILE.pth [--config config.json] [--heads N]
                              a torch.save(state_dict) file; without --config the
                              config is inferred from the tensor shapes (--heads:
@@ -148,8 +149,16 @@ async function openModel(mm, values) {
     return { model: mm.loadModel({ config, weights: asBytes(await readInput(values.model)), hints }), folder: dirname(values.model) };
   }
   const folder = values.model;
-  const hasSafetensors = await exists(join(folder, 'model.safetensors'));
-  const weightsFile = hasSafetensors || !(await exists(join(folder, 'model.pth'))) ? 'model.safetensors' : 'model.pth';
+  // model.safetensors, else model.pth, else pytorch_model.bin (what
+  // save_pretrained(safe_serialization=False) writes: a torch.save zip).
+  let weightsFile = 'model.safetensors';
+  if (!(await exists(join(folder, weightsFile)))) {
+    weightsFile = (await exists(join(folder, 'model.pth')))
+      ? 'model.pth'
+      : (await exists(join(folder, 'pytorch_model.bin')))
+        ? 'pytorch_model.bin'
+        : 'model.safetensors';
+  }
   const config =
     (await exists(join(folder, 'config.json'))) || weightsFile === 'model.safetensors'
       ? await readInput(join(folder, 'config.json'), 'utf8')

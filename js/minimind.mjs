@@ -265,6 +265,12 @@ export class MiniMind {
    */
   loadModel({ config, weights, hints } = {}) {
     const bytes = toBytes(weights, 'weights');
+    if (isLegacyTorchSave(bytes)) {
+      throw new TypeError(
+        'these weights are in the legacy (non-zip) torch.save format, which is not read: save them again with ' +
+          'torch.save(state_dict, path) from PyTorch 1.6 or later (the zip format), or export model.safetensors',
+      );
+    }
     const NativeModel = this.#native.NativeModel;
     if (isZip(bytes)) {
       const text = config === undefined ? '' : configText(config, 'config');
@@ -309,6 +315,12 @@ function matrixJson(rows, name, allowEmpty = false) {
       });
     }),
   );
+}
+
+// torch.save before PyTorch 1.6 (or with _use_new_zipfile_serialization=False):
+// a pickle (protocol 2: 0x80 0x02) of torch's magic number 0x1950a86a20f9469cfc6c.
+function isLegacyTorchSave(bytes) {
+  return bytes.length >= 4 && bytes[0] === 0x80 && bytes[1] === 0x02 && bytes[2] === 0x8a && bytes[3] === 0x0a;
 }
 
 function isZip(bytes) {

@@ -188,3 +188,24 @@ test('--model FILE.pth loads a state dict with its config inferred (or given), a
   assert.equal(hostile.code, 1);
   assert.match(hostile.stderr, /^minimind: model\.pth: pickle opcode GLOBAL '\w+ system' is not allowed/);
 });
+
+test('a folder with pytorch_model.bin (save_pretrained without safetensors) runs like its model.safetensors', async (t) => {
+  const { copyFileSync, mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const c = loadCase('gen3_dense');
+  const dir = mkdtempSync(join(tmpdir(), 'minimind-bin-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(new URL('config.json', c.dir), join(dir, 'config.json'));
+  copyFileSync(new URL('model.pth', c.dir), join(dir, 'pytorch_model.bin'));
+  const fromBin = await cli('run', '--model', dir, '--ids', '3,4,5', '--json');
+  const fromSafetensors = await cli('run', '--model', fileURLToPath(c.dir), '--ids', '3,4,5', '--json');
+  assert.equal(fromBin.code, 0, fromBin.stderr);
+  assertClose(JSON.parse(fromBin.stdout).logits.flat(), JSON.parse(fromSafetensors.stdout).logits.flat(), { what: 'logits' });
+  // The legacy (non-zip) torch.save format gets its own message.
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(dir, 'pytorch_model.bin'), Buffer.from([0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46]));
+  const legacy = await cli('run', '--model', dir, '--ids', '3,4,5');
+  assert.equal(legacy.code, 1);
+  assert.match(legacy.stderr, /legacy \(non-zip\) torch\.save format/);
+});
