@@ -291,6 +291,8 @@ export class Tokenizer {
 }
 
 export class MiniMind {
+  /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */
+  wasmMemoryBytes(): number;
   readonly variant: 'simd' | 'scalar';
   readonly stages: StageName[];
   presets(): PresetName[];

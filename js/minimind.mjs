@@ -14,6 +14,22 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 
 const instances = new Map(); // variant, module URL or module factory -> Promise<MiniMind>
 
+// Models, tokenizers, generators and trainers that are garbage-collected
+// without dispose() still free their Wasm memory: each native handle is
+// registered here and deleted when its JS object is collected (dispose()
+// deletes it at once and unregisters it).
+const orphans = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((native) => native.delete()) : null;
+
+function adopt(owner, native) {
+  orphans?.register(owner, native, owner);
+  return native;
+}
+
+function release(owner, native) {
+  orphans?.unregister(owner);
+  native.delete();
+}
+
 /** MiniMind's chat template (its tokenizer_config.json) around one user turn, for SFT models. */
 export function chatPrompt(text) {
   return `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`;
@@ -96,9 +112,12 @@ function describe(value) {
 }
 
 // ids: number[] or Int32Array, each an integer id (the core checks the vocabulary).
+function isIdList(value) {
+  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+}
+
 function toIdArray(ids, name, { allowEmpty = false } = {}) {
-  if (!(ids instanceof Int32Array) && !Array.isArray(ids))
-    throw new TypeError(`${name} must be an array of token ids or an Int32Array, got ${describe(ids)}`);
+  if (!isIdList(ids)) throw new TypeError(`${name} must be an array of token ids or a typed array, got ${describe(ids)}`);
   if (ids.length === 0 && !allowEmpty) throw new RangeError(`${name} is empty: give at least one token id`);
   const out = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i += 1) out[i] = checkInteger(ids[i], `${name}[${i}]`, -(2 ** 31), 2 ** 31 - 1);
@@ -181,6 +200,11 @@ export class MiniMind {
     this.variant = variant;
     /** Every trace stage name, in pipeline order. */
     this.stages = JSON.parse(native.stageNames());
+  }
+
+  /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */
+  wasmMemoryBytes() {
+    return this.#native.HEAP8.buffer.byteLength;
   }
 
   /** @returns {string[]} */
@@ -358,7 +382,7 @@ export class Tokenizer {
   }
 
   constructor(native) {
-    this.#native = native;
+    this.#native = adopt(this, native);
     /** Number of ids (largest id + 1). */
     this.vocabSize = native.vocabSize();
   }
@@ -392,7 +416,7 @@ export class Tokenizer {
   }
 
   dispose() {
-    if (this.#native) this.#native.delete();
+    if (this.#native) release(this, this.#native);
     this.#native = null;
   }
 }
@@ -403,7 +427,7 @@ export class Model {
   #info;
 
   constructor(native) {
-    this.#native = native;
+    this.#native = adopt(this, native);
     this.#info = JSON.parse(native.info());
   }
 
@@ -426,7 +450,7 @@ export class Model {
   forward(ids, options = {}) {
     const native = this.#live();
     if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
-    const batch = Array.isArray(ids) && ids.length > 0 && (Array.isArray(ids[0]) || ids[0] instanceof Int32Array) ? ids : [ids];
+    const batch = Array.isArray(ids) && ids.length > 0 && isIdList(ids[0]) ? ids : [ids];
     const rows = batch.map((row, b) => toIdArray(row, batch.length > 1 ? `ids[${b}]` : 'ids'));
     const T = rows[0].length;
     rows.forEach((row, b) => {
@@ -437,10 +461,7 @@ export class Model {
     rows.forEach((row, b) => flat.set(row, b * T));
     let mask = new Int32Array(0);
     if (options.attentionMask !== undefined) {
-      const maskRows =
-        rows.length === 1 && !Array.isArray(options.attentionMask[0]) && !(options.attentionMask[0] instanceof Int32Array)
-          ? [options.attentionMask]
-          : options.attentionMask;
+      const maskRows = rows.length === 1 && !isIdList(options.attentionMask[0]) ? [options.attentionMask] : options.attentionMask;
       if (!Array.isArray(maskRows) || maskRows.length !== rows.length) throw new RangeError('attentionMask needs one row per sequence');
       mask = new Int32Array(flat.length);
       maskRows.forEach((row, b) => {
@@ -569,7 +590,7 @@ export class Model {
 
   /** Frees the model's Wasm memory. Generators made from it stay usable. */
   dispose() {
-    if (this.#native) this.#native.delete();
+    if (this.#native) release(this, this.#native);
     this.#native = null;
   }
 }
@@ -580,7 +601,7 @@ export class Generator {
   #info;
 
   constructor(native, info) {
-    this.#native = native;
+    this.#native = adopt(this, native);
     this.#info = info;
     /** Trace of the prompt's prefill (when asked for). */
     this.prefillTrace = traceResult(native.prefillTrace());
@@ -624,7 +645,7 @@ export class Generator {
   }
 
   dispose() {
-    if (this.#native) this.#native.delete();
+    if (this.#native) release(this, this.#native);
     this.#native = null;
   }
 }
@@ -651,7 +672,7 @@ export class Trainer {
   #native;
 
   constructor(native) {
-    this.#native = native;
+    this.#native = adopt(this, native);
   }
 
   #live() {
@@ -691,7 +712,7 @@ export class Trainer {
   }
 
   dispose() {
-    if (this.#native) this.#native.delete();
+    if (this.#native) release(this, this.#native);
     this.#native = null;
   }
 }
