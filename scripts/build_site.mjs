@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Writes the static site to dist/site/: the page and its worker bundled by
-// esbuild (npm dependencies included), the stylesheet, the Wasm module, and
-// the embeddable <minimind-attention> component twice:
-//   minimind-attention.js         loads wasm/minimind.mjs next to itself on first use
-//   minimind-attention.single.js  the Wasm inlined (dist/wasm/minimind-single.mjs): one file to host
+// esbuild (npm dependencies included), the stylesheet, the Wasm module, the
+// trained model (models/minimind-demo/: config, weights, tokenizer, heads.json, see siteDemoFile)
+// and the embeddable <minimind-attention> component twice:
+//   minimind-attention.js         loads wasm/minimind.mjs and models/minimind-demo/ next to itself on first use
+//   minimind-attention.single.js  the Wasm (dist/wasm/minimind-single.mjs) and the trained model inlined: one file to host
 // and the gallery (gallery.html, gallery.js, gallery.css): every lesson example as a live figure.
 // The folder works from any static host (serve .wasm as application/wasm).
-import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -15,10 +16,12 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/site/`;
 
+const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json'];
 const inputs = {
   'dist/wasm/minimind.mjs': 'npm run build:wasm',
   'dist/wasm/minimind.wasm': 'npm run build:wasm',
   'dist/wasm/minimind-single.mjs': 'bash scripts/build.sh wasm minimind_wasm_single',
+  ...Object.fromEntries(DEMO_FILES.map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
 };
 for (const [file, command] of Object.entries(inputs)) {
   try {
@@ -38,11 +41,54 @@ const common = {
   external: ['node:*'], // js/minimind.mjs reads the .wasm file only under Node
 };
 
-// The single-file component takes its module from the bundle, not from a URL.
-const inlineWasm = {
-  name: 'inline-wasm',
+// The trained model's files as the site and the single-file bundle hold
+// them: JSON without its whitespace, and model.safetensors without
+// lm_head.weight when it is the tied embedding's byte-for-byte copy
+// (MiniMind's state_dict keeps both; the core ties them itself): the same
+// model, a third fewer bytes for every reader to download.
+async function siteDemoFile(name) {
+  const bytes = await readFile(`${root}models/minimind-demo/${name}`);
+  if (name.endsWith('.json')) return JSON.stringify(JSON.parse(bytes.toString('utf8')));
+  const config = JSON.parse(await readFile(`${root}models/minimind-demo/config.json`, 'utf8'));
+  const headerLength = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+  const data = (entry) => bytes.subarray(8 + headerLength + entry.data_offsets[0], 8 + headerLength + entry.data_offsets[1]);
+  const head = header['lm_head.weight'];
+  const embedding = header['model.embed_tokens.weight'];
+  if (config.tie_word_embeddings === false || !head || !embedding || !data(head).equals(data(embedding))) return bytes;
+  const kept = {};
+  const chunks = [];
+  let offset = 0;
+  for (const [key, entry] of Object.entries(header)) {
+    if (key === 'lm_head.weight') continue;
+    if (key === '__metadata__') {
+      kept[key] = entry;
+      continue;
+    }
+    const chunk = data(entry);
+    kept[key] = { ...entry, data_offsets: [offset, offset + chunk.length] };
+    chunks.push(chunk);
+    offset += chunk.length;
+  }
+  const json = Buffer.from(JSON.stringify(kept));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([length, json, ...chunks]);
+}
+
+// The single-file component takes its module and the trained model from the
+// bundle, not from URLs: `demo-file:NAME` is models/minimind-demo/NAME, the
+// weights as bytes (base64 in the bundle), the rest as text.
+const inlineFiles = {
+  name: 'inline-files',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /\/module_source\.mjs$/ }, () => ({ path: `${root}web/component/module_source_single.mjs` }));
+    pluginBuild.onResolve({ filter: /\/demo_source\.mjs$/ }, () => ({ path: `${root}web/component/demo_source_single.mjs` }));
+    pluginBuild.onResolve({ filter: /^demo-file:/ }, ({ path }) => ({ path: path.slice('demo-file:'.length), namespace: 'demo-file' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'demo-file' }, async ({ path }) => {
+      if (!DEMO_FILES.includes(path)) return { errors: [{ text: `models/minimind-demo/${path} is not one of the trained model's files` }] };
+      return { contents: await siteDemoFile(path), loader: path.endsWith('.safetensors') ? 'binary' : 'text' };
+    });
   },
 };
 
@@ -56,7 +102,7 @@ await build({
 });
 const component = `${root}web/component/minimind_attention.mjs`;
 await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.js`, sourcemap: true });
-await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.single.js`, plugins: [inlineWasm] });
+await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.single.js`, plugins: [inlineFiles] });
 await copyFile(`${root}web/index.html`, `${out}index.html`);
 await copyFile(`${root}web/theme.css`, `${out}theme.css`);
 await copyFile(`${root}web/style.css`, `${out}style.css`);
@@ -64,8 +110,10 @@ await copyFile(`${root}web/gallery.html`, `${out}gallery.html`);
 await copyFile(`${root}web/gallery.css`, `${out}gallery.css`);
 await copyFile(`${root}dist/wasm/minimind.mjs`, `${out}wasm/minimind.mjs`);
 await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
+await mkdir(`${out}models/minimind-demo`, { recursive: true });
+for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
 
-const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
+const kib = (bytes) => (bytes >= 1 << 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`);
 for (const file of ['minimind-attention.js', 'minimind-attention.single.js', 'gallery.js']) {
   const bytes = await readFile(`${out}${file}`);
   console.log(`build_site: ${file} ${kib(bytes.length)} (gzip ${kib(gzipSync(bytes, { level: 9 }).length)})`);

@@ -9,9 +9,13 @@ import { RedrawTimer } from './frame_timing.mjs';
 import { appendRows, withLookup } from './generation_matrix.mjs';
 import { setupEmbed } from './embed_dialog.mjs';
 import { setupLessonMode } from './lesson_mode.mjs';
+import { DEMO } from './demo_model.mjs';
+import { headNote, headTag } from './demo_text.mjs';
+import { setupPrediction } from './prediction.mjs';
 import { createStore } from './store.mjs';
 import { tokenize } from './tokenize.mjs';
-import { DEFAULTS, STAGES, readUrlState, writeUrlState } from './url_state.mjs';
+import { DEFAULTS, STAGES, readUrlState, viewDefaults, writeUrlState } from './url_state.mjs';
+import { renderCandidates } from './views/candidates.mjs';
 import { renderChips } from './views/chips.mjs';
 import { HeatmapView } from './views/heatmap.mjs';
 import { renderLegend } from './views/legend.mjs';
@@ -22,6 +26,8 @@ import { RunStatusView } from './views/run_status.mjs';
 
 export const MAX_TOKENS = 128;
 const PRESETS = ['lab-a', 'lab-b', 'minimind2-small', 'minimind2', 'minimind-3', 'minimind-3-moe'];
+// The selector: the trained model first (the default), then the presets' random weights.
+const MODELS = [DEMO, ...PRESETS];
 const CONFIG_FIELDS = [
   'num_hidden_layers',
   'hidden_size',
@@ -39,11 +45,17 @@ let lastComputeMs = 0;
 
 const $ = (id) => document.getElementById(id);
 const initial = readUrlState(location.search);
+// A URL without a row opens on the model's own (the pronoun's, on the trained
+// model's lesson sentence) once the model is loaded; so does a new model.
+let defaultRowWanted = initial.row === undefined;
 const store = createStore({
   ...initial,
+  row: initial.row ?? null,
   lang: initial.lang ?? browserLanguage(),
   model: { status: 'loading', fraction: 0, info: null, error: null },
-  result: null, // {tokens, ids, dropped, entries, T}
+  demo: null, // the trained model's {heads: heads.json, sentence: the lesson sentence's positions}, while it is the model
+  prediction: null, // the worker's next-token candidates after a row
+  result: null, // {tokens, ids, special, dropped, entries, T}
   computeError: null,
   described: null, // {info, problems} of the config draft
   files: null, // {name, tokenizer, assumed, inferred} of a model loaded from files
@@ -66,9 +78,11 @@ let readingFiles = null; // AbortController of the files being read in the page
 let restoring = null; // after a cancel: {keep, key} while the worker loads the model again
 
 // A forward pass's answer, from the worker or from the main-thread twin of a tiny model.
-function showResult({ ids, labels, dropped, entries, computeMs, sentAt }) {
+function showResult({ ids, labels, special, dropped, entries, computeMs, sentAt }) {
   lastComputeMs = computeMs;
-  const result = ids.length ? { tokens: labels, ids, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt } : null;
+  const result = ids.length
+    ? { tokens: labels, ids, special: special ?? null, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt }
+    : null;
   if (!result) redrawTimer.drawn(sentAt);
   store.set({ result, computeError: null, busy: null, stale: false });
 }
@@ -80,27 +94,39 @@ const client = new ModelClient(new URL('./worker.js', import.meta.url), {
     if (phase === 'parse') store.set({ filesStatus: { phase: 'parsing', fraction, name: loadingFiles?.weights.name } });
     else store.set({ model: { ...store.get().model, status: 'building', fraction } });
   },
-  onLoaded: ({ info, files }) => {
+  onLoaded: ({ info, files, demo }) => {
     const s = store.get();
-    inlineModel.prepare(files ? null : { preset: s.preset, seed: s.seed, config: s.config }, info);
+    inlineModel.prepare(files || demo ? null : { preset: s.preset, seed: s.seed, config: s.config }, info);
     // After cancelling a forward pass the same model is back: its matrices still fit.
     const keep = restoring?.keep ?? false;
     const recompute = !keep || restoring.key !== computeKey();
+    const newFiles = files && !restoring; // files just chosen, not the same files again after a cancel
     restoring = null;
     loadedFiles = files ? loadingFiles : null;
-    store.set({
+    const patch = {
       files: files ? { ...files, name: loadingFiles.weights.name } : null,
+      demo: demo ?? null,
       result: keep ? s.result : null, // the old model's matrices do not fit the new one
       filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,
       generation: null,
       playing: false,
       model: { status: 'ready', fraction: 1, info, error: null },
-      layer: Math.min(s.layer, info.num_hidden_layers - 1),
-      head: Math.min(s.head, info.num_attention_heads - 1),
-    });
+    };
+    // What the URL or the learner did not choose is the model's own view.
+    // New files open on their own view too (the model before may have opened elsewhere).
+    const own = viewDefaults({ ...s, ...patch });
+    const L = info.num_hidden_layers;
+    const H = info.num_attention_heads;
+    patch.layer = Math.min(newFiles ? own.layer : (s.layer ?? own.layer), L - 1);
+    patch.head = Math.min(newFiles ? own.head : (s.head ?? own.head), H - 1);
+    if ((defaultRowWanted || newFiles) && !keep) patch.row = own.row;
+    defaultRowWanted = false;
+    patch.ablate = newFiles ? [] : s.ablate.filter(([layer, head]) => layer < L && head < H);
+    store.set(patch);
     if (recompute) compute();
   },
   onResult: showResult,
+  onPrediction: (prediction) => store.set({ prediction }),
   onDescribed: ({ info, problems }) => store.set({ described: { info, problems } }),
   onGenerationStart: ({ ids, labels, entries, cache, candidates }) => {
     const generation = {
@@ -162,12 +188,21 @@ function loadModel() {
   store.set({
     model: { status: 'building', fraction: 0, info: null, error: null },
     result: null,
+    prediction: null,
     generation: null,
     playing: false,
     files: null, // a model from files is no longer the one in use
+    demo: null,
     filesStatus: null,
   });
-  client.load({ preset, seed, config });
+  client.load(preset === DEMO ? { preset } : { preset, seed, config });
+}
+
+// A new model opens on its own view: its default layer, head and row, every head on.
+function chooseModel(patch) {
+  defaultRowWanted = true;
+  store.set({ ...patch, described: null, result: null, generation: null, layer: null, head: null, row: null, ablate: [] });
+  loadModel();
 }
 
 async function loadFiles(fileList) {
@@ -224,8 +259,13 @@ function tokensOfInput() {
     const ids = parts.slice(0, MAX_TOKENS).map(Number);
     return { ids, tokens: ids.map((id) => `#${id}`), dropped: Math.max(0, parts.length - MAX_TOKENS) };
   }
-  if (files?.tokenizer) return { text, viaWorker: true };
+  if (hasTokenizer()) return { text, viaWorker: true };
   return tokenize(text, model.info.vocab_size, MAX_TOKENS);
+}
+
+// MiniMind's tokenizer (in the worker): the trained model's, or one that came with files.
+function hasTokenizer(s = store.get()) {
+  return s.files ? s.files.tokenizer : s.preset === DEMO;
 }
 
 function requestTokens(current) {
@@ -233,7 +273,7 @@ function requestTokens(current) {
 }
 
 function compute() {
-  const { model, causal, scale } = store.get();
+  const { model, causal, scale, ablate } = store.get();
   if (!model.info || model.status === 'building') return;
   const current = currentTokens();
   if (!current.viaWorker && current.ids.length === 0) {
@@ -241,19 +281,29 @@ function compute() {
     return store.set({ result: null, busy: null, stale: false });
   }
   const sentAt = performance.now();
-  const inline = current.viaWorker ? null : inlineModel.forward(current, { causal, scale });
+  const inline = current.viaWorker ? null : inlineModel.forward(current, { causal, scale, ablate });
   if (inline) {
     client.supersede('forward'); // an older answer still in flight must not replace this one
     return showResult({ ...inline, sentAt });
   }
-  client.forward(requestTokens(current), { causal, scale });
+  client.forward(requestTokens(current), { causal, scale, ablate });
   store.set({ busy: { kind: 'forward', since: client.pendingSince('forward') } });
 }
 
 // What a forward pass depends on besides the model.
 function computeKey() {
-  const { text, inputMode, causal, scale } = store.get();
-  return JSON.stringify([text, inputMode, causal, scale]);
+  const { text, inputMode, causal, scale, ablate } = store.get();
+  return JSON.stringify([text, inputMode, causal, scale, ablate]);
+}
+
+// Switching a head off (or on again) from the overview.
+function toggleHead(layer, head) {
+  const { ablate, generation } = store.get();
+  const off = ablate.some(([l, h]) => l === layer && h === head);
+  const next = off ? ablate.filter(([l, h]) => l !== layer || h !== head) : [...ablate, [layer, head]];
+  if (generation) resetGeneration(); // generation runs with every head on
+  store.set({ ablate: next.sort((a, b) => a[0] - b[0] || a[1] - b[1]) });
+  compute();
 }
 
 function samplingOptions() {
@@ -333,7 +383,8 @@ function currentRun(s = store.get()) {
       cancellable: true,
     };
   if (s.model.status === 'building') {
-    const text = t(restoring ? 'run.restoring' : 'model.building', { name: modelName(s), percent: Math.round(s.model.fraction * 100) });
+    const key = restoring ? 'run.restoring' : s.preset === DEMO ? 'model.downloading' : 'model.building';
+    const text = t(key, { name: modelName(s), percent: Math.round(s.model.fraction * 100) });
     return { kind: restoring ? 'restore' : 'build', text, fraction: s.model.fraction, since: 0, cancellable: true };
   }
   if (s.busy?.kind === 'forward') {
@@ -364,8 +415,8 @@ function notice(text) {
 }
 
 function loadDefaultModel(message) {
-  store.set({ preset: DEFAULTS.preset, seed: DEFAULTS.seed, config: null, described: null, layer: 0, head: 0, row: null, files: null });
-  loadModel();
+  store.set({ seed: DEFAULTS.seed, files: null });
+  chooseModel({ preset: DEFAULTS.preset, config: null });
   store.set({ notice: notice(message) });
 }
 
@@ -487,10 +538,15 @@ function renderInput() {
   const s = store.get();
   if ($('text').value !== s.text) $('text').value = s.text;
   $('input-mode').value = s.inputMode;
+  // MiniMind's tokenizer, or the page's split on spaces: how the text becomes tokens.
+  const bpe = hasTokenizer(s);
+  $('input-hint').textContent = t(bpe ? 'input.hintTokenizer' : 'input.hint');
+  $('input-mapping').textContent = t(bpe ? 'input.mappingTokenizer' : 'input.mapping');
+  $('text').placeholder = t(bpe ? 'input.placeholderTokenizer' : 'input.placeholder');
   const current = currentTokens();
   // With a tokenizer the worker tokenizes: the chips follow its answer.
-  const { tokens, ids, dropped } = current.viaWorker ? (s.result ?? { tokens: [], ids: [], dropped: 0 }) : current;
-  renderChips($('chips'), tokens, ids);
+  const { tokens, ids, dropped, special } = current.viaWorker ? (s.result ?? { tokens: [], ids: [], dropped: 0 }) : current;
+  renderChips($('chips'), tokens, ids, special, t('chips.bos'));
   const message = !s.model.info
     ? ''
     : current.error
@@ -552,17 +608,11 @@ function renderGeneration() {
     : g.chosen.isEos
       ? t('gen.eos', { step: g.step })
       : t('gen.stepped', { step: g.step, token: g.chosen.label, p: g.chosen.p.toFixed(3) });
-  $('gen-status').textContent =
-    g.finished && !g.chosen?.isEos && g.T >= MAX_TOKENS ? `${status} ${t('gen.full', { max: MAX_TOKENS })}` : status;
+  const full = g.finished && !g.chosen?.isEos && g.T >= MAX_TOKENS ? ` ${t('gen.full', { max: MAX_TOKENS })}` : '';
+  $('gen-status').textContent = `${status}${full}${s.ablate.length ? ` ${t('gen.everyHead')}` : ''}`;
   // Tokenizer pieces carry their own spaces; bare ids need them.
   $('gen-text').textContent = g.tokens.join(s.files?.tokenizer ? '' : ' ');
-  $('gen-candidates').replaceChildren(
-    ...g.candidates.map((c) => {
-      const item = document.createElement('li');
-      item.textContent = `${c.label} (#${c.id}): ${c.p.toFixed(3)}`;
-      return item;
-    }),
-  );
+  renderCandidates($('gen-candidates'), g.candidates, t);
   const [tokens, hkv, dh] = g.cache.shapePerLayer;
   $('gen-cache').textContent = t('gen.cache', { tokens, hkv, dh, layers: g.cache.layers, kib: (g.cache.bytes / 1024).toFixed(1) });
 }
@@ -571,12 +621,24 @@ function renderModelPanel() {
   const s = store.get();
   const presetSelect = $('preset');
   if (presetSelect.options.length === 0) {
-    for (const name of PRESETS) presetSelect.append(new Option(name, name));
+    for (const name of MODELS) presetSelect.append(new Option(name, name));
     presetSelect.append(new Option(t('model.custom'), 'custom'));
   }
-  presetSelect.options[presetSelect.options.length - 1].textContent = t('model.custom');
+  // Random weights say so: only the trained model has learned anything.
+  for (const option of presetSelect.options) {
+    option.textContent =
+      option.value === 'custom'
+        ? t('model.custom')
+        : option.value === DEMO
+          ? t('model.trainedName')
+          : t('model.untrainedName', { name: option.value });
+  }
   presetSelect.value = s.config ? 'custom' : s.preset;
   $('seed').value = String(s.seed);
+  const trained = s.preset === DEMO && !s.files;
+  $('seed').disabled = trained; // the trained weights have no seed
+  for (const field of $('config-form').elements) field.disabled = trained;
+  $('config-trained').hidden = !trained;
   const progress = $('build-progress');
   progress.hidden = s.model.status !== 'building';
   progress.value = s.model.fraction;
@@ -584,11 +646,11 @@ function renderModelPanel() {
   const info = s.model.info;
   $('model-status').textContent =
     s.model.status === 'building'
-      ? t('model.building', { name, percent: Math.round(s.model.fraction * 100) })
+      ? t(trained ? 'model.downloading' : 'model.building', { name, percent: Math.round(s.model.fraction * 100) })
       : s.model.status === 'error'
         ? t('model.error', { message: s.model.error })
         : info
-          ? t(s.files ? 'model.readyFiles' : 'model.ready', {
+          ? t(s.files ? 'model.readyFiles' : trained ? 'model.readyTrained' : 'model.ready', {
               name,
               params: info.parameters.toLocaleString(s.lang),
               layers: info.num_hidden_layers,
@@ -682,8 +744,8 @@ function renderSelectors() {
       select.replaceChildren(...Array.from({ length: count }, (_, k) => new Option(String(k), String(k))));
     select.value = String(value);
   };
-  fill($('layer'), info?.num_hidden_layers ?? 1, s.layer);
-  fill($('head'), info?.num_attention_heads ?? 1, s.head);
+  fill($('layer'), info?.num_hidden_layers ?? 1, s.layer ?? 0);
+  fill($('head'), info?.num_attention_heads ?? 1, s.head ?? 0);
   for (const button of document.querySelectorAll('[data-stage]')) {
     const on = button.dataset.stage === s.stage;
     button.setAttribute('aria-checked', String(on));
@@ -701,9 +763,11 @@ function renderMatrix() {
   const computeMessage = s.computeError ? t('error.compute', { message: s.computeError }) : s.stale && !s.generation ? t('run.stale') : '';
   $('compute-message').hidden = !computeMessage;
   $('compute-message').textContent = computeMessage;
-  if (!info || !result) {
+  renderAblation(s);
+  if (!info || !result || s.layer === null || s.head === null) {
     $('view-title').textContent = '';
     $('stage-caption').textContent = '';
+    $('head-note').textContent = '';
     return;
   }
   const { tokens, entries, T } = result;
@@ -748,6 +812,12 @@ function renderMatrix() {
   renderRowExplanation($('row-explanation'), { tokens, weights, row: s.row, t });
   renderToggleNote(weights, T, Dh);
   markTimings(result);
+  const heads = measuredHeads(s);
+  $('head-note').textContent = heads
+    ? headNote(t, heads, { layer: s.layer, head: s.head })
+    : s.files || s.inputMode !== 'text'
+      ? ''
+      : t('model.untrainedNote');
   renderOverview($('overview'), {
     entries,
     layers: info.num_hidden_layers,
@@ -758,8 +828,33 @@ function renderMatrix() {
     masked: causalMask,
     current: { layer: s.layer, head: s.head },
     t,
+    tags: heads ? (layer, head) => ({ ...headTag(t, heads, layer, head), title: headNote(t, heads, { layer, head }) }) : null,
+    ablated: new Set(s.ablate.map(([layer, head]) => `${layer}:${head}`)),
     onOpen: (layer, head) => store.set({ layer, head }),
+    onToggle: toggleHead,
   });
+}
+
+// heads.json of the model in use, when it is the trained model.
+function measuredHeads(s = store.get()) {
+  return s.demo && !s.files && s.preset === DEMO ? s.demo.heads : null;
+}
+
+// Which heads are off, and what that means ("all heads on" puts them back);
+// with none off, what switching the trained model's pronoun head off did to
+// its predictions when it was measured (heads.json).
+function renderAblation(s) {
+  const names = s.ablate.map(([layer, head]) => t('overview.headName', { layer, head })).join(t('overview.separator'));
+  const heads = measuredHeads(s);
+  const accuracy = heads?.referentAccuracy;
+  const percent = (x) => `${(100 * x).toFixed(1)}%`;
+  $('ablate-note').textContent = s.ablate.length
+    ? t('overview.ablated', { heads: names })
+    : accuracy && heads.pronounHead
+      ? t('demo.ablation', { ...heads.pronounHead, on: percent(accuracy.on), off: percent(accuracy.off) })
+      : '';
+  $('ablate-reset').hidden = s.ablate.length === 0;
+  $('ablate-box').hidden = !$('ablate-note').textContent;
 }
 
 function renderToggleNote(weights, T, Dh) {
@@ -816,6 +911,7 @@ const SHAREABLE = [
   'causal',
   'scale',
   'row',
+  'ablate',
   'lang',
   'lesson',
   'lab',
@@ -825,14 +921,18 @@ const SHAREABLE = [
 store.subscribe((state, changed) => {
   if (changed.has('lang')) renderStatic();
   if (SHAREABLE.some((k) => changed.has(k))) writeUrl(SHAREABLE.every((k) => !changed.has(k) || k === 'text' || k === 'row'));
-  if (['text', 'model', 'lang', 'inputMode', 'result', 'files'].some((k) => changed.has(k))) renderInput();
+  if (['text', 'model', 'lang', 'inputMode', 'result', 'files', 'preset'].some((k) => changed.has(k))) renderInput();
   if (['filesStatus', 'files', 'model', 'lang'].some((k) => changed.has(k))) renderFiles();
-  if (['generation', 'playing', 'model', 'files', 'lang'].some((k) => changed.has(k))) renderGeneration();
+  if (['generation', 'playing', 'model', 'files', 'lang', 'ablate'].some((k) => changed.has(k))) renderGeneration();
   if (['model', 'preset', 'seed', 'config', 'lang', 'files'].some((k) => changed.has(k))) renderModelPanel();
   if (changed.has('model') && state.model.info && !state.described) fillConfigForm(state.model.info);
   if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   if (['model', 'layer', 'head', 'stage', 'causal', 'scale'].some((k) => changed.has(k))) renderSelectors();
-  if (['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model', 'stale'].some((k) => changed.has(k)))
+  if (
+    ['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model', 'stale', 'ablate', 'demo'].some((k) =>
+      changed.has(k),
+    )
+  )
     renderMatrix();
   if (['model', 'filesStatus', 'busy', 'notice', 'generation', 'files', 'lang'].some((k) => changed.has(k))) renderRunStatus();
 });
@@ -851,8 +951,7 @@ $('preset').addEventListener('change', (event) => {
     $('config').open = true;
     return;
   }
-  store.set({ preset: event.target.value, config: null, described: null, layer: 0, head: 0, row: null });
-  loadModel();
+  chooseModel({ preset: event.target.value, config: null });
 });
 $('seed').addEventListener('change', (event) => {
   const seed = Number(event.target.value);
@@ -863,7 +962,7 @@ $('seed').addEventListener('change', (event) => {
   store.set({ seed });
   loadModel();
 });
-$('config-form').addEventListener('input', () => client.describe(store.get().preset, configDraft()));
+$('config-form').addEventListener('input', () => store.get().preset !== DEMO && client.describe(store.get().preset, configDraft()));
 $('config-form').addEventListener('submit', (event) => {
   event.preventDefault();
   if (store.get().described?.problems?.length) return;
@@ -918,6 +1017,10 @@ $('gen-play').addEventListener('click', () => {
   requestSteps(Infinity);
 });
 $('gen-reset').addEventListener('click', () => resetGeneration());
+$('ablate-reset').addEventListener('click', () => {
+  store.set({ ablate: [] });
+  compute();
+});
 $('causal').addEventListener('change', (event) => {
   store.set({ causal: event.target.checked });
   compute();
@@ -929,7 +1032,8 @@ $('scale').addEventListener('change', (event) => {
 
 function exportBase() {
   const s = store.get();
-  return `minimind-${s.config ? 'custom' : s.preset}-L${s.layer}-H${s.head}-${s.stage}`;
+  const name = s.config ? 'minimind-custom' : s.preset === DEMO ? DEMO : `minimind-${s.preset}`;
+  return `${name}-L${s.layer}-H${s.head}-${s.stage}`;
 }
 function exportMatrix() {
   const s = store.get();
@@ -941,7 +1045,10 @@ function exportMatrix() {
     layer: s.layer,
     head: s.head,
     stage: s.stage,
-    model: s.config ? { preset: s.preset, config: s.config } : { preset: s.preset, seed: s.seed },
+    model: {
+      ...(s.config ? { preset: s.preset, config: s.config } : s.preset === DEMO ? { preset: DEMO } : { preset: s.preset, seed: s.seed }),
+      ...(s.ablate.length ? { ablate: s.ablate } : {}), // heads switched off
+    },
   };
 }
 $('export-png').addEventListener('click', async () => {
@@ -957,7 +1064,7 @@ window.addEventListener('resize', () => renderMatrix());
 
 // ---------------------------------------------------------------- start
 
-if (!PRESETS.includes(store.get().preset)) store.set({ preset: DEFAULTS.preset });
+if (!MODELS.includes(store.get().preset)) store.set({ preset: DEFAULTS.preset });
 renderStatic();
 renderInput();
 renderModelPanel();
@@ -965,4 +1072,5 @@ renderSelectors();
 if (store.get().config) client.describe(store.get().preset, store.get().config);
 setupLessonMode({ store, t, $, workerUrl: new URL('./worker.js', import.meta.url), hooks: { loadModel, compute, resetGeneration } });
 setupEmbed({ store, t, $ });
+setupPrediction({ store, t, $, client, tokens: () => requestTokens(currentTokens()) });
 loadModel();

@@ -2,6 +2,7 @@
 // page in its compact embed view (?embed=1&<state>), and the
 // <minimind-attention> component with the same view as attributes. Every
 // value placed in an attribute is HTML-escaped.
+import { DEMO } from './demo_model.mjs';
 import { exampleById } from './lesson_examples.mjs';
 import { writeUrlState } from './url_state.mjs';
 
@@ -49,12 +50,14 @@ export function componentSnippet(state, { siteBase, pageUrl }) {
   return { snippet, caveat };
 }
 
+// The trained model is the element's default and has no seed.
 function modelAttributes(state) {
+  const trained = state.preset === DEMO && !state.config;
   return [
     ['text', state.text],
-    ['preset', state.preset],
+    ...(trained ? [] : [['preset', state.preset]]),
     ...(state.config ? [['config', JSON.stringify(state.config)]] : []),
-    ['seed', String(state.seed)],
+    ...(trained ? [] : [['seed', String(state.seed)]]),
     ['layer', String(state.layer)],
     ['head', String(state.head)],
     ['stage', state.stage],

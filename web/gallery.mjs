@@ -50,7 +50,7 @@ export const SECTIONS = [
   {
     id: 'lesson-11',
     examples: [
-      { id: 'sentence', figures: [{}] }, // the element's defaults: the lesson's sentence, lab-a, layer 0, head 0, softmax
+      { id: 'sentence', figures: [{}] }, // the element's defaults: the lesson's sentence, the trained model's pronoun head, softmax
       { id: 'mask-off', figures: [{ causal: 'false' }] },
       { id: 'raw-scaled', figures: [{ stage: 'scores_raw' }, { stage: 'scores_scaled' }] },
       { id: 'masked-iframe', iframe: { stage: 'scores_masked' } },

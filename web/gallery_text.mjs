@@ -20,7 +20,7 @@ const zhCN = {
     '手算的例题：每张图都由核心从课程给出的 Q、K（或直接给出的 scores）算出，小数位数与课程打印的相同。课程做了舍入或只是示意的地方，图里显示精确值，说明里会指出来。',
   'section.lesson-11': '第 11 课：Attention 原理与源码',
   'section.lesson-11.intro':
-    '一个真正的 MiniMind 注意力层：lab-a 与 lab-b 是课程实验用的小模型（随机权重），其余预设也可以在 Playground 里选。看的是形状与规律，不是语义。',
+    '一个真正的 MiniMind 注意力层。例句的图用的是本项目训练的小 MiniMind（minimind-demo，已训练）：文本由 MiniMind 的 tokenizer 切分，前面加开始符 <|im_start|>，和 MiniMind 预训练时一样。实验 A、B 用课程实验的小模型 lab-a、lab-b（随机权重，未训练），看的是形状，不是学到的规律。',
 
   'she.ref': '§2 动手实操',
   'she.caption':
@@ -41,21 +41,21 @@ const zhCN = {
   'causal.caption':
     '第 2.5 课 §4「Causal Mask」：对角线以上的分数换成 −∞，softmax 之后正好是 0，每行之和仍为 1。图中显示精确值（4 位小数）：“天气”一行是 0.4750 / 0.5250，课程印成 0.47 / 0.53，是课程做了舍入（保留两位应为 0.48 / 0.52）；“很”“好”两行课程印的是示意数字，这些分数精确的 softmax 是 0.28 / 0.41 / 0.31 与 0.19 / 0.26 / 0.21 / 0.35。',
 
-  'sentence.title': '§2.6 课程例句的注意力（第 0 层，因果掩码）',
+  'sentence.title': '§2.6 课程例句的注意力（训练过的模型，代词头）',
   'sentence.caption':
-    '第 11 课 §2.6 与 §3 第 7 步：“小明 把 苹果 给了 小红 ， 她 很 开心”在 lab-a 第 0 层、第 0 个头上的 softmax(QKᵀ / √head_dim + mask)。每一行是一个 query，只能看自己和前面的 token：对角线以上（斜线格）的权重都是 0，每行之和为 1。',
+    '第 11 课 §2.6 与 §3 第 7 步：“小明把苹果给了小红，她很开心”在训练过的 MiniMind 上的 softmax(QKᵀ / √head_dim + mask)，画的是它的代词头（heads.json 在没见过的句子上测得、最关注代词所指名字的那个头；图的标题写着第几层第几个头）。看“她”这一行：最大的权重落在“小红”的 token（小、红）上。每一行只能看自己和前面的 token：对角线以上（斜线格）的权重都是 0，每行之和为 1；第一列是开始符 <|im_start|>，很多行把用不上的注意力放在那里（“sink”）。',
   'mask-off.title': '§2.4 关掉因果掩码',
   'mask-off.caption':
-    '第 11 课 §2.4：同一个头，去掉因果掩码（causal="false"）。除最后一行外，每一行都把权重分给了后面的 token，第一行“小明”也不再是 1.00——训练时这就是偷看答案，next-token prediction 会作弊。和上一张图的下三角对比。',
+    '第 11 课 §2.4：同一个头，去掉因果掩码（causal="false"）。除最后一行外，每一行都把一部分权重分给了后面的 token，第一行的开始符也不再是 1.00——训练时这就是偷看答案，next-token prediction 会作弊。模型是带着掩码训练的，去掉掩码后的权重没有学过的意义；和上一张图的下三角对比。',
   'raw-scaled.title': '§2.3 原始分数 QKᵀ 与 ÷ √head_dim',
   'raw-scaled.caption':
-    '第 11 课 §2.3 与 §5.2：左边是 q·k 的原始分数 QKᵀ，右边是除以 √head_dim = √16 = 4 之后的分数。图案相同，数值缩小为四分之一，softmax 就不会过早变得极端。这两步都在加掩码之前，所以未来的位置还有数值。',
+    '第 11 课 §2.3 与 §5.2：左边是 q·k 的原始分数 QKᵀ，右边是除以 √head_dim 之后的分数。图案相同，数值按同一个倍数缩小，softmax 就不会过早变得极端。这两步都在加掩码之前，所以未来的位置还有数值。',
   'masked-iframe.title': '§5.3 掩码加在 softmax 之前（iframe 嵌入）',
   'masked-iframe.caption':
     '第 11 课 §5.3，这一张用 iframe 嵌入 Playground 的精简视图：因果掩码在 softmax 之前加到 scores 上，未来的位置变成 −∞（斜线格），softmax 之后它们的权重就是 0。iframe 在任何网页和 Jupyter 里都能用；本页其余的图用的是 <minimind-attention> 元素。',
   'gqa.title': '§2.7 / §5.4 GQA：几个 q 头共享一份 K/V',
   'gqa.caption':
-    '第 11 课 §2.7 与 §5.4：lab-a 有 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。',
+    '第 11 课 §2.7 与 §5.4：这个模型每层有 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同：训练之后它们各做各的事（Playground 的总览里写着每个头测得的角色）。',
   'lab-a.title': '§6 实验 A：追踪完整 Attention 流程',
   'lab-a.caption':
     '第 11 课 §6 实验 A：核心在 lab-a（hidden_size 64，4 个 q 头，2 个 kv 头）上得到的实验记录，逐行对照课程“你应该看到”的值：x.shape=(2, 5, 64)，k_proj(x).shape=(2, 5, 32)，scores.shape=(2, 4, 5, 5)，future_attention_mass_for_batch0_head0=0.0000000000。图中还有 batch 0、head 0 的注意力权重：下三角有效，未来位置都是 0。manual_vs_module_max_abs_diff 比较手写公式与模块的输出。',
@@ -82,7 +82,7 @@ const en = {
     'The worked examples: each figure is computed by the core from the lesson’s Q and K (or its scores), to the decimals the lesson prints. Where the lesson rounded or drew an illustration, the figure shows the exact values and the caption says so.',
   'section.lesson-11': 'Lesson 11: attention, from the idea to MiniMind’s source',
   'section.lesson-11.intro':
-    'A real MiniMind attention layer: lab-a and lab-b are the small models of the lesson’s labs (random weights; the playground has the other presets). Look at shapes and patterns, not meaning.',
+    'A real MiniMind attention layer. The sentence figures use the small MiniMind this project trained (minimind-demo, trained): the text is split by MiniMind’s tokenizer after the bos <|im_start|>, as MiniMind reads its pretraining texts. Labs A and B use the lesson’s small lab models lab-a and lab-b (random weights, untrained): look at their shapes, not for learned patterns.',
 
   'she.ref': '§2 hands-on',
   'she.caption':
@@ -103,21 +103,21 @@ const en = {
   'causal.caption':
     'Lesson 2.5 §4, the causal mask: scores above the diagonal become −∞, their weights exactly 0, and every row still sums to 1. The figure shows exact values (4 decimals): row 天气 is 0.4750 / 0.5250, which the lesson rounded to 0.47 / 0.53 (0.48 / 0.52 to two decimals); its rows 很 and 好 are illustrations — the exact softmax of these scores is 0.28 / 0.41 / 0.31 and 0.19 / 0.26 / 0.21 / 0.35.',
 
-  'sentence.title': '§2.6 The lesson’s sentence (layer 0, causal mask)',
+  'sentence.title': '§2.6 The lesson’s sentence (the trained model, its pronoun head)',
   'sentence.caption':
-    'Lesson 11 §2.6 and §3 step 7: softmax(QKᵀ / √head_dim + mask) of “小明 把 苹果 给了 小红 ， 她 很 开心” at layer 0, head 0 of lab-a. Each row is a query that sees only itself and the tokens before it: every weight above the diagonal (hatched) is 0, and each row sums to 1.',
+    'Lesson 11 §2.6 and §3 step 7: softmax(QKᵀ / √head_dim + mask) of “小明把苹果给了小红，她很开心” in the trained MiniMind, at its pronoun head (the head that heads.json measured, on held-out sentences, to attend most from a pronoun to the name it refers to; the title says which). Read the row of 她: its largest weight is on the tokens of 小红 (小, 红). Each row is a query that sees only itself and the tokens before it: every weight above the diagonal (hatched) is 0 and each row sums to 1; the first column is the bos <|im_start|>, where many rows put the attention they have no use for (a “sink”).',
   'mask-off.title': '§2.4 The causal mask switched off',
   'mask-off.caption':
-    'Lesson 11 §2.4: the same head without the causal mask (causal="false"). Every row but the last now gives weight to later tokens, and the first row, 小明, is no longer 1.00 — in training that is reading the answer, and next-token prediction cheats. Compare with the lower triangle above.',
+    'Lesson 11 §2.4: the same head without the causal mask (causal="false"). Every row but the last now gives some weight to later tokens, and the first row, the bos, is no longer 1.00 — in training that is reading the answer, and next-token prediction cheats. The model was trained with the mask, so these weights mean nothing it learned; compare with the lower triangle above.',
   'raw-scaled.title': '§2.3 Raw scores QKᵀ and ÷ √head_dim',
   'raw-scaled.caption':
-    'Lesson 11 §2.3 and §5.2: on the left the raw scores q·k (QKᵀ), on the right the same divided by √head_dim = √16 = 4. The pattern is the same and the values a quarter, so softmax does not turn extreme too early. Both come before the mask: the future still has values.',
+    'Lesson 11 §2.3 and §5.2: on the left the raw scores q·k (QKᵀ), on the right the same divided by √head_dim. The pattern is the same and every value shrinks by the same factor, so softmax does not turn extreme too early. Both come before the mask: the future still has values.',
   'masked-iframe.title': '§5.3 The mask is added before softmax (as an iframe)',
   'masked-iframe.caption':
     'Lesson 11 §5.3, embedded as an iframe of the playground’s compact view: the causal mask is added to the scores before softmax, the future becomes −∞ (hatched), and after softmax its weights are 0. The iframe works on any page and in Jupyter; every other figure here is the <minimind-attention> element.',
   'gqa.title': '§2.7 / §5.4 GQA: q heads sharing one K/V',
   'gqa.caption':
-    'Lesson 11 §2.7 and §5.4: lab-a has 4 q heads and 2 kv heads, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ.',
+    'Lesson 11 §2.7 and §5.4: this model has 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ: trained, each does its own job (the playground’s overview labels every head with its measured role).',
   'lab-a.title': '§6 Lab A: trace the whole attention',
   'lab-a.caption':
     'Lesson 11 §6, lab A: the record the core computes on lab-a (hidden_size 64, 4 q heads, 2 kv heads), line by line against what the lesson says you should see: x.shape=(2, 5, 64), k_proj(x).shape=(2, 5, 32), scores.shape=(2, 4, 5, 5), future_attention_mass_for_batch0_head0=0.0000000000. The figure also shows the weights of batch 0, head 0: lower-triangular, every future weight 0. manual_vs_module_max_abs_diff compares the hand-written formula with the module.',

@@ -45,11 +45,12 @@ export class InlineModel {
   }
 
   /** The worker's 'result' message for these tokens, or null when there is no twin (or it failed). */
-  forward({ ids, tokens, dropped }, { causal, scale }) {
+  forward({ ids, tokens, dropped }, { causal, scale, ablate = [] }) {
     if (!this.#model || ids.length === 0) return null;
     const started = performance.now();
     try {
-      const { trace } = this.#model.forward(ids, { trace: { layers: 'all', stages: STAGES }, causalMask: causal, scaleScores: scale });
+      const options = { trace: { layers: 'all', stages: STAGES }, causalMask: causal, scaleScores: scale };
+      const { trace } = this.#model.forward(ids, ablate.length ? { ...options, ablate } : options);
       const entries = trace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
       return { ids, labels: tokens, dropped, entries, computeMs: performance.now() - started };
     } catch {

@@ -12,6 +12,7 @@ const REQUEST_OF = {
   progress: 'load',
   loaded: 'load',
   result: 'forward',
+  prediction: 'predict',
   described: 'describe',
   'gen-state': 'gen-start',
   'gen-token': 'gen-step',
@@ -30,7 +31,7 @@ export class ModelClient {
   #loads = new Map(); // id of a load in flight -> how to load that model again
   #loaded = null; // how to load the model the worker holds again: {spec} or {files, weightsFile, name}
 
-  /** handlers: {onProgress, onLoaded, onResult, onDescribed, onGenerationStart, onGenerationStep, onError} */
+  /** handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart, onGenerationStep, onError} */
   constructor(workerUrl, handlers) {
     this.#workerUrl = workerUrl;
     this.#handlers = handlers;
@@ -71,9 +72,14 @@ export class ModelClient {
     return id;
   }
 
-  /** tokens: {ids, labels} from the page, or {text} for the worker's tokenizer. */
-  forward(tokens, { causal, scale }) {
-    return this.#send('forward', { ...tokens, causal, scale });
+  /** tokens: {ids, labels} from the page, or {text} for the worker's tokenizer; ablate: [[layer, head]] switched off. */
+  forward(tokens, { causal, scale, ablate = [] }) {
+    return this.#send('forward', { ...tokens, causal, scale, ablate });
+  }
+
+  /** The next-token candidates after position `row`, with `ablate` switched off. */
+  predict(tokens, { row, ablate = [] }) {
+    return this.#send('predict', { ...tokens, row, ablate });
   }
 
   startGeneration(tokens, { chat, sampling }) {
@@ -151,6 +157,7 @@ export class ModelClient {
     if (message.type === 'progress') h.onProgress?.(message);
     else if (message.type === 'loaded') h.onLoaded?.(message);
     else if (message.type === 'result') h.onResult?.(message);
+    else if (message.type === 'prediction') h.onPrediction?.(message);
     else if (message.type === 'described') h.onDescribed?.(message);
     else if (message.type === 'gen-state') h.onGenerationStart?.(message);
     else if (message.type === 'gen-token') h.onGenerationStep?.(message);

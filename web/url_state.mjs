@@ -1,21 +1,26 @@
 // The shareable part of the state <-> the URL's query string, so that any
 // view can be sent as a link and restored exactly.
+import { DEMO } from './demo_model.mjs';
 import { exampleById, exampleLesson } from './lesson_examples.mjs';
 
 export const STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
 export const DEFAULTS = {
-  text: '小明 把 苹果 给了 小红 ， 她 很 开心',
+  // The lesson's sentence as MiniMind's tokenizer reads it (no spaces); the
+  // presets split it into characters.
+  text: '小明把苹果给了小红，她很开心',
   inputMode: 'text', // 'text', 'ids' (token ids typed directly) or 'manual' (lesson 2.5's Q, K, V by hand)
-  preset: 'lab-a',
+  preset: DEMO, // the trained model, or a preset with random weights
   seed: 0,
   config: null, // config edits (Hugging Face keys) on top of the preset, or null
-  layer: 0,
-  head: 0,
+  // null: the model's own (viewDefaults), once it is known
+  layer: null,
+  head: null,
   stage: 'attn_weights',
   causal: true,
   scale: true,
-  row: null, // selected query row
+  row: null, // selected query row; undefined (a URL without one): the model's own
+  ablate: [], // [[layer, head], ...] switched off (their outputs zeroed before o_proj)
   lang: null, // null: follow the browser
   // Lesson mode's typed matrices (texts as typed); `example` names the
   // lesson 2.5 example they came from, null once edited.
@@ -49,6 +54,35 @@ function writeLesson(lesson, q) {
   if (lesson.decimals !== base.decimals) q.set('dp', String(lesson.decimals));
 }
 
+/**
+ * The view a model opens on where the URL does not say: the trained model's
+ * pronoun head (heads.json), with the pronoun's row on the lesson's sentence;
+ * layer 0, head 0 and no row for a preset or files. null while the trained
+ * model's heads are not known (state.demo: what the worker read of them).
+ */
+export function viewDefaults(state) {
+  if (state.files || state.preset !== DEMO) return { layer: 0, head: 0, row: null };
+  if (!state.demo) return null;
+  const { pronounHead } = state.demo.heads;
+  const sentence = state.demo.sentence;
+  const onSentence = sentence && state.inputMode === 'text' && state.text === sentence.text;
+  return { layer: pronounHead.layer, head: pronounHead.head, row: onSentence ? sentence.pronoun : null };
+}
+
+/** "0:2,1:3" -> [[0, 2], [1, 3]], sorted, without repeats; malformed parts are left out. */
+export function readAblation(text) {
+  const pairs = new Map();
+  for (const part of (text ?? '').split(',')) {
+    const m = /^(\d{1,4}):(\d{1,4})$/.exec(part.trim());
+    if (m) pairs.set(`${Number(m[1])}:${Number(m[2])}`, [Number(m[1]), Number(m[2])]);
+  }
+  return [...pairs.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+export function writeAblation(ablate) {
+  return ablate.map(([layer, head]) => `${layer}:${head}`).join(',');
+}
+
 function integer(value, fallback, min = 0, max = 1 << 20) {
   if (value === null || !/^\d+$/.test(value)) return fallback;
   const n = Number(value);
@@ -66,7 +100,7 @@ export function readUrlState(search) {
   if (LABS.includes(q.get('lab'))) state.lab = q.get('lab');
   if (q.has('preset')) state.preset = q.get('preset');
   state.seed = integer(q.get('seed'), DEFAULTS.seed, 0, Number.MAX_SAFE_INTEGER);
-  if (q.has('config')) {
+  if (q.has('config') && state.preset !== DEMO) {
     try {
       const parsed = JSON.parse(q.get('config'));
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) state.config = parsed;
@@ -74,12 +108,13 @@ export function readUrlState(search) {
       state.config = null;
     }
   }
-  state.layer = integer(q.get('layer'), 0);
-  state.head = integer(q.get('head'), 0);
+  state.layer = integer(q.get('layer'), null);
+  state.head = integer(q.get('head'), null);
   if (STAGES.includes(q.get('stage'))) state.stage = q.get('stage');
   state.causal = q.get('causal') !== '0';
   state.scale = q.get('scale') !== '0';
-  state.row = q.has('row') ? integer(q.get('row'), null) : null;
+  state.row = !q.has('row') ? undefined : integer(q.get('row'), null); // "none": no row
+  state.ablate = readAblation(q.get('ablate'));
   if (q.get('lang') === 'en' || q.get('lang') === 'zh-CN') state.lang = q.get('lang');
   return state;
 }
@@ -95,12 +130,15 @@ export function writeUrlState(state) {
   if (state.preset !== DEFAULTS.preset) q.set('preset', state.preset);
   if (state.seed !== DEFAULTS.seed) q.set('seed', String(state.seed));
   if (state.config) q.set('config', JSON.stringify(state.config));
-  if (state.layer) q.set('layer', String(state.layer));
-  if (state.head) q.set('head', String(state.head));
+  // What the model opens on is left out; while that is not known, whatever is set is written.
+  const own = viewDefaults(state) ?? { layer: null, head: null, row: null };
+  if (state.layer != null && state.layer !== own.layer) q.set('layer', String(state.layer));
+  if (state.head != null && state.head !== own.head) q.set('head', String(state.head));
   if (state.stage !== DEFAULTS.stage) q.set('stage', state.stage);
   if (!state.causal) q.set('causal', '0');
   if (!state.scale) q.set('scale', '0');
-  if (state.row !== null) q.set('row', String(state.row));
+  if (state.row !== undefined && state.row !== own.row) q.set('row', state.row === null ? 'none' : String(state.row));
+  if (state.ablate?.length) q.set('ablate', writeAblation(state.ablate));
   if (state.lang) q.set('lang', state.lang);
   const text = q.toString();
   return text ? `?${text}` : '';

@@ -2,20 +2,26 @@
 // or running a long text never freezes the page. Requests superseded by newer
 // ones (typing fast) are dropped, not queued.
 //
-// main -> worker: {type: 'load', id, spec: {preset, seed, config}}
+// main -> worker: {type: 'load', id, spec: {preset, seed, config}}   (preset 'minimind-demo': the trained model's files)
 //                 {type: 'load', id, spec: {files: {config?, weights: ArrayBuffer, tokenizer?, hints}}}
-//                 {type: 'forward', id, ids | text, causal, scale}
+//                 {type: 'forward', id, ids | text, causal, scale, ablate}
+//                 {type: 'predict', id, ids | text, row, ablate}
 //                 {type: 'describe', id, preset, config}
 //                 {type: 'gen-start', id, ids | text, chat, sampling}, {type: 'gen-step', id}
 //                 {type: 'lesson', id, kind: 'qkv', q, k, v, causal, scale} | {type: 'lesson', id, kind: 'scores', scores, causal}
 //                 {type: 'lab', id, preset, seed}
 // worker -> main: {type: 'progress', id, fraction, phase}
-//                 {type: 'loaded', id, info, files?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
+//                 {type: 'loaded', id, info, files?, demo?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
+//                 {type: 'prediction', id, ids, row, ablate, query, candidates, on?}
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
 //                 {type: 'lesson-result', id, raw, scaled, masked, weights, output?} | {type: 'lab-record', id, preset, seed, text}
 //                 {type: 'error', id, message}
 // A model that fails to load from files leaves the previous one in place.
+// Text for a model with a tokenizer starts with MiniMind's bos, as a
+// pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
 import { chatPrompt, loadMiniMind } from '../js/minimind.mjs';
+import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
+import { demoFiles } from './demo_source.mjs';
 
 export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
@@ -45,10 +51,22 @@ async function handleLoad(mm, message) {
   model = null;
   tokenizer?.dispose();
   tokenizer = null;
+  if (preset === DEMO) return handleLoadDemo(mm, message, report);
   const onProgress = (fraction) => report(fraction, 'build');
   const spec = config ? { config: fullConfig(mm, preset, config), seed, onProgress } : { preset, seed, onProgress };
   model = mm.createModel(spec);
   self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null });
+}
+
+// The project's trained model: its files (downloaded once), its tokenizer,
+// and what heads.json measured, with the lesson sentence's token positions.
+async function handleLoadDemo(mm, message, report) {
+  const files = await demoFiles((fraction) => report(fraction, 'download'));
+  model = mm.loadModel({ config: files.config, weights: files.weights });
+  tokenizer = mm.loadTokenizer(files.tokenizer);
+  report(1, 'download');
+  const demo = { heads: files.heads, sentence: lessonPositions(tokenizer, files.heads.lesson?.[0]) };
+  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, demo });
 }
 
 // A few dozen reports are enough for a progress bar.
@@ -96,20 +114,30 @@ function handleLoadFiles(mm, message, report) {
 }
 
 // Ids and their labels (at most maxTokens): the tokenizer's when there is
-// one, else the page's. `dropped` counts the tokens left out.
+// one (the bos first, or the chat template), else the page's. `dropped`
+// counts the tokens left out; `special` marks special tokens (the bos).
 function tokensOf(message, chat = false) {
   const max = message.maxTokens ?? Infinity;
   let ids = message.ids;
   let labels = message.labels;
   if (!ids) {
-    const text = chat ? chatPrompt(message.text) : message.text;
-    ids = tokenizer.encode(text);
+    ids = chat ? tokenizer.encode(chatPrompt(message.text)) : encodeText(tokenizer, message.text);
     labels = null;
   }
   const dropped = Math.max(0, ids.length - max);
   ids = ids.slice(0, max);
-  if (tokenizer && ids.length) labels = tokenizer.display(ids).map((t) => t.text);
-  return { ids, labels: labels ? labels.slice(0, ids.length) : ids.map((id) => `#${id}`), dropped };
+  let special = null;
+  if (tokenizer && ids.length) {
+    const shown = tokenizer.display(ids);
+    labels = shown.map((t) => t.text);
+    special = shown.map((t) => t.special);
+  }
+  return { ids, labels: labels ? labels.slice(0, ids.length) : ids.map((id) => `#${id}`), dropped, special };
+}
+
+// The forward's options for what is switched off.
+function ablation(message) {
+  return message.ablate?.length ? { ablate: message.ablate } : {};
 }
 
 function labelOf(id) {
@@ -119,22 +147,84 @@ function labelOf(id) {
 function handleForward(message) {
   if (!model) throw new Error('no model is loaded');
   const started = performance.now();
-  const { ids, labels, dropped } = tokensOf(message);
+  const { ids, labels, dropped, special } = tokensOf(message);
   if (ids.length === 0) {
-    self.postMessage({ type: 'result', id: message.id, ids, labels, dropped, logitsShape: [1, 0, 0], entries: [], computeMs: 0 });
+    self.postMessage({ type: 'result', id: message.id, ids, labels, dropped, special, logitsShape: [1, 0, 0], entries: [], computeMs: 0 });
     return;
   }
   const { logits, trace } = model.forward(ids, {
     trace: { layers: 'all', stages: TRACE_STAGES },
     causalMask: message.causal,
     scaleScores: message.scale,
+    ...ablation(message),
   });
   const entries = trace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
   const computeMs = performance.now() - started;
   self.postMessage(
-    { type: 'result', id: message.id, ids, labels, dropped, logitsShape: logits.shape, entries, computeMs },
+    { type: 'result', id: message.id, ids, labels, dropped, special, logitsShape: logits.shape, entries, computeMs },
     entries.map((e) => e.data.buffer),
   );
+}
+
+// The probabilities of the token after position `row`: the softmax of its
+// logits, as MiniMind's generate at temperature 1 (the generator, which
+// computes it in the core, has no head ablation).
+function nextProbabilities(ids, row, options) {
+  const { logits } = model.forward(ids.slice(0, row + 1), options);
+  const V = logits.shape[2];
+  const last = logits.data.subarray(row * V, (row + 1) * V);
+  let max = -Infinity;
+  for (const x of last) max = Math.max(max, x);
+  const p = new Float64Array(V);
+  let sum = 0;
+  for (let id = 0; id < V; id += 1) sum += p[id] = Math.exp(last[id] - max);
+  for (let id = 0; id < V; id += 1) p[id] /= sum;
+  return p;
+}
+
+// A candidate that is part of a character's bytes (<0xE5><0x94>) is read
+// on greedily until the character is whole: {text} of that character.
+const MAX_COMPLETION = 3;
+function completion(ids, row, id, options) {
+  if (!tokenizer || !tokenizer.display([id])[0].partial) return null;
+  const sequence = [...ids.slice(0, row + 1), id];
+  for (let k = 0; k < MAX_COMPLETION; k += 1) {
+    sequence.push(argmax(nextProbabilities(sequence, sequence.length - 1, options)));
+    // Whole once the group's text is a character, not its bytes.
+    const shown = tokenizer.display(sequence.slice(row + 1));
+    const bytes = shown.filter((t) => t.group === shown[0].group).map((t) => t.text);
+    if (shown[0].groupText !== bytes.join('')) return shown[0].groupText;
+  }
+  return null;
+}
+
+function argmax(p) {
+  let best = 0;
+  for (let id = 1; id < p.length; id += 1) if (p[id] > p[best]) best = id;
+  return best;
+}
+
+// The next-token prediction after position `row`, with the heads switched
+// off and, when some are, the same candidates' probabilities with every head on.
+function handlePredict(message) {
+  if (!model) throw new Error('no model is loaded');
+  const { ids, labels } = tokensOf(message);
+  const row = Math.min(message.row, ids.length - 1);
+  const asked = { ids, row, ablate: message.ablate ?? [] }; // what this answers
+  if (row < 0) return self.postMessage({ type: 'prediction', id: message.id, ...asked, query: null, candidates: [] });
+  const options = ablation(message);
+  const p = nextProbabilities(ids, row, options);
+  const on = options.ablate ? nextProbabilities(ids, row, {}) : null;
+  const list = candidates(p).map((c) => ({ ...c, whole: completion(ids, row, c.id, options), pOn: on ? on[c.id] : null }));
+  const best = on && argmax(on);
+  self.postMessage({
+    type: 'prediction',
+    id: message.id,
+    ...asked,
+    query: labels[row],
+    candidates: list,
+    on: on ? { id: best, label: labelOf(best), whole: completion(ids, row, best, {}), p: on[best] } : null,
+  });
 }
 
 function handleDescribe(mm, message) {
@@ -224,7 +314,7 @@ function takeLatest() {
   const latest = {};
   for (const message of queue) latest[message.type] = message;
   queue = [];
-  return ['describe', 'load', 'forward', 'gen-start', 'gen-step', 'lesson', 'lab'].map((type) => latest[type]).filter(Boolean);
+  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab'].map((type) => latest[type]).filter(Boolean);
 }
 
 async function drain() {
@@ -237,6 +327,7 @@ async function drain() {
         try {
           if (message.type === 'load') await handleLoad(mm, message);
           else if (message.type === 'forward') handleForward(message);
+          else if (message.type === 'predict') handlePredict(message);
           else if (message.type === 'describe') handleDescribe(mm, message);
           else if (message.type === 'gen-start') handleGenStart(message);
           else if (message.type === 'gen-step') handleGenStep(message);

@@ -12,13 +12,12 @@ import { after, before, test } from 'node:test';
 
 import { marked } from 'marked';
 
-import { loadMiniMind } from '../../js/minimind.mjs';
 import { serve } from '../../scripts/serve.mjs';
-import { tokenize } from '../../web/tokenize.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
+import { trainedMatrix, trainedModel } from './demo.mjs';
 
 const SITE = new URL('../../dist/site/', import.meta.url).pathname;
-const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';
+const LESSON = '小明把苹果给了小红，她很开心';
 
 // A lesson page written in Markdown, with the README's snippet pasted in.
 const MARKDOWN = `# 第 2.5 课：Attention 与因果掩码
@@ -35,7 +34,7 @@ const MARKDOWN = `# 第 2.5 课：Attention 与因果掩码
 `;
 
 // The Jupyter cell's output, as the README writes it for IPython.display.HTML.
-const NOTEBOOK_OUTPUT = `<script type="module" src="./minimind-attention.js"></script><minimind-attention text="今天 天气 很 好" head="1"></minimind-attention>`;
+const NOTEBOOK_OUTPUT = `<script type="module" src="./minimind-attention.js"></script><minimind-attention text="今天天气很好" head="1"></minimind-attention>`;
 
 const NOTEBOOK_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>notebook</title><link rel="icon" href="data:,"></head>
@@ -75,16 +74,10 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-// lab-a's softmax weights for `text`, layer 0, `head`, as the JS API computes them.
+// The trained model's softmax weights for `text` at `head` of the layer it opens on (its pronoun head's), as the JS API computes them.
 async function expectedWeights(text, head) {
-  const mm = await loadMiniMind();
-  const model = mm.createModel({ preset: 'lab-a', seed: 0 });
-  const { ids } = tokenize(text, model.info().vocab_size, 128);
-  const { trace } = model.forward(ids, { trace: { layers: [0], stages: ['attn_weights'] } });
-  const { data } = trace.get(0, 'attn_weights');
-  model.dispose();
-  const T = ids.length;
-  return Array.from({ length: T }, (_, i) => Array.from(data.subarray((head * T + i) * T, (head * T + i + 1) * T)));
+  const { heads } = await trainedModel();
+  return (await trainedMatrix({ text, layer: heads.pronounHead.layer, head })).rows;
 }
 
 async function drawnWeights(page) {
@@ -109,7 +102,7 @@ test('a Markdown lesson with the snippet pasted in draws the live figure', async
 
 test("a notebook cell's HTML output with the snippet draws the live figure", async () => {
   const { page, errors } = await openPage(browser.context, `${server.url}notebook.html`);
-  assertClose(await drawnWeights(page), await expectedWeights('今天 天气 很 好', 1));
+  assertClose(await drawnWeights(page), await expectedWeights('今天天气很好', 1));
   assert.deepEqual(errors, []);
   await page.close();
 });

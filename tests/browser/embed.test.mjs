@@ -17,11 +17,13 @@ import { LANGUAGES } from '../../web/i18n.mjs';
 import { tokenize } from '../../web/tokenize.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
+import { trainedMatrix, trainedModel } from './demo.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const HOST = 'tests/browser/embed_host.html';
-const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';
+const LESSON = '小明把苹果给了小红，她很开心'; // the element's default text
+const DEMO = 'minimind-demo'; // the element's default model: the project's trained MiniMind
 const WEATHER = '今天 天气 很 好 ！';
 // The host page's own elements and the properties its styles set.
 const HOST_ELEMENTS = ['body', '#title', '#intro', '#host-cell', '#host-canvas', '.figures'];
@@ -61,8 +63,15 @@ after(async () => {
   if (singleDir) await rm(singleDir, { recursive: true, force: true });
 });
 
-// The matrix the JS API computes for what an element shows, as rows.
-async function expected({ text = LESSON, preset = 'lab-a', config = null, layer = 0, head = 0, stage = 'attn_weights', causal = true }) {
+// The matrix the JS API computes for what an element shows, as rows. Without
+// a layer and head: the trained model's pronoun head (heads.json), a preset's 0 and 0.
+async function expected({ text = LESSON, preset = DEMO, config = null, layer, head, stage = 'attn_weights', causal = true }) {
+  if (preset === DEMO) {
+    const { pronounHead } = (await trainedModel()).heads;
+    return trainedMatrix({ text, layer: layer ?? pronounHead.layer, head: head ?? pronounHead.head, stage, causal });
+  }
+  layer ??= 0;
+  head ??= 0;
   const mm = await loadMiniMind();
   const model = mm.createModel(config ? { config: { ...mm.presetConfig(preset), ...config }, seed: 0 } : { preset, seed: 0 });
   const { tokens, ids } = tokenize(text, model.info().vocab_size, 128);
@@ -215,16 +224,23 @@ test('two figures on a course page: the JS API’s numbers, the host’s styles 
   assert.deepEqual(readyFirst.detail.tokens, first.tokens);
   assert.deepEqual(readyFirst.detail.matrix, weights.first);
 
-  // Captions and links, in each element's language.
-  assert.equal(await shadowText(page, 'first', '.title'), 'Layer 0 · head 0 (reads kv head 0) · softmax');
-  assert.match(await shadowText(page, 'second', '.title'), /^第 0 层 · 第 1 个头（读取 kv 头 0）· ÷ √d$/);
+  // Captions and links, in each element's language: the trained model at its pronoun head, unless told otherwise.
+  const { pronounHead } = (await trainedModel()).heads;
+  const kv = Math.floor(pronounHead.head / 2); // 4 q heads, 2 kv heads
+  assert.equal(
+    await shadowText(page, 'first', '.title'),
+    `Layer ${pronounHead.layer} · head ${pronounHead.head} (reads kv head ${kv}) · softmax`,
+  );
+  assert.equal(await shadowText(page, 'first', '.model'), 'minimind-demo (trained)');
+  assert.equal(await shadowText(page, 'second', '.title'), `第 ${pronounHead.layer} 层 · 第 1 个头（读取 kv 头 0）· ÷ √d`);
   assert.equal(await shadowText(page, 'second', 'a'), '在 Playground 中打开 ↗');
   const link = new URL(await page.evaluate(() => document.getElementById('second').shadowRoot.querySelector('a').href));
   assert.equal(link.pathname, '/dist/site/index.html');
   const state = readUrlState(link.search);
+  // No layer attribute: the link leaves it to the page, which opens the same model's own.
   assert.deepEqual(
     [state.text, state.preset, state.layer, state.head, state.stage, state.lang],
-    [WEATHER, 'lab-a', 0, 1, 'scores_scaled', 'zh-CN'],
+    [WEATHER, DEMO, null, 1, 'scores_scaled', 'zh-CN'],
   );
 
   // The element far below the fold waits until it is scrolled to; the module still loads once.
@@ -271,14 +287,22 @@ test('attributes redraw; a bad one shows its message in the element and fixing i
   assert.equal(result.type, 'minimind-error');
   assert.equal(await page.getAttribute('#first', 'data-state'), 'error');
   assert.equal(result.weights, null);
-  assert.match(await shadowText(page, 'first', '.status'), /layer 99 does not exist: lab-a has 2 layers \(0–1\)/);
+  const layers = (await trainedModel()).model.info().num_hidden_layers;
+  assert.match(
+    await shadowText(page, 'first', '.status'),
+    new RegExp(`layer 99 does not exist: minimind-demo has ${layers} layers \\(0–${layers - 1}\\)`),
+  );
   result = await update(page, 'first', { layer: '1' });
   assert.equal(result.type, 'minimind-ready');
   assert.equal(await page.getAttribute('#first', 'data-state'), 'ready');
 
   for (const [attributes, message] of [
     [{ config: '{"num_attention_heads": 6' }, /config is not valid JSON/],
-    [{ config: '{"num_attention_heads": 6, "head_dim": null}' }, /hidden_size 64 is not divisible by num_attention_heads 6/],
+    [{ config: '{"num_attention_heads": 8}' }, /config changes a preset’s shapes; the trained model’s are fixed/],
+    [
+      { preset: 'lab-a', config: '{"num_attention_heads": 6, "head_dim": null}' },
+      /hidden_size 64 is not divisible by num_attention_heads 6/,
+    ],
     [{ config: null, preset: 'lab-z' }, /unknown preset "lab-z"/],
     [{ preset: null, stage: 'softmax' }, /stage must be one of scores_raw, scores_scaled, scores_masked, attn_weights/],
     [{ stage: null, seed: '-1' }, /seed must be a whole number/],
@@ -290,13 +314,14 @@ test('attributes redraw; a bad one shows its message in the element and fixing i
   }
   // A config on top of the preset, as the page applies it.
   const config = { hidden_size: 96, num_attention_heads: 6, num_key_value_heads: 3 };
-  result = await update(page, 'first', { text: null, config: JSON.stringify(config), head: '5' });
+  result = await update(page, 'first', { text: null, preset: 'lab-a', config: JSON.stringify(config), head: '5' });
   assert.equal(result.type, 'minimind-ready');
-  assertClose(result.weights, (await expected({ config, layer: 1, head: 5 })).rows, 'config');
+  assertClose(result.weights, (await expected({ preset: 'lab-a', config, layer: 1, head: 5 })).rows, 'config');
+  assert.equal(await shadowText(page, 'first', '.model'), 'lab-a + config (untrained: random weights) · seed 0');
 
   // Switches: without the causal mask the future gets weight.
   result = await update(page, 'first', { config: null, head: '0', causal: 'false' });
-  assertClose(result.weights, (await expected({ layer: 1, causal: false })).rows, 'causal off');
+  assertClose(result.weights, (await expected({ preset: 'lab-a', layer: 1, causal: false })).rows, 'causal off');
   assert.ok(result.weights[0][1] > 0);
 
   // Hostile text is drawn and tabled as text.

@@ -195,16 +195,18 @@ test('with tokenizer.json the text is encoded by MiniMind’s tokenizer, and chi
   await giveFiles(page, [join(dir, 'config.json'), join(dir, 'model.safetensors'), TOKENIZER]);
   assert.match(await page.textContent('#files-status'), /with its tokenizer/, await page.textContent('#files-status'));
   await page.fill('#text', '你好，世界');
-  await page.waitForFunction(() => document.querySelectorAll('#chips .chip').length === 3);
+  // MiniMind's bos first, as MiniMind feeds a pretrained model (eval_llm.py: bos_token + prompt).
+  await page.waitForFunction(() => document.querySelectorAll('#chips .chip').length === 4);
   const chips = await page.$$eval('#chips .chip', (items) =>
     items.map((li) => [li.querySelector('.chip-text').textContent, li.querySelector('.chip-id').textContent]),
   );
   assert.deepEqual(chips, [
+    ['<|im_start|>', '#1'],
     ['你好', '#1968'],
     ['，', '#294'],
     ['世界', '#1950'],
   ]);
-  assert.deepEqual(await tableHeads(page), ['你好', '，', '世界']);
+  assert.deepEqual(await tableHeads(page), ['<|im_start|>', '你好', '，', '世界']);
   // The chat template wraps the prompt for generation.
   await page.check('#gen-chat');
   await page.click('#gen-step');

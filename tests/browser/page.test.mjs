@@ -1,7 +1,9 @@
 // The playground page in headless Chromium, as a learner uses it: type the
 // lesson's sentence, read the matrix through its accessible table and check
 // it against the module, the mask, the URL, the languages, hostile input,
-// a bad config. Screenshots go to test-artifacts/.
+// a bad config. These run on lab-a, named in the URL (the page's own
+// tokenisation, random weights); the trained model the page opens on has its
+// own tests (demo_model.test.mjs). Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
@@ -88,7 +90,7 @@ async function typeText(page, text) {
 }
 
 test('typing the lesson sentence gives chips, and the matrix equals what the module computes', async () => {
-  const { page, errors } = await openPlayground();
+  const { page, errors } = await openPlayground('?preset=lab-a');
   await typeText(page, LESSON);
   const tokens = LESSON.split(' ');
   await waitForTokens(page, tokens);
@@ -143,7 +145,7 @@ test('typing the lesson sentence gives chips, and the matrix equals what the mod
 });
 
 test('the stage switch shows QKᵀ, ÷√d, + mask and softmax with their shapes', async () => {
-  const { page } = await openPlayground(`?text=${encodeURIComponent('今天 天气 很 好')}`);
+  const { page } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent('今天 天气 很 好')}`);
   await waitForTokens(page, ['今天', '天气', '很', '好']);
   const read = async (stage) => {
     await page.click(`[data-stage="${stage}"]`);
@@ -174,7 +176,7 @@ test('the stage switch shows QKᵀ, ÷√d, + mask and softmax with their shapes
 });
 
 test('the switches show why: no mask leaks the future, no √d makes softmax winner-takes-all', async () => {
-  const { page } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`);
+  const { page } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(LESSON)}`);
   await waitForTokens(page, LESSON.split(' '));
   const peak = (table) => table.cells.reduce((sum, row) => sum + Math.max(...row.map((c) => c.value ?? 0)), 0) / table.cells.length;
   const normal = await readTable(page);
@@ -202,7 +204,7 @@ test('the switches show why: no mask leaks the future, no √d makes softmax win
 });
 
 test('the URL restores the same view exactly', async () => {
-  const { page } = await openPlayground();
+  const { page } = await openPlayground('?preset=lab-a');
   await typeText(page, '今天 天气 很 好 ！');
   await waitForTokens(page, ['今天', '天气', '很', '好', '！']);
   await page.selectOption('#preset', 'lab-b');
@@ -247,7 +249,7 @@ test('the language switch changes the text, and Chinese browsers get Chinese', a
 });
 
 test('hostile input is shown as text, never run as HTML', async () => {
-  const { page, errors } = await openPlayground();
+  const { page, errors } = await openPlayground('?preset=lab-a');
   let dialogs = 0;
   page.on('dialog', async (dialog) => {
     dialogs += 1;
@@ -275,7 +277,7 @@ test('hostile input is shown as text, never run as HTML', async () => {
 });
 
 test('a bad config shows the core’s message and the page keeps working', async () => {
-  const { page, errors } = await openPlayground(`?text=${encodeURIComponent('a b c')}`);
+  const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent('a b c')}`);
   await waitForTokens(page, ['a', 'b', 'c']);
   await page.click('#config summary');
   await page.fill('input[name="num_attention_heads"]', '6');
@@ -307,7 +309,7 @@ test('a bad config shows the core’s message and the page keeps working', async
 });
 
 test('exports: CSV and JSON hold the matrix, PNG is an image', async () => {
-  const { page } = await openPlayground(`?text=${encodeURIComponent('a b, "c" =d')}`);
+  const { page } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent('a b, "c" =d')}`);
   await waitForTokens(page, ['a', 'b,', '"c"', '=d']);
   const grab = async (button) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);

@@ -4,7 +4,8 @@
 // typing during a slow run supersedes it (a matrix for text that is no
 // longer typed is never drawn, and the worker runs no queue of stale
 // forward passes). The keystroke-to-redraw median is printed, not asserted:
-// timings belong to benchmarks, not to pass/fail tests.
+// timings belong to benchmarks, not to pass/fail tests. The tests name the
+// presets they run on (the page opens on the trained model otherwise).
 // Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -106,7 +107,7 @@ function readRunBar(page) {
 }
 
 test('a long build shows its progress and a Cancel button (取消 in Chinese)', async () => {
-  const { page, errors } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`, { languages: ['zh-CN', 'zh'] });
+  const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(LESSON)}`, { languages: ['zh-CN', 'zh'] });
   // Every value the bar's progress takes while minimind-3 builds.
   await page.evaluate(() => {
     window.progressValues = [];
@@ -136,7 +137,7 @@ test('a long build shows its progress and a Cancel button (取消 in Chinese)', 
 });
 
 test('cancelling a minimind-3 build returns to the previous model, whose matrix is the module’s', async () => {
-  const { page, errors } = await openPlayground(`?text=${encodeURIComponent(LESSON)}&layer=1&head=2`);
+  const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(LESSON)}&layer=1&head=2`);
   await waitForTokens(page, LESSON.split(' '));
   await page.selectOption('#preset', 'minimind-3');
   await page.waitForFunction(
@@ -150,7 +151,7 @@ test('cancelling a minimind-3 build returns to the previous model, whose matrix 
   // The worker was stopped mid-build and lab-a is loaded again in a fresh one.
   await page.waitForFunction(() => document.getElementById('model-status').textContent.startsWith('lab-a:'));
   assert.equal(await page.inputValue('#preset'), 'lab-a');
-  assert.doesNotMatch(page.url(), /preset=/);
+  assert.match(page.url(), /[?&]preset=lab-a(&|$)/); // the URL names the model back in use, not minimind-3
   assert.match((await readRunBar(page)).text, /^Building minimind-3 was cancelled; back to lab-a\.$/);
   await waitForTokens(page, LESSON.split(' '));
   await assertMatrixIsTheModules(page, { preset: 'lab-a', text: LESSON, layer: 1, head: 2 });
@@ -222,7 +223,7 @@ test('typing during a slow forward supersedes it: only the newest text is drawn,
 });
 
 test("a tiny model answers keystrokes on the main thread (no worker round trip), with the worker's numbers", async () => {
-  const { page, errors } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`);
+  const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(LESSON)}`);
   await waitForTokens(page, LESSON.split(' '));
   await page.waitForTimeout(300); // the main-thread twin of lab-a builds after the first matrix
   const forwardsBefore = await page.evaluate((name) => performance.getEntriesByName(name).length, WORKER_FORWARD);
@@ -309,7 +310,7 @@ test('a slow forward pass shows “computing” with its time and Cancel; the sa
 });
 
 test('keystroke to redraw: one measure per keystroke, to the painted frame (lab-a, median printed)', async () => {
-  const { page, errors } = await openPlayground(`?text=${encodeURIComponent(LESSON)}`);
+  const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(LESSON)}`);
   await waitForTokens(page, LESSON.split(' '));
   const last = [];
   let keystrokes = 0;

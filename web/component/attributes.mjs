@@ -5,6 +5,7 @@
 // view="lesson" is lesson 2.5's hand computation (an `example` of
 // lesson_examples.mjs and/or typed q, k, v or scores); view="lab" is lesson
 // 11's lab record (preset lab-a or lab-b).
+import { DEMO } from '../demo_model.mjs';
 import { EXAMPLE_IDS, LESSON_STAGES, exampleById, exampleLesson } from '../lesson_examples.mjs';
 import { DEFAULTS, LABS, STAGES } from '../url_state.mjs';
 
@@ -90,11 +91,13 @@ export function readAttributes(get, browserLang) {
 
   const spec = {
     text: get('text') ?? DEFAULTS.text,
-    preset: get('preset')?.trim() || DEFAULTS.preset,
+    // The trained model, but the lab's view is of a lab preset.
+    preset: get('preset')?.trim() || (view === 'lab' ? LABS[0] : DEFAULTS.preset),
     config,
     seed: integer('seed', DEFAULTS.seed),
-    layer: integer('layer', DEFAULTS.layer),
-    head: integer('head', DEFAULTS.head),
+    // null: the model's own (the trained model's pronoun head; else 0)
+    layer: integer('layer', null),
+    head: integer('head', null),
     stage: view === 'heatmap' || view === 'table' ? choice('stage', STAGES, DEFAULTS.stage) : DEFAULTS.stage,
     stages: view === 'lesson' ? lessonStages(get('stage'), problems) : null,
     view,
@@ -110,6 +113,7 @@ export function readAttributes(get, browserLang) {
     problems.push({ key: 'embed.badHeight', params: { value: spec.height } });
     spec.height = null;
   }
+  if (spec.config && spec.preset === DEMO && view !== 'lab') problems.push({ key: 'embed.trainedConfig', params: {} });
   if (view === 'lab') {
     if (!LABS.includes(spec.preset)) problems.push({ key: 'embed.labPreset', params: { value: spec.preset } });
     if (spec.config) problems.push({ key: 'embed.labConfig', params: {} });

@@ -3,6 +3,7 @@
 // (web/messages/), so that the bundle does not carry the page's whole
 // catalogue; tests/browser/embed.test.mjs checks that they stay equal. The
 // lesson views' text is in lesson_messages.mjs.
+import { DEMO_TERM_KEYS, DEMO_TERMS } from '../messages/demo_terms.mjs';
 import { LESSON_EN, LESSON_PAGE_TERMS, LESSON_ZH_CN } from './lesson_messages.mjs';
 
 /** Keys whose text is the page's. */
@@ -19,6 +20,7 @@ export const PAGE_TERMS = [
   'matrix.key',
   'matrix.tableCaption',
   ...LESSON_PAGE_TERMS,
+  ...DEMO_TERM_KEYS,
 ];
 
 const en = {
@@ -35,7 +37,9 @@ const en = {
   'matrix.tableCaption': 'Layer {layer}, head {head}, {stage}: rows = queries, columns = keys',
   'embed.loading': 'Loading MiniMind…',
   'embed.building': 'Building {name} ({params} parameters, random weights); the page may pause for a moment…',
-  'embed.model': '{name} · seed {seed}',
+  'embed.model': '{name} (untrained: random weights) · seed {seed}',
+  'embed.downloading': 'Loading the trained {name}…',
+  'embed.trainedConfig': 'config changes a preset’s shapes; the trained model’s are fixed: add a preset, e.g. preset="lab-a"',
   'embed.open': 'open in playground',
   'embed.error': 'This figure cannot be drawn: {message}',
   'embed.fixHint': 'Fix the attribute and the figure redraws.',
@@ -51,6 +55,7 @@ const en = {
   'embed.cell': '{query} → {key}: {value}',
   'embed.cellMasked': '{query} → {key}: masked (future token)',
   ...LESSON_EN,
+  ...DEMO_TERMS.en,
 };
 
 const zhCN = {
@@ -67,7 +72,9 @@ const zhCN = {
   'matrix.tableCaption': '第 {layer} 层，第 {head} 个头，{stage}：行 = query，列 = key',
   'embed.loading': '正在加载 MiniMind…',
   'embed.building': '正在构建 {name}（{params} 个参数，随机权重），页面可能会停顿片刻…',
-  'embed.model': '{name} · 种子 {seed}',
+  'embed.model': '{name}（随机权重，未训练）· 种子 {seed}',
+  'embed.downloading': '正在载入训练好的 {name}…',
+  'embed.trainedConfig': 'config 修改的是预设的形状；训练好的模型形状固定：请加上一个预设，例如 preset="lab-a"',
   'embed.open': '在 Playground 中打开',
   'embed.error': '无法绘制此图：{message}',
   'embed.fixHint': '修正属性后，图会自动重绘。',
@@ -83,6 +90,7 @@ const zhCN = {
   'embed.cell': '{query} → {key}：{value}',
   'embed.cellMasked': '{query} → {key}：被掩码（未来的 token）',
   ...LESSON_ZH_CN,
+  ...DEMO_TERMS['zh-CN'],
 };
 
 export const CATALOGUES = { en, 'zh-CN': zhCN };

@@ -12,8 +12,15 @@
 // element scrolls near the viewport; one model per (preset, config, seed)
 // serves every element that shows it. Errors are shown inside the element
 // and never thrown into the host page.
+//
+// With no `preset` the element shows the project's trained MiniMind
+// (demo_model.mjs) at its pronoun head, its text read by MiniMind's tokenizer
+// after the bos, with a sentence on what the head does (from heads.json);
+// the presets are random weights, and their model line says so.
 import { scaleFor } from '../colors.mjs';
 import { browserLanguage } from '../browser_language.mjs';
+import { DEMO, tokenizeText } from '../demo_model.mjs';
+import { headNote } from '../demo_text.mjs';
 import { tokenize } from '../tokenize.mjs';
 import { renderLegend } from '../views/legend.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
@@ -69,6 +76,7 @@ export class MiniMindAttention extends HTMLElement {
     const frame = make('figure', 'frame', root);
     const caption = make('figcaption', 'caption', frame);
     const parts = { frame, caption, title: make('span', 'title', caption), model: make('span', 'model', caption) };
+    parts.note = make('p', 'note', frame);
     parts.plot = make('div', 'plot', frame);
     parts.canvas = make('canvas', null, parts.plot);
     parts.canvas.setAttribute('role', 'img');
@@ -172,15 +180,22 @@ export class MiniMindAttention extends HTMLElement {
       const mm = await loadRuntime();
       if (run !== this.#run) return;
       if (spec.view === 'lesson' || spec.view === 'lab') return this.#showLesson(mm, spec);
-      const described = describeModel(mm, spec);
-      const { info, name } = described;
+      if (spec.preset === DEMO && !this.#shown) this.#showStatus('loading', t('embed.downloading', { name: DEMO }), { progress: true });
+      const described = await describeModel(mm, spec, (fraction) => (this.#parts.progress.value = fraction));
+      if (run !== this.#run) return;
+      const { info, name, trained } = described;
+      // Without layer and head: the trained model's pronoun head, else layer 0, head 0.
+      const own = trained?.files.heads.pronounHead ?? { layer: 0, head: 0 };
+      const view = { ...spec, layer: spec.layer ?? own.layer, head: spec.head ?? own.head };
       for (const [key, value, count] of [
-        ['embed.noLayer', spec.layer, info.num_hidden_layers],
-        ['embed.noHead', spec.head, info.num_attention_heads],
+        ['embed.noLayer', view.layer, info.num_hidden_layers],
+        ['embed.noHead', view.head, info.num_attention_heads],
       ]) {
         if (value >= count) return this.#fail(t(key, { value, name, count, last: count - 1 }));
       }
-      const { tokens, ids, dropped } = tokenize(spec.text, info.vocab_size, MAX_TOKENS);
+      const { tokens, ids, dropped } = trained
+        ? tokenizeText(trained.tokenizer, spec.text, MAX_TOKENS)
+        : tokenize(spec.text, info.vocab_size, MAX_TOKENS);
       if (ids.length === 0) return this.#fail(t('embed.noTokens'));
       if (this.#held?.key !== described.key) {
         this.#held?.release();
@@ -195,13 +210,14 @@ export class MiniMindAttention extends HTMLElement {
         if (run !== this.#run) return release();
         this.#held = { key: described.key, model, release };
       }
-      this.#show(spec, described, tokens, ids, dropped);
+      this.#show(view, described, tokens, ids, dropped);
     } catch (error) {
       if (run === this.#run) this.#fail(error?.message ?? String(error));
     }
   }
 
-  #show(spec, { key, info, name }, tokens, ids, dropped) {
+  // spec: the attributes with the layer and head resolved.
+  #show(spec, { key, info, name, trained }, tokens, ids, dropped) {
     const { layer, head, stage, causal, scale } = spec;
     const traceKey = JSON.stringify([key, ids, causal, scale, layer, stage]);
     if (this.#trace?.key !== traceKey) {
@@ -229,11 +245,13 @@ export class MiniMindAttention extends HTMLElement {
       scale: scaleFor(stage, values),
       kv: Math.floor(head / (info.num_attention_heads / info.num_key_value_heads)),
       model: [
-        embedText(spec.lang, 'embed.model', { name, seed: spec.seed }),
+        trained ? embedText(spec.lang, 'model.trainedName') : embedText(spec.lang, 'embed.model', { name, seed: spec.seed }),
         dropped ? embedText(spec.lang, 'embed.dropped', { max: MAX_TOKENS }) : '',
       ]
         .filter(Boolean)
         .join(' · '),
+      // What this head of the trained model does, measured (heads.json).
+      note: trained ? headNote((k, params) => embedText(spec.lang, k, params), trained.files.heads, { layer, head }) : '',
     };
     this.#ready({ tokens: [...tokens], matrix: this.#rows(), layer, head, stage });
   }
@@ -273,6 +291,8 @@ export class MiniMindAttention extends HTMLElement {
     parts.link.href = playgroundUrl(spec);
     parts.link.textContent = `${t('embed.open')} ↗`;
     const lessonView = shown.view === 'lesson' || shown.view === 'lab';
+    parts.note.textContent = lessonView ? '' : shown.note;
+    parts.note.hidden = !parts.note.textContent;
     parts.panels.hidden = !lessonView;
     parts.legend.hidden = lessonView;
     if (lessonView) {
@@ -354,6 +374,7 @@ export class MiniMindAttention extends HTMLElement {
     const parts = this.#parts;
     const drawn = state === 'ready' || (state === 'loading' && this.#shown !== null);
     parts.caption.hidden = !drawn;
+    parts.note.hidden = !drawn || !parts.note.textContent;
     parts.plot.hidden = !drawn;
     parts.footer.hidden = !drawn;
     parts.status.hidden = message === '';

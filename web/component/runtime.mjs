@@ -1,10 +1,14 @@
 // One Wasm module for every <minimind-attention> of a page, loaded on first
 // use, and one model per (preset, config, seed) shared by the elements that
-// show it; a model is freed once no element uses it any more.
+// show it; a model is freed once no element uses it any more. The trained
+// model's files and tokenizer are read once (demo_source.mjs) and kept.
 import { loadMiniMind } from '../../js/minimind.mjs';
+import { DEMO } from '../demo_model.mjs';
+import { demoFiles } from '../demo_source.mjs';
 import { moduleSource } from './module_source.mjs';
 
 let runtime = null;
+let trained = null; // Promise of {files, tokenizer, info} of the trained model
 const models = new Map(); // key -> {promise: Promise<Model>, users}
 
 /** The module, loaded once (a failed load is retried by the next call). */
@@ -16,18 +20,44 @@ export function loadRuntime() {
   return runtime;
 }
 
+// The trained model's files, its tokenizer and its config's shapes, once.
+function trainedModel(mm, onProgress) {
+  trained ??= demoFiles(onProgress)
+    .then((files) => ({ files, tokenizer: mm.loadTokenizer(files.tokenizer), info: mm.describeConfig(files.config) }))
+    .catch((error) => {
+      trained = null;
+      throw error;
+    });
+  return trained;
+}
+
 /**
  * What {preset, config, seed} builds, as the page builds it (config keys on
- * top of the preset's): {key, name, info, create}. Throws the config's
- * problems (an unknown preset, heads that do not divide hidden_size, ...).
+ * top of the preset's): {key, name, info, create(), trained?: {files:
+ * {heads, ...}, tokenizer}}. Throws the config's problems (an unknown
+ * preset, heads that do not divide hidden_size, ...). onProgress(fraction)
+ * while the trained model's weights download.
  */
-export function describeModel(mm, { preset, config, seed }) {
+export async function describeModel(mm, { preset, config, seed }, onProgress) {
+  if (preset === DEMO) {
+    const model = await trainedModel(mm, onProgress);
+    const { config: configJson, weights } = model.files;
+    return {
+      key: JSON.stringify([DEMO]),
+      name: DEMO,
+      info: model.info,
+      trained: model,
+      create: () => mm.loadModel({ config: configJson, weights }),
+    };
+  }
   const full = config ? { ...mm.presetConfig(preset), ...config } : mm.presetConfig(preset);
+  const spec = config ? { config: full, seed } : { preset, seed };
   return {
     key: JSON.stringify([preset, config, seed]),
     name: config ? `${preset} + config` : preset,
     info: mm.describeConfig(full),
-    create: config ? { config: full, seed } : { preset, seed },
+    trained: null,
+    create: () => mm.createModel(spec),
   };
 }
 
@@ -40,7 +70,7 @@ export async function acquireModel(mm, described, beforeBuild) {
   const { key } = described;
   let entry = models.get(key);
   if (!entry) {
-    entry = { users: 0, promise: Promise.resolve(beforeBuild?.()).then(() => mm.createModel(described.create)) };
+    entry = { users: 0, promise: Promise.resolve(beforeBuild?.()).then(() => described.create()) };
     models.set(key, entry);
   }
   entry.users += 1;

@@ -37,6 +37,17 @@ export const STYLE = `
   font-weight: 400;
   color: #5b5b5b;
 }
+.frame > .note {
+  margin: 0;
+  padding: 3px 6px;
+  font-size: 12px;
+  color: #3d3d3d;
+  background: #fff6e0;
+  border-left: 3px solid #e0a800;
+}
+.frame > .note[hidden] {
+  display: none;
+}
 .plot {
   flex: 1 1 auto;
   min-height: 0;

@@ -1,11 +1,14 @@
 // English UI text. Keys are shared with zh-CN.mjs; {name} marks a parameter.
+import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 
 export default {
   ...LESSON_TERMS['en'],
+  ...DEMO_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',
   'app.gallery': 'Gallery: every lesson example',
-  'app.subtitle': 'Type tokens and watch a real MiniMind model attend, layer by layer, head by head.',
+  'app.subtitle':
+    'Type a sentence and watch MiniMind attend, layer by layer, head by head. The default model was trained by this project; the presets have random weights (untrained), so they show shapes and computation, not learned behaviour.',
   'lang.label': 'Language',
   'input.label': 'Your tokens',
   'input.placeholder': 'Type words separated by spaces, e.g. 今天 天气 很 好',
@@ -53,11 +56,11 @@ export default {
   'matrix.notComputed': '— (not computed by cached decoding)',
   'chips.label': 'Tokens and their ids',
   'model.label': 'Model',
-  'model.preset': 'Preset',
+  'model.preset': 'Model or preset',
   'model.seed': 'Seed',
   'model.custom': 'custom config',
   'model.building': 'Building {name}: {percent}%',
-  'model.ready': '{name}: {params} parameters, {layers} layers × {heads} heads, random weights (seed {seed})',
+  'model.ready': '{name}: {params} parameters, {layers} layers × {heads} heads, random weights (untrained, seed {seed})',
   'model.readyFiles': '{name}: {params} parameters, {layers} layers × {heads} heads, weights from your file',
   'model.error': 'The model could not be built: {message}',
   'config.title': 'Edit the config',
@@ -109,7 +112,8 @@ export default {
   'row.formula': 'output({query}) = {terms}',
   'row.none': 'Select a row (a query token) to see its weighted sum of values.',
   'overview.title': 'All layers × heads',
-  'overview.hint': 'Heads that share a kv head are grouped (GQA). Click one to open it.',
+  'overview.hint':
+    'Heads that share a kv head are grouped (GQA). Click one to open it; “switch off” zeroes a head’s output (ablation): watch the prediction change.',
   'overview.kvGroup': 'kv {kv}',
   'overview.layer': 'layer {layer}',
   'overview.cell': 'layer {layer}, head {head}',
@@ -212,4 +216,30 @@ export default {
   'embedCode.iframeFiles':
     'A model loaded from your files stays in your browser: the embedded view shows the preset with random weights instead.',
   'embedView.open': 'open in playground',
+  'input.hintTokenizer':
+    'MiniMind’s own tokenizer (byte-level BPE) splits the text; no spaces needed. The first token, <|im_start|>, is the bos: MiniMind reads every pretraining text after it, and so does this page; its column often takes much of the attention (a “sink”).',
+  'input.mappingTokenizer': 'Token ids are tokenizer.json’s; a character may be split into byte tokens, shown as bytes like <0xE5><0x94>.',
+  'input.placeholderTokenizer': 'Type a sentence, e.g. 小明把苹果给了小红，她很开心',
+  'chips.bos': 'bos: a pretrained MiniMind reads every text after it',
+  'model.downloading': 'Downloading {name}: {percent}%',
+  'model.readyTrained': '{name}: {params} parameters, {layers} layers × {heads} heads, weights trained by this project',
+  'model.untrainedNote':
+    'Random weights (untrained): these patterns come from random numbers, not from learning; they show the shapes and the computation. For learned attention, choose minimind-demo (trained).',
+  'config.trained': 'The trained model’s shapes are fixed: choose a preset (random weights) to edit a config.',
+  'gen.everyHead': '(Generation runs with every head on: cached decoding cannot switch heads off.)',
+  'predict.title': 'After “{token}”, the model predicts',
+  'predict.whole': '{label} (→ {whole})',
+  'predict.withOn': '{token}: {p} (every head on: {pOn})',
+  'predict.same': 'With {heads} off, the most likely next token is still {before}: p {pBefore} → {pAfter}.',
+  'predict.changed': 'With {heads} off, the most likely next token changes from {before} ({pBefore}) to {after} ({pAfter}).',
+  'overview.off': 'off',
+  'overview.switchOff': 'switch off',
+  'overview.switchOffLabel': 'switch off layer {layer}, head {head}',
+  'overview.headName': 'layer {layer} head {head}',
+  'overview.separator': ', ',
+  'overview.ablated':
+    'Switched off: {heads}. Their attention is still computed (the thumbnails show it), but their output is zeroed before o_proj: later layers and the prediction get nothing from them.',
+  'overview.reset': 'all heads on',
+  'demo.ablation':
+    'Try switching off layer {layer}, head {head} (the pronoun head) below: measured on held-out sentences, how often the model guesses what the referent does next, right after the pronoun, falls from {on} to {off} without it.',
 };

@@ -1,11 +1,14 @@
 // 简体中文界面文本。键与 en.mjs 相同；{name} 是参数。
+import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 
 export default {
   ...LESSON_TERMS['zh-CN'],
+  ...DEMO_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
   'app.gallery': '图库：课程里的每个例子',
-  'app.subtitle': '输入 token，看一个真实的 MiniMind 模型如何逐层、逐头地分配注意力。',
+  'app.subtitle':
+    '输入一句话，看 MiniMind 如何逐层、逐头地分配注意力。默认模型是本项目自己训练的小 MiniMind；预设是随机权重（未训练），只能看形状和计算过程，看不到学到的规律。',
   'lang.label': '语言',
   'input.label': '输入 token',
   'input.placeholder': '用空格分隔词，例如：今天 天气 很 好',
@@ -53,11 +56,11 @@ export default {
   'matrix.notComputed': '—（缓存解码不计算）',
   'chips.label': 'Token 及其 id',
   'model.label': '模型',
-  'model.preset': '预设',
+  'model.preset': '模型或预设',
   'model.seed': '随机种子',
   'model.custom': '自定义配置',
   'model.building': '正在构建 {name}：{percent}%',
-  'model.ready': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，随机权重（种子 {seed}）',
+  'model.ready': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，随机权重（未训练，种子 {seed}）',
   'model.readyFiles': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，权重来自你的文件',
   'model.error': '模型无法构建：{message}',
   'config.title': '修改配置',
@@ -110,7 +113,7 @@ export default {
   'row.formula': 'output({query}) = {terms}',
   'row.none': '选择一行（一个 query token），查看它对 V 的加权求和。',
   'overview.title': '所有层 × 头',
-  'overview.hint': '共享同一个 kv 头的 Q 头放在一组（GQA）。点击打开。',
+  'overview.hint': '共享同一个 kv 头的 Q 头放在一组（GQA）。点击缩略图打开它；“关掉”把一个头的输出置零（消融），看预测怎么变。',
   'overview.kvGroup': 'kv {kv}',
   'overview.layer': '第 {layer} 层',
   'overview.cell': '第 {layer} 层，第 {head} 个头',
@@ -208,4 +211,30 @@ export default {
   'embedCode.componentFiles': '从你的文件载入的模型只留在你的浏览器里：组件显示的是该预设的随机权重版本。',
   'embedCode.iframeFiles': '从你的文件载入的模型只留在你的浏览器里：嵌入的视图显示的是该预设的随机权重版本。',
   'embedView.open': '在 Playground 中打开',
+  'input.hintTokenizer':
+    '文本由 MiniMind 自己的 tokenizer（字节级 BPE）切分，不用加空格。第一个 token <|im_start|> 是开始符（bos）：MiniMind 预训练时每段文本都以它开头，这里也一样；它那一列常常收下很多注意力（“sink”）。',
+  'input.mappingTokenizer': 'Token id 是 tokenizer.json 里的 id；一个汉字可能被拆成几个字节 token，显示为 <0xE5><0x94> 这样的字节。',
+  'input.placeholderTokenizer': '输入一句话，例如：小明把苹果给了小红，她很开心',
+  'chips.bos': '开始符（bos）：预训练的 MiniMind 读的每段文本都以它开头',
+  'model.downloading': '正在下载 {name}：{percent}%',
+  'model.readyTrained': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，本项目训练的权重',
+  'model.untrainedNote':
+    '随机权重（未训练）：这些注意力图案来自随机数，不是学出来的，可以用来看形状和计算过程。想看学到的注意力，请选 minimind-demo（已训练）。',
+  'config.trained': '训练好的模型形状是固定的：先选一个预设（随机权重），再修改配置。',
+  'gen.everyHead': '（生成时所有头都打开：带 KV cache 的生成不能关掉头。）',
+  'predict.title': '“{token}”之后，模型预测的下一个 token',
+  'predict.whole': '{label}（→ {whole}）',
+  'predict.withOn': '{token}: {p}（所有头打开时 {pOn}）',
+  'predict.same': '关掉 {heads} 之后，最可能的下一个 token 仍是 {before}，概率从 {pBefore} 变为 {pAfter}。',
+  'predict.changed': '关掉 {heads} 之后，最可能的下一个 token 从 {before}（{pBefore}）变成了 {after}（{pAfter}）。',
+  'overview.off': '已关掉',
+  'overview.switchOff': '关掉',
+  'overview.switchOffLabel': '关掉第 {layer} 层第 {head} 个头',
+  'overview.headName': '第 {layer} 层第 {head} 个头',
+  'overview.separator': '、',
+  'overview.ablated':
+    '已关掉：{heads}。它们的注意力照常计算（缩略图里还能看到），但输出在 o_proj 之前被置零：后面的层和预测都收不到它们的信息。',
+  'overview.reset': '全部打开',
+  'demo.ablation':
+    '试试在下面“关掉”第 {layer} 层第 {head} 个头（代词头）：在训练时没见过的句子上测得，关掉它以后，模型在代词后面猜中所指的人接下来做什么的比例从 {on} 降到 {off}。',
 };

@@ -1,14 +1,16 @@
 // The typed tokens as chips, each with its id (rebuilt only when they change).
+// Special tokens (MiniMind's bos, <|im_start|>) are marked, with `specialTitle`.
 const drawn = new WeakMap(); // list -> the tokens and ids it shows
 
-export function renderChips(list, tokens, ids) {
-  const key = JSON.stringify([tokens, ids]);
+export function renderChips(list, tokens, ids, special = null, specialTitle = '') {
+  const key = JSON.stringify([tokens, ids, special, specialTitle]);
   if (drawn.get(list) === key) return;
   drawn.set(list, key);
   list.replaceChildren(
     ...tokens.map((token, i) => {
       const item = document.createElement('li');
-      item.className = 'chip';
+      item.className = special?.[i] ? 'chip special' : 'chip';
+      if (special?.[i]) item.title = specialTitle;
       const text = document.createElement('span');
       text.className = 'chip-text';
       text.textContent = token;

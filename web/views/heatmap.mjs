@@ -79,9 +79,14 @@ export class HeatmapView {
     const { tokens } = this.#model;
     const labelWidth = Math.min(140, Math.max(24, ...tokens.map((t) => this.#textWidth(t)))) + 10;
     const available = Math.max(200, this.#width - labelWidth - 8);
-    const cell = Math.max(10, Math.min(56, Math.floor(available / Math.max(1, tokens.length))));
+    const T = Math.max(1, tokens.length);
+    // A long sentence's matrix fits in most of the window's height (the window's, not a layout read),
+    // so that a row near the bottom, the lesson's 她, is in view with the matrix's top.
+    const rotatedTop = Math.min(140, labelWidth * 0.75) + 8;
+    const byHeight = Math.max(24, Math.floor(((globalThis.innerHeight || 1000) * 0.7 - rotatedTop) / T));
+    const cell = Math.max(10, Math.min(56, byHeight, Math.floor(available / T)));
     const rotate = tokens.some((t) => this.#textWidth(t) > cell - 4);
-    const top = rotate ? Math.min(140, labelWidth * 0.75) + 8 : 24;
+    const top = rotate ? rotatedTop : 24;
     return { cell, left: labelWidth, top, rotate, width: labelWidth + cell * tokens.length + 4, height: top + cell * tokens.length + 4 };
   }
 

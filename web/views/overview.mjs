@@ -1,39 +1,45 @@
 // All layers × heads as thumbnails of the current stage, heads grouped by
 // the kv head they share (GQA); the open one is outlined. Click to open.
-// The buttons and canvases are built once per shape (layers, heads, kv
-// heads, language) and repainted in place on every new result; while the
-// overview is scrolled out of view, painting waits until it comes back.
+// For a model whose heads were measured (the trained model's heads.json),
+// each head carries its role and score; every head has a switch that turns
+// it off (ablation: its output zeroed before o_proj), and switched-off heads
+// are marked. The buttons and canvases are built once per shape (layers,
+// heads, kv heads, language, labels) and repainted in place on every new
+// result; while the overview is scrolled out of view, painting waits until
+// it comes back.
 import { hatchPattern, scaleFor } from '../colors.mjs';
 import { paintCells } from './cells.mjs';
 
-const views = new WeakMap(); // container -> {key, thumbs: [{layer, head, button, ctx}], hatch, onOpen, visible, pending, observer}
+const views = new WeakMap(); // container -> {key, thumbs: [{layer, head, cell, button, toggle, ctx}], hatch, onOpen, onToggle, visible, pending, observer}
 
-function build(container, { layers, heads, kvHeads, t }, size, ratio, key) {
+function make(tag, className, parent) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  parent?.append(node);
+  return node;
+}
+
+function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key) {
   const R = heads / kvHeads;
-  const view = { key, thumbs: [], hatch: null, onOpen: null };
+  const view = { key, thumbs: [], hatch: null, onOpen: null, onToggle: null };
   const rows = [];
   for (let layer = 0; layer < layers; layer += 1) {
-    const row = document.createElement('div');
-    row.className = 'overview-layer';
-    const label = document.createElement('span');
-    label.className = 'overview-layer-label';
-    label.textContent = t('overview.layer', { layer });
-    row.append(label);
+    const row = make('div', 'overview-layer');
+    make('span', 'overview-layer-label', row).textContent = t('overview.layer', { layer });
     for (let kv = 0; kv < kvHeads; kv += 1) {
-      const group = document.createElement('div');
-      group.className = 'kv-group';
-      const groupLabel = document.createElement('span');
-      groupLabel.className = 'kv-label';
-      groupLabel.textContent = t('overview.kvGroup', { kv });
-      group.append(groupLabel);
+      const group = make('div', 'kv-group', row);
+      make('span', 'kv-label', group).textContent = t('overview.kvGroup', { kv });
       for (let head = kv * R; head < (kv + 1) * R; head += 1) {
-        const button = document.createElement('button');
+        const cell = make('div', 'thumb-cell', group);
+        const button = make('button', 'thumb', cell);
         button.type = 'button';
-        button.className = 'thumb';
+        button.style.maxWidth = `${size + 8}px`; // a label wider than its thumbnail wraps
         button.dataset.layer = String(layer);
         button.dataset.head = String(head);
-        button.setAttribute('aria-label', t('overview.cell', { layer, head }));
-        const canvas = document.createElement('canvas');
+        const tag = tags?.(layer, head) ?? null;
+        button.setAttribute('aria-label', t('overview.cell', { layer, head }) + (tag ? `: ${tag.role}, ${tag.score}` : ''));
+        if (tag?.title) button.title = tag.title;
+        const canvas = make('canvas', null, button);
         canvas.width = size * ratio;
         canvas.height = size * ratio;
         canvas.style.width = `${size}px`;
@@ -41,14 +47,20 @@ function build(container, { layers, heads, kvHeads, t }, size, ratio, key) {
         const ctx = canvas.getContext('2d');
         ctx.scale(ratio, ratio);
         view.hatch ??= hatchPattern(ctx, 4);
-        const caption = document.createElement('span');
-        caption.textContent = `h${head}`;
-        button.append(canvas, caption);
+        make('span', 'thumb-head', button).textContent = `h${head}`;
+        if (tag) {
+          make('span', tag.mixed ? 'thumb-role mixed' : 'thumb-role', button).textContent = tag.role;
+          make('span', 'thumb-score', button).textContent = tag.score;
+        }
+        make('span', 'thumb-off', button).textContent = t('overview.off');
         button.addEventListener('click', () => view.onOpen(layer, head));
-        group.append(button);
-        view.thumbs.push({ layer, head, button, ctx });
+        const toggle = make('button', 'head-switch', cell);
+        toggle.type = 'button';
+        toggle.dataset.layer = String(layer);
+        toggle.dataset.head = String(head);
+        toggle.addEventListener('click', () => view.onToggle(layer, head));
+        view.thumbs.push({ layer, head, cell, button, toggle, ctx });
       }
-      row.append(group);
     }
     rows.push(row);
   }
@@ -56,15 +68,27 @@ function build(container, { layers, heads, kvHeads, t }, size, ratio, key) {
   return view;
 }
 
-export function renderOverview(container, { entries, layers, heads, kvHeads, T, stage, masked, current, t, onOpen }) {
-  const size = Math.max(36, Math.min(72, Math.floor(360 / heads)));
+/**
+ * tags(layer, head): {role, score, mixed, title} texts of a measured head, or
+ * null (or no `tags`: nothing measured); ablated: Set of "layer:head"
+ * switched off; onOpen(layer, head), onToggle(layer, head).
+ */
+export function renderOverview(
+  container,
+  { entries, layers, heads, kvHeads, T, stage, masked, current, t, tags, ablated, onOpen, onToggle },
+) {
+  // A phone's column holds a layer's kv groups side by side at a smaller size (the window's width: no layout read).
+  const narrow = (globalThis.innerWidth ?? 1024) < 600;
+  const size = Math.max(36, Math.min(narrow ? 56 : 72, Math.floor((narrow ? 240 : 360) / heads)));
   const ratio = globalThis.devicePixelRatio || 1;
-  const key = JSON.stringify([layers, heads, kvHeads, size, ratio, t('overview.cell', { layer: 0, head: 0 })]);
+  const labels = [];
+  for (let layer = 0; layer < layers && tags; layer += 1) for (let head = 0; head < heads; head += 1) labels.push(tags(layer, head));
+  const key = JSON.stringify([layers, heads, kvHeads, size, ratio, t('overview.cell', { layer: 0, head: 0 }), t('overview.off'), labels]);
   let view = views.get(container);
   if (!view || view.key !== key || container.childElementCount !== layers) {
     const visible = view?.visible ?? true;
     view?.observer?.disconnect();
-    view = build(container, { layers, heads, kvHeads, t }, size, ratio, key);
+    view = build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key);
     view.visible = visible;
     views.set(container, view);
     if (globalThis.IntersectionObserver) {
@@ -76,8 +100,16 @@ export function renderOverview(container, { entries, layers, heads, kvHeads, T, 
     }
   }
   view.onOpen = onOpen;
-  for (const { layer, head, button } of view.thumbs)
+  view.onToggle = onToggle;
+  for (const { layer, head, cell, button, toggle } of view.thumbs) {
     button.setAttribute('aria-pressed', String(layer === current.layer && head === current.head));
+    const off = ablated?.has(`${layer}:${head}`) ?? false;
+    cell.classList.toggle('off', off);
+    // A toggle: the same name in both states, pressed while the head is off.
+    toggle.setAttribute('aria-pressed', String(off));
+    toggle.textContent = t('overview.switchOff');
+    toggle.setAttribute('aria-label', t('overview.switchOffLabel', { layer, head }));
+  }
   const matrices = { entries, T, stage, masked, size };
   if (view.visible) paint(view, matrices);
   else view.pending = matrices;

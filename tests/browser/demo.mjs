@@ -1,0 +1,39 @@
+// The trained model (models/minimind-demo/) in Node, through the JS API, for
+// the browser tests' expected numbers: its text is read as the page and the
+// element read it (web/demo_model.mjs: the bos, then MiniMind's tokenizer),
+// and what each head does comes from its heads.json.
+import { readFile } from 'node:fs/promises';
+
+import { loadMiniMind } from '../../js/minimind.mjs';
+import { lessonPositions, tokenizeText } from '../../web/demo_model.mjs';
+
+const DIR = new URL('../../models/minimind-demo/', import.meta.url);
+let loading = null;
+
+/** {mm, model, tokenizer, heads, sentence}: the model, its tokenizer, heads.json and the lesson sentence's positions. */
+export function trainedModel() {
+  loading ??= (async () => {
+    const mm = await loadMiniMind();
+    const [config, weights, tokenizerJson, headsJson] = await Promise.all([
+      readFile(new URL('config.json', DIR), 'utf8'),
+      readFile(new URL('model.safetensors', DIR)),
+      readFile(new URL('tokenizer.json', DIR), 'utf8'),
+      readFile(new URL('heads.json', DIR), 'utf8'),
+    ]);
+    const model = mm.loadModel({ config, weights });
+    const tokenizer = mm.loadTokenizer(tokenizerJson);
+    const heads = JSON.parse(headsJson);
+    return { mm, model, tokenizer, heads, sentence: lessonPositions(tokenizer, heads.lesson[0]) };
+  })();
+  return loading;
+}
+
+/** {tokens, ids, rows}: the trained model's matrix of `stage` at (layer, head) for `text`, rows = queries. */
+export async function trainedMatrix({ text, layer, head, stage = 'attn_weights', causal = true, ablate }) {
+  const { model, tokenizer } = await trainedModel();
+  const { tokens, ids } = tokenizeText(tokenizer, text, 128);
+  const options = { trace: { layers: [layer], stages: [stage] }, causalMask: causal, ...(ablate ? { ablate } : {}) };
+  const data = model.forward(ids, options).trace.get(layer, stage).data;
+  const T = ids.length;
+  return { tokens, ids, rows: Array.from({ length: T }, (_, i) => Array.from(data.subarray((head * T + i) * T, (head * T + i + 1) * T))) };
+}
