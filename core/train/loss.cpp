@@ -27,16 +27,29 @@ double cross_entropy_rows(const float* logits, const int32_t* labels, int64_t ro
                                   std::to_string(V - 1) + ")");
     }
     // log_softmax as torch computes it: max-subtracted, then log Σ e^(x - max).
-    const float max = *std::max_element(x, x + V);
+    // Four partial maxima and sums: one dependent chain over V values would
+    // cost V add latencies per row (the max is exact in any order; the sum
+    // is in double, its order fixed).
+    float max4[4] = {x[0], x[0], x[0], x[0]};
+    int64_t v = 0;
+    for (; v + 4 <= V; v += 4) {
+      for (int k = 0; k < 4; ++k) max4[k] = std::max(max4[k], x[v + k]);
+    }
+    float max = std::max(std::max(max4[0], max4[1]), std::max(max4[2], max4[3]));
+    for (; v < V; ++v) max = std::max(max, x[v]);
     const float target = x[label] - max;
-    for (int64_t v = 0; v < V; ++v) d[v] = x[v] - max;
+    for (v = 0; v < V; ++v) d[v] = x[v] - max;
     exp_approx_inplace(d, V);
-    double sum = 0.0;
-    for (int64_t v = 0; v < V; ++v) sum += d[v];
+    double sum4[4] = {0.0, 0.0, 0.0, 0.0};
+    for (v = 0; v + 4 <= V; v += 4) {
+      for (int k = 0; k < 4; ++k) sum4[k] += double(d[v + k]);
+    }
+    double sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
+    for (; v < V; ++v) sum += d[v];
     total += std::log(sum) - double(target);
     // ∂/∂x of -log softmax(x)[label] = softmax(x) - onehot(label).
     const float scale = float(double(grad_scale) / sum);
-    for (int64_t v = 0; v < V; ++v) d[v] *= scale;
+    for (v = 0; v < V; ++v) d[v] *= scale;
     d[label] -= grad_scale;
   }
   return total;
