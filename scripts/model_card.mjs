@@ -65,6 +65,26 @@ const best = (key) => heads.heads.reduce((a, h) => (h[key] > a[key] ? h : a));
 const { layer, head } = heads.pronounHead;
 const minutes = Number.isFinite(seconds) ? `${(seconds / 60).toFixed(1)} minutes` : 'an unrecorded time';
 
+// The project's targets for this model, each with its measured value.
+function targets() {
+  const pronoun = heads.heads.find((h) => h.layer === layer && h.head === head).pronoun;
+  const rows = [
+    ['pronoun head: mean mass on the referent, held-out sentences', '≥ 0.60', pronoun, pronoun >= 0.6],
+    ...heads.lesson.map((l) => [`same head, ${l.text} → ${l.referent}`, '≥ 0.50', l.mass, l.mass >= 0.5]),
+    ['referent-dependent token after the pronoun predicted', '≥ 95%', heads.referentAccuracy.on, heads.referentAccuracy.on >= 0.95],
+    ['best previous-token score', '≥ 0.80', best('previousToken').previousToken, best('previousToken').previousToken >= 0.8],
+    ['best induction score', '≥ 0.50', best('induction').induction, best('induction').induction >= 0.5],
+  ];
+  const met = rows.filter((r) => r[3]).length;
+  return [
+    `${met} of ${rows.length} met.`,
+    '',
+    '| target | wanted | measured | |',
+    '|---|---|---|---|',
+    ...rows.map(([what, wanted, value, ok]) => `| ${what} | ${wanted} | ${value.toFixed(2)} | ${ok ? 'met' : '**missed**'} |`),
+  ].join('\n');
+}
+
 const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
@@ -110,6 +130,10 @@ ${table}
 - Pronoun head: **layer ${layer} head ${head}**; on the lesson's sentence and its swaps it puts on the right name: ${heads.lesson.map((l) => `${l.text} → ${l.referent} ${l.mass.toFixed(2)}`).join('; ')}.
 - Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)}); best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
 - Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off.
+
+## Targets
+
+${targets()}
 `;
 writeFileSync(join(dir, 'MODEL_CARD.md'), card);
 console.log(`wrote ${join(dir, 'MODEL_CARD.md')} and loss_curve.svg (${steps} batches, loss ${first.toFixed(2)} -> ${last50.toFixed(2)})`);
