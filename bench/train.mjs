@@ -56,7 +56,8 @@ export const TRAIN_MATMUL = {
     { shape: `${N}x128x64`, what: 'k_proj, v_proj', count: 2 * 4 },
     { shape: `${N}x128x448`, what: 'gate_proj, up_proj', count: 2 * 4 },
     { shape: `${N}x448x128`, what: 'down_proj', count: 4 },
-    { shape: '64x128x6400', what: 'lm_head (one sequence at a time)', count: TRAIN_RECIPE.batchSize },
+    // The trainer runs the head and the loss on whole sequences, about 256 rows at a time.
+    { shape: '256x128x6400', what: 'lm_head (4 sequences of 64 at a time)', count: TRAIN_RECIPE.batchSize / 4 },
   ],
 };
 
