@@ -16,7 +16,7 @@ commands:
             config, derived shapes, parameter count
   run       MODEL (--ids 1,2,3 | --text "...") [--no-bos] [--ablate L:H,...] [--json]
             tokens, attention weights of every layer and head, logits
-  generate  MODEL (--ids ... | --text "...") [--chat] [--max-new-tokens N]
+  generate  MODEL (--ids ... | --text "...") [--chat [--thinking]] [--max-new-tokens N]
             [--greedy | --temperature T --top-k K --top-p P
             --repetition-penalty R --sample-seed S] [--json]
   heads     MODEL [--count 500] [--json]
@@ -38,18 +38,28 @@ MODEL is one of:
   --preset NAME [--seed N]   a preset with seeded random weights
   --model DIR                a MiniMind folder: config.json and model.safetensors
                              (F32, F16 or BF16), model.pth or pytorch_model.bin,
-                             and tokenizer.json
-  --model FILE.pth [--config config.json] [--heads N]
-                             a torch.save(state_dict) file; without --config the
-                             config is inferred from the tensor shapes (--heads:
-                             number of attention heads, default 8)
+                             tokenizer.json and tokenizer_config.json
+  --model FILE.pth [--config config.json]
+                             a torch.save(state_dict) file, or MiniMind's
+                             *_resume.pth (its "model" weights); without --config
+                             the config is inferred from the tensor shapes and
+                             stderr says which values were assumed. Each has a flag:
+                             --heads N (attention heads, default 8; or --kv-heads N),
+                             --rope-theta X (1e6), --eps X (rms_norm_eps: 1e-6, or
+                             1e-5 without q/k norm), --max-position-embeddings N
+                             (32768), --rope-scaling (YaRN on), MoE: --moe-top-k K
+                             (1, or 2 without q/k norm), --norm-topk-prob true|false
 --tokenizer FILE uses that tokenizer.json (a model folder's own is used by default).
 With a tokenizer, --text is encoded by it, after MiniMind's bos token <|im_start|>
 as MiniMind feeds a pretrained model (--no-bos leaves it out), and generate prints
 the text. --ablate switches heads off (their output zeroed before o_proj). Without
 one, --text splits on whitespace and numbers the distinct words 3, 4, 5, ... in
 order of first appearance (ids 0-2 are MiniMind's special tokens).
---chat wraps the prompt in MiniMind's chat template (for SFT models).
+--chat renders the prompt with the model's chat template (tokenizer_config.json of
+its folder, else MiniMind's: generation 3's as shipped, or MiniMind2's), as MiniMind's
+eval_llm.py does for SFT models; --thinking opens generation 3's think block.
+Warnings (unknown config.json keys, a tied lm_head that differs from the embedding)
+go to stderr.
 
 train and grad also take --config FILE (a config.json: a model with seeded random
 weights, seeded by --seed) as MODEL. Their data is MiniMind's pretraining JSONL
@@ -79,6 +89,14 @@ const OPTIONS = {
   'sample-seed': { type: 'string' },
   config: { type: 'string' },
   heads: { type: 'string' },
+  'kv-heads': { type: 'string' },
+  'moe-top-k': { type: 'string' },
+  'rope-theta': { type: 'string' },
+  eps: { type: 'string' },
+  'max-position-embeddings': { type: 'string' },
+  'rope-scaling': { type: 'boolean' },
+  'norm-topk-prob': { type: 'string' },
+  thinking: { type: 'boolean' },
   tokenizer: { type: 'string' },
   chat: { type: 'boolean' },
   'no-bos': { type: 'boolean' },
@@ -135,36 +153,108 @@ function asBytes(buffer) {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
+// What config inference cannot read off the tensors, one flag each
+// (config.json key -> flag, hint name, parse).
+const INFER_FLAGS = [
+  ['num_attention_heads', 'heads', 'numAttentionHeads', 'integer'],
+  ['num_key_value_heads', 'kv-heads', 'numKeyValueHeads', 'integer'],
+  ['rope_theta', 'rope-theta', 'ropeTheta', 'number'],
+  ['rms_norm_eps', 'eps', 'rmsNormEps', 'number'],
+  ['max_position_embeddings', 'max-position-embeddings', 'maxPositionEmbeddings', 'integer'],
+  ['inference_rope_scaling', 'rope-scaling', 'inferenceRopeScaling', 'boolean'],
+  ['num_experts_per_tok', 'moe-top-k', 'numExpertsPerTok', 'integer'],
+  ['norm_topk_prob', 'norm-topk-prob', 'normTopkProb', 'true|false'],
+];
+
+function inferHints(values) {
+  const hints = {};
+  for (const [, flag, hint, kind] of INFER_FLAGS) {
+    if (values[flag] === undefined) continue;
+    if (kind === 'integer') hints[hint] = positiveIntegerOption(values, flag);
+    else if (kind === 'number') hints[hint] = positiveNumberOption(values, flag);
+    else if (kind === 'boolean') hints[hint] = values[flag];
+    else if (values[flag] === 'true' || values[flag] === 'false') hints[hint] = values[flag] === 'true';
+    else throw new UsageError(`--${flag} must be true or false, got "${values[flag]}"`);
+  }
+  return hints;
+}
+
+function givenInferFlags(values) {
+  return INFER_FLAGS.filter(([, flag]) => values[flag] !== undefined).map(([, flag]) => `--${flag}`);
+}
+
+// stderr lines: what the config inference read, what it assumed (with the
+// flag that says otherwise), what the file is, and the load's warnings.
+function reportLoad(info, file) {
+  const say = (line) => console.error(`minimind: ${line}`);
+  if (info.file) say(`note: ${info.file}`);
+  if (info.inferred) {
+    const { config, fields } = info.inferred;
+    const value = (key) => String(config[key]);
+    const flagOf = Object.fromEntries(INFER_FLAGS.map(([key, flag]) => [key, `--${flag}`]));
+    // Generation-3 MoE experts use moe_intermediate_size: intermediate_size is unused.
+    const matters = (key) => !(key === 'intermediate_size' && info.use_moe && info.generation === 3);
+    const of = (source) => fields.filter((f) => f.source === source && matters(f.key));
+    say(`note: no config.json: the config of ${file} is inferred from its tensors`);
+    say(
+      `  read from the tensors: ${of('inferred')
+        .map((f) => `${f.key} ${value(f.key)}`)
+        .join(', ')}`,
+    );
+    const given = of('hint');
+    if (given.length) say(`  from your flags: ${given.map((f) => `${f.key} ${value(f.key)} (${flagOf[f.key]})`).join(', ')}`);
+    const assumed = of('default');
+    if (assumed.length) {
+      const why = (key) =>
+        key === 'num_attention_heads'
+          ? `${flagOf[key]} N; head_dim and num_key_value_heads follow from it, or give --kv-heads N`
+          : flagOf[key];
+      say(`  assumed, MiniMind's defaults: ${assumed.map((f) => `${f.key} ${value(f.key)} (${why(f.key)})`).join(', ')}`);
+    }
+  }
+  for (const warning of info.warnings) say(`warning: ${warning}`);
+}
+
 // The model (and the tokenizer a folder brings) from --preset or --model.
 async function openModel(mm, values) {
   if (values.model !== undefined && values.preset !== undefined) throw new UsageError('give --preset or --model, not both');
+  const inferFlags = givenInferFlags(values);
   if (values.model === undefined) {
-    if (values.config !== undefined || values.heads !== undefined) throw new UsageError('--config and --heads go with --model FILE.pth');
+    if (values.config !== undefined || inferFlags.length)
+      throw new UsageError(`${values.config !== undefined ? '--config' : inferFlags[0]} goes with --model FILE.pth`);
     return { model: mm.createModel({ preset: values.preset ?? 'lab-a', seed: integerOption(values, 'seed', 0) }), folder: null };
   }
-  const hints = values.heads !== undefined ? { numAttentionHeads: integerOption(values, 'heads') } : {};
+  const hints = inferHints(values);
   const isFolder = (await stat(values.model).catch(() => null))?.isDirectory() ?? !values.model.endsWith('.pth');
+  let config, weightsPath, folder;
   if (!isFolder) {
-    const config = values.config !== undefined ? await readInput(values.config, 'utf8') : undefined;
-    return { model: mm.loadModel({ config, weights: asBytes(await readInput(values.model)), hints }), folder: dirname(values.model) };
+    config = values.config !== undefined ? await readInput(values.config, 'utf8') : undefined;
+    weightsPath = values.model;
+    folder = dirname(values.model);
+  } else {
+    folder = values.model;
+    // model.safetensors, else model.pth, else pytorch_model.bin (what
+    // save_pretrained(safe_serialization=False) writes: a torch.save zip).
+    let weightsFile = 'model.safetensors';
+    if (!(await exists(join(folder, weightsFile)))) {
+      weightsFile = (await exists(join(folder, 'model.pth')))
+        ? 'model.pth'
+        : (await exists(join(folder, 'pytorch_model.bin')))
+          ? 'pytorch_model.bin'
+          : 'model.safetensors';
+    }
+    config =
+      (await exists(join(folder, 'config.json'))) || weightsFile === 'model.safetensors'
+        ? await readInput(join(folder, 'config.json'), 'utf8')
+        : undefined;
+    weightsPath = join(folder, weightsFile);
   }
-  const folder = values.model;
-  // model.safetensors, else model.pth, else pytorch_model.bin (what
-  // save_pretrained(safe_serialization=False) writes: a torch.save zip).
-  let weightsFile = 'model.safetensors';
-  if (!(await exists(join(folder, weightsFile)))) {
-    weightsFile = (await exists(join(folder, 'model.pth')))
-      ? 'model.pth'
-      : (await exists(join(folder, 'pytorch_model.bin')))
-        ? 'pytorch_model.bin'
-        : 'model.safetensors';
-  }
-  const config =
-    (await exists(join(folder, 'config.json'))) || weightsFile === 'model.safetensors'
-      ? await readInput(join(folder, 'config.json'), 'utf8')
-      : undefined;
-  const weights = asBytes(await readInput(join(folder, weightsFile)));
-  return { model: mm.loadModel({ config, weights, hints }), folder };
+  if (config !== undefined && inferFlags.length)
+    throw new UsageError(`${inferFlags.join(', ')}: these flags are for a config inferred from a .pth, and this model has a config.json`);
+  const weights = asBytes(await readInput(weightsPath));
+  const model = mm.loadModel({ config, weights, hints, name: basename(weightsPath) });
+  reportLoad(model.info(), basename(weightsPath));
+  return { model, folder };
 }
 
 // --tokenizer FILE, or the model folder's tokenizer.json, or none.
@@ -173,8 +263,21 @@ async function openTokenizer(mm, values, folder) {
   return path ? mm.loadTokenizer(await readInput(path, 'utf8')) : null;
 }
 
+// --chat's template: the model folder's tokenizer_config.json, else (for a
+// generation-2 model) MiniMind2's, else the one shipped with the package.
+async function chatOptions(values, model, folder) {
+  if (!values.chat) {
+    if (values.thinking) throw new UsageError('--thinking goes with --chat');
+    return null;
+  }
+  const own = folder && join(folder, 'tokenizer_config.json');
+  const generation = model.info().generation;
+  const path = own && (await exists(own)) ? own : generation === 2 ? null : join(SHIPPED_TOKENIZER, 'tokenizer_config.json');
+  return { thinking: values.thinking === true, generation, ...(path ? { tokenizerConfig: await readInput(path, 'utf8') } : {}) };
+}
+
 // Token ids and their labels from --ids or --text.
-function inputTokens(values, tokenizer) {
+function inputTokens(values, tokenizer, chat = null) {
   if (values.ids !== undefined && values.text !== undefined) throw new UsageError('give --ids or --text, not both');
   if (values.ids !== undefined) {
     const parts = values.ids.split(',').map((s) => s.trim());
@@ -184,7 +287,7 @@ function inputTokens(values, tokenizer) {
     return { ids, labels: tokenizer ? tokenizer.display(ids).map((t) => t.text) : ids.map(String) };
   }
   if (values.text !== undefined) {
-    const text = values.chat ? chatPrompt(values.text) : values.text;
+    const text = chat ? chatPrompt(values.text, chat) : values.text;
     if (tokenizer) {
       const encoded = tokenizer.encode(text);
       if (encoded.length === 0) throw new UsageError('--text holds no tokens (it is empty)');
@@ -257,7 +360,7 @@ async function commandRun(mm, values) {
   const { model, folder } = await openModel(mm, values);
   const tokenizer = await openTokenizer(mm, values, folder);
   try {
-    const { ids, labels } = inputTokens(values, tokenizer);
+    const { ids, labels } = inputTokens(values, tokenizer, await chatOptions(values, model, folder));
     const ablate = ablation(values);
     const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] }, ...(ablate ? { ablate } : {}) });
     const attention = trace
@@ -304,7 +407,7 @@ async function commandGenerate(mm, values) {
   const tokenizer = await openTokenizer(mm, values, folder);
   let generator = null;
   try {
-    const { ids } = inputTokens(values, tokenizer);
+    const { ids } = inputTokens(values, tokenizer, await chatOptions(values, model, folder));
     generator = model.generator(ids, sampling);
     const generated = [];
     while (generated.length < maxNew && !generator.finished) generated.push(generator.step({ trace: false }).token);
@@ -333,10 +436,13 @@ async function openTrainingModel(mm, values) {
   if (values.config !== undefined && values.model === undefined) {
     if (values.preset !== undefined) throw new UsageError('give --preset or --config, not both');
     const config = await readInput(values.config, 'utf8');
-    return { model: mm.createModel({ config, seed: integerOption(values, 'seed', 42), init: 'minimind' }), folder: null };
+    const model = mm.createModel({ config, seed: integerOption(values, 'seed', 42), init: 'minimind' });
+    reportLoad(model.info(), basename(values.config));
+    return { model, folder: null };
   }
   if (values.model === undefined) {
-    if (values.config !== undefined || values.heads !== undefined) throw new UsageError('--config and --heads go with --model FILE.pth');
+    const inferFlags = givenInferFlags(values);
+    if (inferFlags.length) throw new UsageError(`${inferFlags[0]} goes with --model FILE.pth`);
     const preset = values.preset ?? 'lab-a';
     return { model: mm.createModel({ preset, seed: integerOption(values, 'seed', 42), init: 'minimind' }), folder: null };
   }

@@ -120,7 +120,26 @@ export interface ModelInfo {
   weight_bytes: number;
   /** A built model's weights as kept in memory (model.info() only, not describeConfig). */
   stored_weights?: { bytes: number; tensors_by_storage: Partial<Record<'F32' | 'F16' | 'BF16', number>> };
+  /**
+   * model.info() only: what building or loading noticed, one sentence each (unknown config.json keys;
+   * tied embeddings whose file has an lm_head.weight that differs: the model uses lm_head.weight).
+   */
+  warnings?: string[];
+  /** A loaded .pth that is a training checkpoint (MiniMind's *_resume.pth): what it is, which part was read. */
+  file?: string;
+  /** A .pth loaded without config: the config inferred from its tensors (as mm.inferConfig returns it). */
+  inferred?: InferredConfig;
   [key: string]: unknown;
+}
+
+/** The config a .pth implies, and which keys were assumed rather than read off the tensors. */
+export interface InferredConfig {
+  config: Record<string, unknown>;
+  fields: { key: string; source: 'inferred' | 'hint' | 'default' }[];
+  /** keys taken from hints or MiniMind's defaults */
+  assumed: string[];
+  /** what the file is, for a training checkpoint */
+  file?: string;
 }
 
 export interface GenerationStep {
@@ -266,9 +285,20 @@ export interface LessonAttention {
 export interface InferHints {
   /** default 8 (needed for generation-2 checkpoints, which have no q_norm to give head_dim) */
   numAttentionHeads?: number;
+  /** generation 2: gives head_dim from k_proj instead, and so the heads */
+  numKeyValueHeads?: number;
+  /** default 1e6 */
   ropeTheta?: number;
+  /** default 1e-6 (generation 3) or 1e-5 (generation 2) */
   rmsNormEps?: number;
+  /** default 32768 */
+  maxPositionEmbeddings?: number;
+  /** YaRN; default false */
+  inferenceRopeScaling?: boolean;
+  /** MoE top-k; default 1 (generation 3) or 2 (generation 2) */
   numExpertsPerTok?: number;
+  /** MoE; default true */
+  normTopkProb?: boolean;
 }
 
 export interface TokenDisplay {
@@ -299,6 +329,8 @@ export class MiniMind {
   presetConfig(name: PresetName | string): Record<string, unknown>;
   /** Every problem of the config, one sentence each; [] when usable. */
   configProblems(config: string | Record<string, unknown>): string[];
+  /** The keys of a usable config that MiniMind does not read (ignored), one sentence each. */
+  configWarnings(config: string | Record<string, unknown>): string[];
   labRecord(preset?: 'lab-a' | 'lab-b' | string, seed?: number): string;
   /** Lesson 2.5's attention by hand on typed matrices; masked entries are -Infinity. */
   lessonAttention(input: { q: number[][]; k: number[][]; v?: number[][]; causal?: boolean; scale?: boolean }): LessonAttention;
@@ -319,18 +351,36 @@ export class MiniMind {
   }): Model;
   /** Derived shapes and sizes of a config without building weights; throws its problems. */
   describeConfig(config: string | Record<string, unknown>): ModelInfo;
-  /** model.safetensors needs its config; a .pth (zip) may come without and is inferred with `hints`. */
-  loadModel(files: { config?: string | Record<string, unknown>; weights: Uint8Array | ArrayBuffer; hints?: InferHints }): Model;
+  /**
+   * model.safetensors needs its config; a .pth (a state dict or MiniMind's *_resume.pth) may come without, and
+   * its config is inferred with `hints` (info().inferred). `name`: the file's name, for messages.
+   */
+  loadModel(files: {
+    config?: string | Record<string, unknown>;
+    weights: Uint8Array | ArrayBuffer;
+    hints?: InferHints;
+    name?: string;
+  }): Model;
   /** The config a .pth implies, and which keys were assumed rather than read off the tensors. */
-  inferConfig(
-    weights: Uint8Array | ArrayBuffer,
-    hints?: InferHints,
-  ): { config: Record<string, unknown>; fields: { key: string; source: 'inferred' | 'hint' | 'default' }[]; assumed: string[] };
+  inferConfig(weights: Uint8Array | ArrayBuffer, hints?: InferHints, options?: { name?: string }): InferredConfig;
   loadTokenizer(tokenizerJson: string | Record<string, unknown>): Tokenizer;
 }
 
-/** MiniMind's chat template around one user turn (for SFT models). */
-export function chatPrompt(text: string): string;
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | string;
+  content: string;
+}
+
+/**
+ * MiniMind's chat prompt (for SFT models), ending with the assistant's turn: the chat_template of
+ * `tokenizerConfig` (tokenizer_config.json text or object), else MiniMind's template of `generation`
+ * (3, the default; 2: MiniMind2's, with its default system message), rendered with add_generation_prompt.
+ * `thinking` opens generation 3's think block.
+ */
+export function chatPrompt(
+  messages: string | ChatMessage[],
+  options?: { tokenizerConfig?: string | Record<string, unknown>; thinking?: boolean; generation?: 2 | 3 },
+): string;
 
 export function loadMiniMind(options?: {
   variant?: 'simd' | 'scalar';

@@ -30,10 +30,7 @@ function release(owner, native) {
   native.delete();
 }
 
-/** MiniMind's chat template (its tokenizer_config.json) around one user turn, for SFT models. */
-export function chatPrompt(text) {
-  return `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`;
-}
+export { chatPrompt } from './chat_template.mjs';
 
 /**
  * Loads (once per variant, module URL or module factory) and returns the module.
@@ -133,8 +130,21 @@ function toBytes(value, name) {
 
 function configText(config, name) {
   if (typeof config === 'string') return config;
-  if (config && typeof config === 'object' && !Array.isArray(config)) return JSON.stringify(config);
+  if (config && typeof config === 'object' && !Array.isArray(config)) {
+    const [problem] = nonFiniteValues(config);
+    if (problem) throw new RangeError(`${name}: ${problem}`);
+    return JSON.stringify(config);
+  }
   throw new TypeError(`${name} must be config.json text or an object, got ${describe(config)}`);
+}
+
+// JSON.stringify writes Infinity and NaN as null, which config.json reads as
+// "absent" (the default): name them instead. One sentence per value.
+function nonFiniteValues(value, path = '') {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return [`${path || 'the value'} is ${value}, which JSON cannot hold: give a finite number`];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, v]) => nonFiniteValues(v, path ? `${path}.${key}` : key));
 }
 
 function traceRequest(trace, numLayers) {
@@ -219,7 +229,16 @@ export class MiniMind {
 
   /** Every problem of a config (config.json text or object); [] when usable. */
   configProblems(config) {
+    if (config && typeof config === 'object' && !Array.isArray(config)) {
+      const problems = nonFiniteValues(config);
+      if (problems.length) return problems;
+    }
     return [...this.#native.configProblems(configText(config, 'config'))];
+  }
+
+  /** The keys of a usable config that are not MiniMind config keys and are ignored, one sentence each. */
+  configWarnings(config) {
+    return [...this.#native.configWarnings(configText(config, 'config'))];
   }
 
   /**
@@ -282,12 +301,17 @@ export class MiniMind {
 
   /**
    * A model from MiniMind files: the weights as model.safetensors (F32, F16 or
-   * BF16) or as a PyTorch .pth state dict (read as data, never executed),
-   * recognised by their bytes; config.json text or object. A .pth may come
-   * without config: it is inferred from the tensor shapes, with `hints` for
-   * what shapes cannot tell (numAttentionHeads, default 8; ropeTheta; rmsNormEps).
+   * BF16) or as a PyTorch .pth (a state dict, or MiniMind's *_resume.pth
+   * whose "model" entry is one; read as data, never executed), recognised by
+   * their bytes; config.json text or object. A .pth may come without config:
+   * it is inferred from the tensor shapes, with `hints` for what shapes cannot
+   * tell (numAttentionHeads, default 8, or numKeyValueHeads; ropeTheta;
+   * rmsNormEps; maxPositionEmbeddings; inferenceRopeScaling; numExpertsPerTok;
+   * normTopkProb), and info().inferred says what was assumed. A .pth is
+   * copied into Wasm memory once. `name` (the file's name) starts the
+   * messages about it. info().warnings lists what loading noticed.
    */
-  loadModel({ config, weights, hints } = {}) {
+  loadModel({ config, weights, hints, name } = {}) {
     const bytes = toBytes(weights, 'weights');
     if (isLegacyTorchSave(bytes)) {
       throw new TypeError(
@@ -298,7 +322,8 @@ export class MiniMind {
     const NativeModel = this.#native.NativeModel;
     if (isZip(bytes)) {
       const text = config === undefined ? '' : configText(config, 'config');
-      return new Model(NativeModel.fromPth(text, bytes, JSON.stringify(inferHints(hints))));
+      const hintsJson = JSON.stringify(inferHints(hints));
+      return this.#withPth(bytes, name, (pth) => new Model(pth.load(text, hintsJson)));
     }
     if (config === undefined) throw new TypeError('a model.safetensors needs its config.json (only a .pth can be loaded without one)');
     // The core reads one tensor at a time out of the JS bytes: the file is
@@ -310,12 +335,26 @@ export class MiniMind {
   }
 
   /**
-   * The config a .pth implies: {config, fields: [{key, source: 'inferred'|'hint'|'default'}], assumed: [keys]}.
+   * The config a .pth implies: {config, fields: [{key, source: 'inferred'|'hint'|'default'}], assumed: [keys],
+   * file?: what the file is (MiniMind's resume checkpoint)}. To load the model too, call loadModel without
+   * config alone: its info().inferred is this, and the file is read once.
    */
-  inferConfig(weights, hints) {
+  inferConfig(weights, hints, { name } = {}) {
     const bytes = toBytes(weights, 'weights');
     if (!isZip(bytes)) throw new TypeError('inferConfig reads a PyTorch .pth (zip) file');
-    return JSON.parse(this.#native.inferPthConfig(bytes, JSON.stringify(inferHints(hints))));
+    const hintsJson = JSON.stringify(inferHints(hints));
+    return this.#withPth(bytes, name, (pth) => JSON.parse(pth.inferConfig(hintsJson)));
+  }
+
+  // The .pth bytes copied into Wasm once, for the duration of `use`.
+  #withPth(bytes, name, use) {
+    const label = name === undefined ? 'model.pth' : checkString(name, 'name');
+    const pth = this.#native.NativePth.fromBytes(bytes, label);
+    try {
+      return use(pth);
+    } finally {
+      pth.delete();
+    }
   }
 
   /** A tokenizer from tokenizer.json text (byte-level BPE, as MiniMind's). */
@@ -357,8 +396,16 @@ function inferHints(hints = {}) {
   const out = {};
   if (hints.numAttentionHeads !== undefined)
     out.numAttentionHeads = checkInteger(hints.numAttentionHeads, 'hints.numAttentionHeads', 1, 1024);
+  if (hints.numKeyValueHeads !== undefined) out.numKeyValueHeads = checkInteger(hints.numKeyValueHeads, 'hints.numKeyValueHeads', 1, 1024);
   if (hints.ropeTheta !== undefined) out.ropeTheta = checkNumber(hints.ropeTheta, 'hints.ropeTheta');
   if (hints.rmsNormEps !== undefined) out.rmsNormEps = checkNumber(hints.rmsNormEps, 'hints.rmsNormEps');
+  if (hints.maxPositionEmbeddings !== undefined)
+    out.maxPositionEmbeddings = checkInteger(hints.maxPositionEmbeddings, 'hints.maxPositionEmbeddings', 1, 1 << 24);
+  for (const key of ['inferenceRopeScaling', 'normTopkProb']) {
+    if (hints[key] === undefined) continue;
+    if (typeof hints[key] !== 'boolean') throw new TypeError(`hints.${key} must be true or false, got ${describe(hints[key])}`);
+    out[key] = hints[key];
+  }
   if (hints.numExpertsPerTok !== undefined) out.numExpertsPerTok = checkInteger(hints.numExpertsPerTok, 'hints.numExpertsPerTok', 1, 256);
   return out;
 }

@@ -11,8 +11,11 @@ What it makes (under tests/fixtures/):
   <case>/model.pth            gen3_dense, gen2_dense, gen2_moe: the same weights as torch.save
                               writes a state dict (three styles, see PTH_STYLES).
   pth/*.pth                   small torch.save files for the .pth reader: views with storage
-                              offsets (BF16), a transposed (non-contiguous) tensor, and a
-                              hostile pickle that would call os.system if unpickled.
+                              offsets (BF16), a transposed (non-contiguous) tensor, a
+                              hostile pickle that would call os.system if unpickled, a
+                              protocol-4 state dict, a state dict of nn.Parameters, and
+                              MiniMind's resume checkpoint of gen2_dense (pretrain_32_resume.pth:
+                              its half-precision state dict under "model", AdamW's state).
   train/<case>/               training fixtures (own "train_format_version"): float32 initial
                               weights, 20 token sequences, one batch's loss and autograd
                               gradients, and two runs of MiniMind's pretraining loop (per-batch
@@ -348,6 +351,8 @@ def make_case(c):
                       {n: (c["dtype"], w) for n, w in weights.items()}, {"format": "pt"})
     if c["name"] in PTH_STYLES:
         write_pth(os.path.join(out, "model.pth"), c, weights)
+    if c["name"] == RESUME_CASE:
+        write_resume_pth(os.path.join(FIXTURES_DIR, "pth", f"pretrain_{c['D']}_resume.pth"), c, weights)
     write_safetensors(os.path.join(out, "expected.safetensors"), expected, {
         "format_version": str(FORMAT_VERSION), "generator": GENERATOR, "case": c["name"],
         "greedy_max_new_tokens": str(GREEDY_MAX_NEW_TOKENS),
@@ -383,6 +388,35 @@ def write_pth(path, c, weights):
     torch.save(state, path)
 
 
+# MiniMind's resume checkpoint (trainer_utils.lm_checkpoint) of this case's weights.
+RESUME_CASE = "gen2_dense"
+
+
+def write_resume_pth(path, c, weights):
+    """<weight>_<hidden>_resume.pth as lm_checkpoint writes it: {"model": the trainer's
+    {k: v.half()} state dict, "optimizer": AdamW's state_dict() after one step, "epoch", "step",
+    "world_size", "wandb_id", "scaler"}. The weights are the case's own (F16 already), so the
+    "model" entry holds exactly its model.safetensors values."""
+    names = list(weights) + (["lm_head.weight"] if c["tied"] else [])
+    source = dict(weights, **({"lm_head.weight": weights["model.embed_tokens.weight"]} if c["tied"] else {}))
+    state = {n: source[n].half() for n in names}
+    # The parameters in model order (a tied embedding is one parameter), one AdamW step on
+    # gradients drawn from their own generator (the global RNG and the case stay untouched).
+    params = [torch.nn.Parameter(w.clone()) for w in weights.values()]
+    grads = torch.Generator().manual_seed(c["seed"] + 1)
+    for p in params:
+        p.grad = torch.randn(p.shape, generator=grads) * 0.01
+    optimizer = torch.optim.AdamW(params, lr=5e-4)
+    optimizer.step()
+    resume = {"model": state, "optimizer": optimizer.state_dict(), "epoch": 0, "step": 7,
+              "world_size": 1, "wandb_id": None,
+              # torch.cuda.amp.GradScaler().state_dict() of a float16 run (MiniMind passes scaler=).
+              "scaler": {"scale": 65536.0, "growth_factor": 2.0, "backoff_factor": 0.5,
+                         "growth_interval": 2000, "_growth_tracker": 0}}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.save(resume, path)
+
+
 class CallsOsSystem:
     """Unpickling this runs os.system: the reader must refuse it, never execute it."""
 
@@ -406,6 +440,22 @@ def make_pth_extras():
     torch.save({"t": torch.arange(6, dtype=torch.float16).view(2, 3).t()},           # strides (1, 3)
                os.path.join(out, "transposed.pth"))
     torch.save({"model.embed_tokens.weight": CallsOsSystem()}, os.path.join(out, "hostile_os_system.pth"))
+    # Protocol 4 (FRAME, MEMOIZE, SHORT_BINUNICODE, STACK_GLOBAL; BINUNICODE for a name of 256+
+    # bytes): a module-style state dict with _metadata, views of one storage and three dtypes.
+    grid4 = torch.arange(12, dtype=torch.float32).view(3, 4)
+    state4 = collections.OrderedDict([
+        ("grid", grid4),                                      # F32, offset 0
+        ("row2", grid4[2]),                                   # offset 8
+        ("half", torch.arange(6, dtype=torch.float16).view(2, 3) / 4),
+        ("bf16", torch.tensor([1.5, -2.0], dtype=torch.bfloat16)),
+        ("n" * 300, torch.tensor([7.0])),
+    ])
+    state4._metadata = collections.OrderedDict([("", {"version": 1})])
+    torch.save(state4, os.path.join(out, "protocol4.pth"), pickle_protocol=4)
+    # nn.Parameter values (torch._utils._rebuild_parameter), as torch.save(dict(model.named_parameters())).
+    torch.save({"weight": torch.nn.Parameter(torch.arange(6, dtype=torch.float32).view(2, 3)),
+                "frozen": torch.nn.Parameter(torch.tensor([0.5, 0.25]).half(), requires_grad=False)},
+               os.path.join(out, "parameters.pth"))
 
 
 # ----------------------------------------------------------------------------- random init

@@ -2,15 +2,20 @@
 // and the presets against the released shapes in MINIMIND.md.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
 #include "compare.h"
+#include "fixtures.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 
 using namespace minimind;
+using minimind::testing::fixture_path;
+using minimind::testing::golden_case_names;
 using minimind::testing::message_contains;
+using minimind::testing::read_text;
 
 namespace {
 
@@ -188,6 +193,75 @@ TEST_CASE("each bad config gets a clear message", "[config][errors]") {
                          message_contains("over the 64 MiB limit"));
   REQUIRE_NOTHROW(parse_config_json("{}", int64_t{1} << 30));  // minimind-3 (~256 MB) fits in 1 GiB
   REQUIRE_NOTHROW(parse_config_json(R"({"hidden_size": 64.0, "num_attention_heads": 4})"));  // integral float is fine
+}
+
+TEST_CASE("rope_theta and rms_norm_eps must be usable as float32", "[config][errors]") {
+  const struct {
+    const char* json;
+    const char* message;
+  } cases[] = {
+      // JSON numbers past a double's range: the key is named, nothing reads as infinity.
+      {R"({"rope_theta": 1e999})", "rope_theta is 1e999, beyond the range of a float64"},
+      {R"({"hidden_size": 64, "rms_norm_eps": -1e400})", "rms_norm_eps is -1e400, beyond the range"},
+      {R"([1e999])", "config.json has the number 1e999, beyond the range"},
+      // Positive as doubles, but 0 or infinite in the float32 the core computes in.
+      {R"({"rms_norm_eps": 1e-50})", "rms_norm_eps 1e-50 rounds to 0 in float32"},
+      {R"({"rms_norm_eps": 1e39})", "rms_norm_eps 1e+39 overflows float32"},
+      {R"({"rope_theta": 1e39})", "rope_theta 1e+39 is outside float32's range"},
+      {R"({"rope_theta": 1e-50})", "rope_theta 1e-50 is outside float32's range"},
+      {R"({"rope_theta": 1, "inference_rope_scaling": true})", "rope_theta 1 must be greater than 1"},
+      {R"({"rms_norm_eps": 0})", "rms_norm_eps must be a positive number, got 0"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.json);
+    REQUIRE_THROWS_MATCHES(parse_config_json(c.json), ConfigError, message_contains(c.message));
+  }
+  ModelConfig tiny = preset_config("lab-a");
+  tiny.rms_norm_eps = 1e-50;
+  REQUIRE(validate_config(tiny).size() == 1);
+  tiny.rms_norm_eps = 1e-44;  // a float32 subnormal: small, but not 0
+  CHECK(validate_config(tiny).empty());
+  tiny.rope_theta = std::numeric_limits<double>::infinity();
+  REQUIRE(validate_config(tiny).size() == 1);
+  CHECK(validate_config(tiny)[0] == "rope_theta must be a positive number, got inf");
+}
+
+TEST_CASE("unknown config.json keys are listed, known harmless ones are not", "[config]") {
+  std::vector<std::string> unknown = {"stale"};
+  // A typo of num_attention_heads leaves MiniMind's 8 heads in place: say so.
+  const ModelConfig c = parse_config_json(
+      R"({"hidden_size": 64, "num_attention_head": 4, "model_type": "minimind", "dropout": 0.0,
+          "flash_attn": true, "torch_dtype": "float16", "rope_scaling": null, "foo": 1})",
+      kDefaultMaxWeightBytes, &unknown);
+  CHECK(c.num_attention_heads == 8);
+  CHECK(unknown == std::vector<std::string>{"foo", "num_attention_head"});
+  CHECK(unknown_config_key_warning("foo") ==
+        "config.json key \"foo\" is not a MiniMind config key and was ignored (a typo?)");
+
+  // Every key the project and MiniMind's exports write is known.
+  for (const std::string& preset : preset_names()) {
+    CAPTURE(preset);
+    parse_config_json(config_to_json(preset_config(preset)), kDefaultMaxWeightBytes, &unknown);
+    CHECK(unknown.empty());
+  }
+  for (const std::string& name : golden_case_names()) {
+    CAPTURE(name);
+    parse_config_json(read_text(fixture_path(name + "/config.json")), kDefaultMaxWeightBytes, &unknown);
+    CHECK(unknown.empty());
+  }
+  // scripts/convert_model.py's Qwen3 export.
+  parse_config_json(R"({"architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+      "bos_token_id": 1, "eos_token_id": 2, "head_dim": 96, "hidden_act": "silu", "hidden_size": 768,
+      "initializer_range": 0.02, "intermediate_size": 2432, "max_position_embeddings": 32768,
+      "max_window_layers": 8, "model_type": "qwen3", "num_attention_heads": 8, "num_hidden_layers": 8,
+      "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000.0,
+      "sliding_window": null, "tie_word_embeddings": true, "torch_dtype": "float16",
+      "transformers_version": "4.57.1", "use_cache": true, "use_sliding_window": false, "vocab_size": 6400})",
+                    kDefaultMaxWeightBytes, &unknown);
+  CHECK(unknown.empty());
+  // Keys of the other generation are not read, and so are listed.
+  parse_config_json(R"({"n_routed_experts": 4, "num_experts": 4})", kDefaultMaxWeightBytes, &unknown);
+  CHECK(unknown == std::vector<std::string>{"num_experts"});
 }
 
 TEST_CASE("YaRN follows inference_rope_scaling alone, with MiniMind's fixed parameters", "[config]") {

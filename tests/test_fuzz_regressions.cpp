@@ -45,7 +45,7 @@ TEST_CASE("fuzz regressions: every saved input parses or fails cleanly", "[fuzz]
 }
 
 TEST_CASE("fuzz parse paths: truncations and bit flips of the .pth fixtures fail cleanly", "[fuzz][pth]") {
-  for (const char* name : {"pth/views_bf16.pth", "gen2_dense/model.pth"}) {
+  for (const char* name : {"pth/views_bf16.pth", "pth/protocol4.pth", "pth/parameters.pth", "gen2_dense/model.pth"}) {
     INFO(name);
     const std::vector<uint8_t> bytes = read_bytes(fixture_path(name));
     const size_t step = std::max<size_t>(1, bytes.size() / 500);

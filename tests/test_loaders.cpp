@@ -4,10 +4,13 @@
 // runs these too).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <unordered_map>
 
 #include "compare.h"
 #include "io/safetensors.h"
@@ -374,6 +377,42 @@ TEST_CASE("the file decides q/k norm, and tied heads may carry lm_head.weight", 
     LoadedWeights loaded = load(config, t);
     REQUIRE(loaded.weights.lm_head.size() == 0);
     REQUIRE(loaded.weights.output_head() == weights.embed_tokens);
+    CHECK(loaded.warnings.empty());
+  }
+  SECTION("tied, but lm_head.weight differs: the shared tensor takes lm_head.weight, as MiniMind's does") {
+    // MiniMind's load_state_dict copies model.embed_tokens.weight and then
+    // lm_head.weight into the one tensor both names share (module order, in
+    // either file order: checked with torch 1.13), so lm_head.weight is left.
+    ModelConfig untied = config;
+    untied.tie_word_embeddings = false;
+    ModelWeights other = random_weights(untied, 4);
+    for (const bool head_first : {false, true}) {
+      CAPTURE(head_first);
+      std::vector<NamedTensor> t = named(config, weights);
+      NamedTensor head{"lm_head.weight",
+                       DType::F32,
+                       {config.vocab_size, config.hidden_size},
+                       weight_slots(untied, other).back().values()};
+      REQUIRE(head.name == weight_slots(untied, other).back().name);
+      t.insert(head_first ? t.begin() : t.end(), head);
+      LoadedWeights loaded = load(config, t);
+      REQUIRE(loaded.weights.lm_head.size() == 0);  // still tied: one tensor
+      CHECK(loaded.weights.embed_tokens == other.lm_head);
+      CHECK(loaded.weights.output_head() == other.lm_head);
+      REQUIRE(loaded.warnings.size() == 1);
+      CHECK_THAT(loaded.warnings[0], Contains("lm_head.weight differs from its model.embed_tokens.weight") &&
+                                         Contains("the model uses lm_head.weight for both"));
+      std::vector<std::string> warnings;
+      const std::vector<uint8_t> bytes = write_safetensors(t);
+      const Model model = Model::from_source(config, SafetensorsFile(bytes.data(), bytes.size()), &warnings);
+      CHECK(warnings == loaded.warnings);
+    }
+    std::vector<NamedTensor> t = named(config, weights);
+    t.push_back(
+        {"lm_head.weight", DType::F32, {config.vocab_size, 8}, std::vector<float>(size_t(config.vocab_size) * 8)});
+    REQUIRE_THROWS_MATCHES(load(config, t), ConfigError,
+                           message_contains("tensor lm_head.weight has shape (128, 8), expected (128, 64) "
+                                            "(tie_word_embeddings: it is model.embed_tokens.weight)"));
   }
   SECTION("an untied config needs lm_head.weight and uses it") {
     ModelConfig untied = config;
@@ -385,4 +424,37 @@ TEST_CASE("the file decides q/k norm, and tied heads may carry lm_head.weight", 
     REQUIRE_THROWS_MATCHES(load(untied, named(config, weights)), ConfigError,
                            message_contains("missing tensor lm_head.weight (expected shape (128, 64))"));
   }
+}
+
+TEST_CASE("a header of 200k tensors is looked up by name in constant time", "[loaders][safetensors]") {
+  // find() is a hash map lookup, not a scan: with a scan, the 200k lookups
+  // below would compare 2e10 names.
+  STATIC_REQUIRE(std::is_same<SafetensorsFile::NameIndex, std::unordered_map<std::string, size_t>>::value);
+  const size_t n = 200000;
+  std::string header = "{";
+  for (size_t i = 0; i < n; ++i) {
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" +
+              std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
+  }
+  header += "}";
+  const std::vector<uint8_t> bytes = raw_file(header, 4 * n);
+  const auto start = std::chrono::steady_clock::now();
+  const SafetensorsFile file(bytes.data(), bytes.size());
+  REQUIRE(file.entries().size() == n);
+  REQUIRE(file.name_index().size() == n);
+  for (size_t i = 0; i < n; ++i) {
+    const SafetensorsEntry* e = file.find("t" + std::to_string(i));
+    REQUIRE(e != nullptr);
+    if (e->begin != 4 * i) FAIL("t" << i << " begins at " << e->begin);
+  }
+  CHECK(file.find("t200000") == nullptr);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Under a second on an idle machine (a sanitizer build is a few times slower); loose for loaded ones.
+#if defined(__SANITIZE_ADDRESS__)
+  CHECK(seconds < 30);
+#else
+  CHECK(seconds < 5);
+#endif
+  // Loading it as a model names the first problems, as quickly.
+  REQUIRE_THROWS_MATCHES(load_weights(preset_config("lab-a"), file), ConfigError, message_contains("... and"));
 }

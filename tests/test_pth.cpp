@@ -180,6 +180,26 @@ TEST_CASE("infer_config says what it assumed, and names what does not fit", "[pt
   REQUIRE_THROWS_MATCHES(infer_config(PthFile(g3.data(), g3.size()), six), ConfigError,
                          message_contains("contradicts the tensors"));
 
+  // The kv heads instead: head_dim = k_proj rows / Hkv, and the heads follow.
+  InferHints kv;
+  kv.num_key_value_heads = 1;
+  const InferredConfig from_kv = infer_config(pth, kv);
+  CHECK(from_kv.config.num_attention_heads == 4);
+  CHECK(from_kv.config.head_dim == 8);
+  CHECK(from_kv.source("num_key_value_heads") == FieldSource::Hint);
+  CHECK(from_kv.source("num_attention_heads") == FieldSource::Inferred);
+  kv.num_key_value_heads = 3;
+  REQUIRE_THROWS_MATCHES(infer_config(pth, kv), ConfigError, message_contains("8 rows are not a multiple of 3"));
+  kv.num_key_value_heads = 2;
+  kv.num_attention_heads = 4;  // both: they must agree with the tensors
+  REQUIRE_THROWS_MATCHES(infer_config(pth, kv), ConfigError,
+                         message_contains("the hint num_key_value_heads 2 contradicts the tensors"));
+  InferHints kv3;
+  kv3.num_key_value_heads = 3;
+  REQUIRE_THROWS_MATCHES(
+      infer_config(PthFile(g3.data(), g3.size()), kv3), ConfigError,
+      message_contains("the hint num_key_value_heads 3 contradicts the tensors: k_proj has 16 rows"));
+
   // A state dict that is not MiniMind's.
   Pickle p;
   p.proto().empty_dict().mark().str("w").tensor("FloatStorage", "0", 1, 0, {1}, {1}).setitems().stop();
@@ -238,7 +258,9 @@ TEST_CASE("each malformed pickle gets its own clear error", "[pth][errors]") {
       {"INST", Pickle().proto().raw({'i'}).raw({'o', 's', '\n', 's', 'y', 's', 't', 'e', 'm', '\n'}).stop().bytes,
        "pickle opcode INST (0x69) is not allowed"},
       {"STACK_GLOBAL (protocol 4)", Pickle().proto().str("os").str("system").op(0x93).stop().bytes,
-       "pickle opcode STACK_GLOBAL (0x93) is not allowed"},
+       "pickle opcode STACK_GLOBAL 'os system' is not allowed"},
+      {"STACK_GLOBAL of a non-string", Pickle().proto().str("os").integer(1).op(0x93).stop().bytes,
+       "STACK_GLOBAL takes a module and a name as strings, got a string and an int"},
       {"a byte that is no opcode", Pickle().proto().op(0xff).bytes, "byte 0xff is not a pickle opcode"},
       {"unknown protocol", Pickle().raw({0x80, 9}).bytes, "pickle protocol 9 is unknown"},
       {"truncated BINUNICODE", Pickle().proto().raw({'X', 0xff, 0xff, 0xff, 0xff, 'a'}).bytes, "truncated pickle"},
@@ -405,4 +427,183 @@ TEST_CASE("each malformed zip gets its own clear error", "[pth][errors]") {
   const Bytes st = read_bytes(fixture_path("gen2_dense/model.safetensors"));
   REQUIRE_THROWS_MATCHES(parse(st), PthError, message_contains("does not start like a zip"));
   REQUIRE_THROWS_MATCHES(parse(Bytes{}), PthError, message_contains("does not start like a zip"));
+}
+
+TEST_CASE("MiniMind's resume checkpoint: its model entry loads, the optimizer state is data", "[pth]") {
+  // lm_checkpoint's <weight>_<hidden>_resume.pth of gen2_dense (torch.save of
+  // {"model", "optimizer" (AdamW after one step), "epoch", "step",
+  // "world_size", "wandb_id", "scaler"}).
+  const Bytes bytes = read_bytes(fixture_path("pth/pretrain_32_resume.pth"));
+  const PthFile resume(bytes.data(), bytes.size(), "pretrain_32_resume.pth");
+  CHECK(resume.is_training_checkpoint());
+  CHECK(resume.is_resume_checkpoint());
+  CHECK(resume.epoch() == 0);
+  CHECK(resume.step() == 7);
+  CHECK(resume.world_size() == 1);
+  CHECK(resume.description() ==
+        "pretrain_32_resume.pth is MiniMind's resume checkpoint (a dict of model, optimizer, epoch, step, "
+        "world_size, wandb_id, scaler; epoch 0, step 7, world_size 1): its weights are the 'model' entry; the "
+        "optimizer state is not used");
+
+  // The model entry is the trainer's state dict of gen2_dense: the same names and values.
+  const Bytes plain_bytes = read_bytes(fixture_path("gen2_dense/model.pth"));
+  const PthFile plain(plain_bytes.data(), plain_bytes.size());
+  CHECK_FALSE(plain.is_training_checkpoint());
+  CHECK(plain.description().empty());
+  REQUIRE(resume.tensor_names() == plain.tensor_names());
+  for (const std::string& name : plain.tensor_names()) {
+    CAPTURE(name);
+    CHECK(resume.find(name)->dtype == DType::F16);
+    CHECK(floats(resume, name) == floats(plain, name));
+  }
+
+  // It gives the reference logits, and its config is inferred like the state dict's.
+  const GoldenCase c = load_golden_case("gen2_dense");
+  const Model model = Model::from_pth(c.model->config(), bytes.data(), bytes.size());
+  CHECK_CLOSE(model.forward_batch(c.rows("input_ids")).data, c.floats("logits"), 1e-5, 1e-4);
+  InferHints four;
+  four.num_attention_heads = 4;
+  CHECK(infer_config(resume, four).config.num_key_value_heads == 1);
+
+  // Whatever else is wrong, the message says what the file is.
+  const GoldenCase other = load_golden_case("gen3_dense");
+  REQUIRE_THROWS_MATCHES(load_weights(other.model->config(), resume), ConfigError,
+                         message_contains("tensor model.layers.0.self_attn.k_proj.weight has shape (8, 32)") &&
+                             message_contains("(pretrain_32_resume.pth is MiniMind's resume checkpoint"));
+  InferHints three;
+  three.num_attention_heads = 3;
+  REQUIRE_THROWS_MATCHES(infer_config(resume, three), ConfigError,
+                         message_contains("not a multiple of 3") &&
+                             message_contains("(pretrain_32_resume.pth is MiniMind's resume checkpoint"));
+}
+
+TEST_CASE("protocol-4 pickles and nn.Parameter values are data too", "[pth]") {
+  // torch.save(..., pickle_protocol=4): FRAME, MEMOIZE, SHORT_BINUNICODE, STACK_GLOBAL.
+  const Bytes p4 = read_bytes(fixture_path("pth/protocol4.pth"));
+  const PthFile four(p4.data(), p4.size());
+  const std::string long_name(300, 'n');
+  REQUIRE(four.tensor_names() == std::vector<std::string>{"grid", "row2", "half", "bf16", long_name});
+  CHECK(floats(four, "grid") == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  CHECK(floats(four, "row2") == std::vector<float>{8, 9, 10, 11});
+  CHECK(four.find("half")->dtype == DType::F16);
+  CHECK(floats(four, "half") == std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1, 1.25f});
+  CHECK(four.find("bf16")->dtype == DType::BF16);
+  CHECK(floats(four, "bf16") == std::vector<float>{1.5f, -2});
+  CHECK(floats(four, long_name) == std::vector<float>{7});
+
+  // torch._utils._rebuild_parameter(tensor, requires_grad, hooks): the tensor.
+  const Bytes params = read_bytes(fixture_path("pth/parameters.pth"));
+  const PthFile p(params.data(), params.size());
+  REQUIRE(p.tensor_names() == std::vector<std::string>{"weight", "frozen"});
+  CHECK(p.find("weight")->shape == Shape{2, 3});
+  CHECK(floats(p, "weight") == std::vector<float>{0, 1, 2, 3, 4, 5});
+  CHECK(p.find("frozen")->dtype == DType::F16);
+  CHECK(floats(p, "frozen") == std::vector<float>{0.5f, 0.25f});
+}
+
+TEST_CASE("checkpoint dicts: plain data is read, the weights come from 'model' only", "[pth][errors]") {
+  const Bytes storage = f32_bytes({1, 2, 3, 4, 5, 6});
+  // {"model": {"w": tensor}, "optim": {"lr": 0.5, "params": [0, 1, 2]}, "epoch": 3, "note": None, "ids": [4]}
+  Pickle p;
+  p.proto().empty_dict().mark();
+  p.str("model").empty_dict().mark().str("w").tensor("FloatStorage", "0", 6, 0, {6}, {1}).setitems();
+  p.str("optim").empty_dict().mark().str("lr").raw({'G', 0x3f, 0xe0, 0, 0, 0, 0, 0, 0});  // BINFLOAT 0.5
+  p.str("params").op(']').integer(0).op('a').mark().integer(1).integer(2).op('e').setitems();
+  p.str("epoch").integer(3).str("note").op('N').str("ids").mark().integer(4).op('l').setitems().stop();
+  const Bytes bytes = make_pth(p.bytes, {{"0", storage}});
+  const PthFile file(bytes.data(), bytes.size(), "ckpt.pth");
+  CHECK(file.is_training_checkpoint());
+  CHECK_FALSE(file.is_resume_checkpoint());  // an optimizer key would make it MiniMind's
+  CHECK(file.tensor_names() == std::vector<std::string>{"w"});
+  CHECK(file.epoch() == 3);
+  CHECK_FALSE(file.step().has_value());
+  CHECK(file.description() ==
+        "ckpt.pth is a checkpoint dict (model, optim, epoch, note, ids; epoch 3): its weights are the 'model' entry");
+
+  const struct {
+    const char* what;
+    Bytes pickle;
+    const char* message;
+  } cases[] = {
+      {"no 'model' entry",
+       Pickle()
+           .proto()
+           .empty_dict()
+           .mark()
+           .str("state_dict")
+           .empty_dict()
+           .str("epoch")
+           .integer(1)
+           .setitems()
+           .stop()
+           .bytes,
+       "state dict entry 'state_dict' is a dict, not a tensor (a training checkpoint? a state dict holds only "
+       "tensors; MiniMind's resume checkpoint keeps them under 'model', and this dict has the keys 'state_dict', "
+       "'epoch')"},
+      {"a 'model' entry that is no state dict",
+       Pickle()
+           .proto()
+           .empty_dict()
+           .mark()
+           .str("model")
+           .empty_dict()
+           .mark()
+           .str("w")
+           .integer(1)
+           .setitems()
+           .str("optimizer")
+           .empty_dict()
+           .setitems()
+           .stop()
+           .bytes,
+       "the checkpoint's 'model' entry: state dict entry 'w' is an int, not a tensor"},
+      {"APPEND on a dict", Pickle().proto().empty_dict().integer(1).op('a').stop().bytes,
+       "APPEND on a dict, not a list"},
+      {"APPENDS without MARK", Pickle().proto().op(']').op('e').stop().bytes, "APPENDS without a MARK"},
+      {"truncated BINFLOAT", Pickle().proto().raw({'G', 1, 2}).bytes,
+       "truncated pickle: opcode BINFLOAT needs 8 bytes"},
+      {"truncated BINUNICODE8", Pickle().proto().raw({0x8d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}).bytes,
+       "truncated pickle: opcode BINUNICODE8 needs 9223372036854775807 bytes"},
+      {"truncated SHORT_BINUNICODE", Pickle().proto().raw({0x8c, 5, 'a'}).bytes,
+       "opcode SHORT_BINUNICODE needs 5 bytes, 1 left"},
+      {"_rebuild_parameter of an int",
+       Pickle()
+           .proto()
+           .global("torch._utils", "_rebuild_parameter")
+           .integer(1)
+           .newfalse()
+           .empty_dict()
+           .tuple_n(3)
+           .reduce()
+           .stop()
+           .bytes,
+       "_rebuild_parameter's first argument is not a tensor"},
+      {"_rebuild_parameter with one argument",
+       Pickle().proto().global("torch._utils", "_rebuild_parameter").integer(1).tuple_n(1).reduce().stop().bytes,
+       "_rebuild_parameter takes 3 arguments, got 1"},
+      {"_rebuild_parameter as a storage type",
+       Pickle()
+           .proto()
+           .mark()
+           .str("storage")
+           .global("torch._utils", "_rebuild_parameter")
+           .str("0")
+           .str("cpu")
+           .integer(1)
+           .tuple()
+           .persid()
+           .stop()
+           .bytes,
+       "persistent id has no storage type"},
+      {"MEMOIZE on an empty stack", Pickle().proto().op(0x94).stop().bytes, "stack underflow at opcode MEMOIZE"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    REQUIRE_THROWS_MATCHES(parse(make_pth(c.pickle, {{"0", storage}})), PthError, message_contains(c.message));
+  }
+  // MEMOIZE numbers entries as CPython does: the memo's size.
+  Pickle memo;
+  memo.proto().empty_dict().op(0x94).mark().str("w").op(0x94).tensor("FloatStorage", "0", 6, 0, {6}, {1});
+  memo.op(0x94).binget(1).binget(2).setitems().stop();  // "w" -> the same tensor, named twice
+  REQUIRE_THROWS_MATCHES(parse(make_pth(memo.bytes, {{"0", storage}})), PthError, message_contains("names 'w' twice"));
 }

@@ -76,10 +76,31 @@ InferHints parse_hints(const std::string& hints_json) {
   const json j = json::parse(hints_json.empty() ? "{}" : hints_json);
   InferHints h;
   if (j.contains("numAttentionHeads")) h.num_attention_heads = j.at("numAttentionHeads").get<int64_t>();
+  if (j.contains("numKeyValueHeads")) h.num_key_value_heads = j.at("numKeyValueHeads").get<int64_t>();
   if (j.contains("rmsNormEps")) h.rms_norm_eps = j.at("rmsNormEps").get<double>();
   if (j.contains("ropeTheta")) h.rope_theta = j.at("ropeTheta").get<double>();
+  if (j.contains("maxPositionEmbeddings")) h.max_position_embeddings = j.at("maxPositionEmbeddings").get<int64_t>();
+  if (j.contains("inferenceRopeScaling")) h.inference_rope_scaling = j.at("inferenceRopeScaling").get<bool>();
   if (j.contains("numExpertsPerTok")) h.num_experts_per_tok = j.at("numExpertsPerTok").get<int64_t>();
+  if (j.contains("normTopkProb")) h.norm_topk_prob = j.at("normTopkProb").get<bool>();
   return h;
+}
+
+// config.json text and the warnings for its unknown keys.
+ModelConfig parse_config_warning(const std::string& config_json, std::vector<std::string>& warnings) {
+  std::vector<std::string> unknown;
+  const ModelConfig config = parse_config_json(config_json, kDefaultMaxWeightBytes, &unknown);
+  for (const std::string& key : unknown) warnings.push_back(unknown_config_key_warning(key));
+  return config;
+}
+
+// {"config": {...}, "fields": [{key, source}], "assumed": [...]}
+json inferred_json(const InferredConfig& inferred) {
+  json fields = json::array();
+  for (const FieldOrigin& f : inferred.fields)
+    fields.push_back({{"key", f.key}, {"source", field_source_name(f.source)}});
+  return {
+      {"config", json::parse(config_to_json(inferred.config))}, {"fields", fields}, {"assumed", inferred.assumed()}};
 }
 
 // {"layers": [...], "stages": [...], "maxFloats": n} as the JS API writes it.
@@ -174,7 +195,15 @@ class WasmTrainer;
 // One model instance owned by JS (call .delete() to free it).
 class WasmModel {
  public:
-  explicit WasmModel(Model model) : model_(std::make_shared<Model>(std::move(model))) {}
+  // warnings: what loading noticed (unknown config.json keys, a tied head
+  // that differs); about: what the weight file is, when it says; inferred:
+  // inferred_json() when the config came from the tensors.
+  explicit WasmModel(Model model, std::vector<std::string> warnings = {}, std::string about = {},
+                     json inferred = nullptr)
+      : model_(std::make_shared<Model>(std::move(model))),
+        warnings_(std::move(warnings)),
+        about_(std::move(about)),
+        inferred_(std::move(inferred)) {}
 
   // progress: a JS function called with the fraction of weights initialised
   // (undefined: no progress reports).
@@ -191,15 +220,21 @@ class WasmModel {
   static WasmModel* from_config(const std::string& config_json, double seed, const val& progress,
                                 const std::string& packing, const std::string& init) {
     return guarded([&] {
-      return new WasmModel(Model::random(parse_config_json(config_json), uint64_t(seed), reporter(progress),
-                                         parse_packing(packing), parse_init(init)));
+      std::vector<std::string> warnings;
+      const ModelConfig config = parse_config_warning(config_json, warnings);
+      return new WasmModel(
+          Model::random(config, uint64_t(seed), reporter(progress), parse_packing(packing), parse_init(init)),
+          warnings);
     });
   }
   static WasmModel* from_safetensors(const std::string& config_json, const val& bytes) {
     return guarded([&] {
-      const ModelConfig config = parse_config_json(config_json);
+      std::vector<std::string> warnings, load_warnings;
+      const ModelConfig config = parse_config_warning(config_json, warnings);
       const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
-      return new WasmModel(Model::from_safetensors(config, data.data(), data.size()));
+      Model model = Model::from_source(config, SafetensorsFile(data.data(), data.size()), &load_warnings);
+      warnings.insert(warnings.end(), load_warnings.begin(), load_warnings.end());
+      return new WasmModel(std::move(model), warnings);
     });
   }
 
@@ -211,7 +246,8 @@ class WasmModel {
   static WasmModel* from_safetensors_reader(const std::string& config_json, const val& head, double size,
                                             const val& read) {
     return guarded([&] {
-      const ModelConfig config = parse_config_json(config_json);
+      std::vector<std::string> warnings, load_warnings;
+      const ModelConfig config = parse_config_warning(config_json, warnings);
       const std::vector<uint8_t> start = emscripten::convertJSArrayToNumberVector<uint8_t>(head);
       const SafetensorsFile file(start.data(), start.size(), size_t(size), [&](size_t offset, size_t n, uint8_t* out) {
         const val chunk = read(double(offset), double(n));
@@ -221,19 +257,9 @@ class WasmModel {
         }
         val(emscripten::typed_memory_view(n, out)).call<void>("set", chunk);
       });
-      return new WasmModel(Model::from_source(config, file));
-    });
-  }
-
-  // A torch.save(state_dict) .pth: with config.json text, or (empty text)
-  // with the config inferred from the tensor shapes and `hints_json`.
-  static WasmModel* from_pth(const std::string& config_json, const val& bytes, const std::string& hints_json) {
-    return guarded([&] {
-      const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
-      const ModelConfig config = config_json.empty()
-                                     ? infer_config(PthFile(data.data(), data.size()), parse_hints(hints_json)).config
-                                     : parse_config_json(config_json);
-      return new WasmModel(Model::from_pth(config, data.data(), data.size()));
+      Model model = Model::from_source(config, file, &load_warnings);
+      warnings.insert(warnings.end(), load_warnings.begin(), load_warnings.end());
+      return new WasmModel(std::move(model), warnings);
     });
   }
 
@@ -242,6 +268,9 @@ class WasmModel {
       json j = info_json(model_->config());
       const StoredWeights stored = stored_weights(model_->config(), model_->weights());
       j["stored_weights"] = {{"bytes", stored.bytes}, {"tensors_by_storage", stored.tensors_by_storage}};
+      j["warnings"] = warnings_;
+      if (!about_.empty()) j["file"] = about_;
+      if (!inferred_.is_null()) j["inferred"] = inferred_;
       return j.dump();
     });
   }
@@ -322,6 +351,58 @@ class WasmModel {
 
  private:
   std::shared_ptr<Model> model_;
+  std::vector<std::string> warnings_;
+  std::string about_;
+  json inferred_;
+};
+
+// A PyTorch .pth (a state dict, or MiniMind's resume checkpoint) copied into
+// Wasm memory once, so that inferring its config and loading its weights
+// read the same bytes (JS: mm.loadModel and mm.inferConfig on a .pth).
+class WasmPth {
+ public:
+  // label: the file's name, as messages start with it.
+  static WasmPth* from_bytes(const val& bytes, const std::string& label) {
+    return guarded([&] {
+      auto pth = std::make_unique<WasmPth>();
+      pth->bytes_ = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+      pth->file_ = std::make_unique<PthFile>(pth->bytes_.data(), pth->bytes_.size(), label);
+      return pth.release();
+    });
+  }
+
+  // inferred_json() of the tensors and `hints_json`, plus "file" (what it is).
+  std::string infer(const std::string& hints_json) const {
+    return guarded([&] {
+      json j = inferred_json(infer_config(*file_, parse_hints(hints_json)));
+      if (!file_->description().empty()) j["file"] = file_->description();
+      return j.dump();
+    });
+  }
+
+  // A model of config.json text, or (empty text) of the config inferred from
+  // the tensor shapes and `hints_json` (its info() then says what was assumed).
+  WasmModel* load(const std::string& config_json, const std::string& hints_json) const {
+    return guarded([&] {
+      std::vector<std::string> warnings, load_warnings;
+      json inferred = nullptr;
+      ModelConfig config;
+      if (config_json.empty()) {
+        const InferredConfig result = infer_config(*file_, parse_hints(hints_json));
+        config = result.config;
+        inferred = inferred_json(result);
+      } else {
+        config = parse_config_warning(config_json, warnings);
+      }
+      Model model = Model::from_source(config, *file_, &load_warnings);
+      warnings.insert(warnings.end(), load_warnings.begin(), load_warnings.end());
+      return new WasmModel(std::move(model), warnings, file_->description(), inferred);
+    });
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::unique_ptr<PthFile> file_;  // views bytes_
 };
 
 // Step-by-step generation with the KV cache; keeps its model alive.
@@ -434,20 +515,6 @@ class WasmTokenizer {
   Tokenizer tokenizer_;
 };
 
-// The config a .pth implies: {"config": {...}, "fields": [{key, source}], "assumed": [...]}.
-std::string infer_pth_config(const val& bytes, const std::string& hints_json) {
-  return guarded([&] {
-    const std::vector<uint8_t> data = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
-    const InferredConfig inferred = infer_config(PthFile(data.data(), data.size()), parse_hints(hints_json));
-    json fields = json::array();
-    for (const FieldOrigin& f : inferred.fields)
-      fields.push_back({{"key", f.key}, {"source", field_source_name(f.source)}});
-    return json{
-        {"config", json::parse(config_to_json(inferred.config))}, {"fields", fields}, {"assumed", inferred.assumed()}}
-        .dump();
-  });
-}
-
 val preset_names_array() {
   val out = val::array();
   for (const std::string& name : preset_names()) out.call<void>("push", name);
@@ -456,6 +523,21 @@ val preset_names_array() {
 
 std::string preset_config_json(const std::string& name) {
   return guarded([&] { return config_to_json(preset_config(name)); });
+}
+
+// One sentence per unknown key of a usable config.json text (empty when it
+// has none, or is not usable: configProblems says why).
+val config_warnings(const std::string& config_json) {
+  return guarded([&] {
+    val out = val::array();
+    try {
+      std::vector<std::string> warnings;
+      parse_config_warning(config_json, warnings);
+      for (const std::string& w : warnings) out.call<void>("push", w);
+    } catch (const ConfigError&) {
+    }
+    return out;
+  });
 }
 
 // Every problem of a config.json text (empty array when usable).
@@ -656,7 +738,6 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .class_function("fromSafetensorsReader", &WasmModel::from_safetensors_reader, emscripten::allow_raw_pointers())
       .class_function("fromConfig", &WasmModel::from_config, emscripten::allow_raw_pointers())
       .class_function("fromSafetensors", &WasmModel::from_safetensors, emscripten::allow_raw_pointers())
-      .class_function("fromPth", &WasmModel::from_pth, emscripten::allow_raw_pointers())
       .function("info", &WasmModel::info)
       .function("forward", &WasmModel::forward)
       .function("generator", &WasmModel::generator, emscripten::allow_raw_pointers())
@@ -665,6 +746,10 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("configJson", &WasmModel::config_json)
       .function("attentionMass", &WasmModel::attention_mass_js)
       .function("attentionEntropy", &WasmModel::attention_entropy_js);
+  emscripten::class_<WasmPth>("NativePth")
+      .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())
+      .function("inferConfig", &WasmPth::infer)
+      .function("load", &WasmPth::load, emscripten::allow_raw_pointers());
   emscripten::class_<WasmTrainer>("NativeTrainer")
       .function("step", &WasmTrainer::step)
       .function("lossAndGradients", &WasmTrainer::loss_and_gradients)
@@ -683,10 +768,10 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("displaySequence", &WasmTokenizer::display_sequence)
       .function("vocabSize", &WasmTokenizer::vocab_size)
       .function("tokenToId", &WasmTokenizer::token_to_id);
-  emscripten::function("inferPthConfig", &infer_pth_config);
   emscripten::function("presetNames", &preset_names_array);
   emscripten::function("presetConfig", &preset_config_json);
   emscripten::function("configProblems", &config_problems);
+  emscripten::function("configWarnings", &config_warnings);
   emscripten::function("labRecord", &lab_record);
   emscripten::function("lessonAttention", &lesson_attention_js);
   emscripten::function("lessonSoftmax", &lesson_softmax_js);

@@ -124,7 +124,9 @@ FieldSource InferredConfig::source(const std::string& key) const {
   throw std::out_of_range("infer_config set no field " + key);
 }
 
-InferredConfig infer_config(const TensorSource& source, const InferHints& hints) {
+namespace {
+
+InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& hints) {
   const auto inferred = FieldSource::Inferred;
   const std::vector<std::string> names = source.tensor_names();
   Inference in(source);
@@ -158,6 +160,15 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
   c.generation = q_norm ? 3 : 2;
   in.set("use_qk_norm", c.use_qk_norm, q_norm != nullptr, inferred);
   if (q && k) {
+    const auto kv_hint_contradicts = [&](int64_t kv_heads) {
+      if (hints.num_key_value_heads && *hints.num_key_value_heads != kv_heads) {
+        in.problems.push_back("the hint num_key_value_heads " + std::to_string(*hints.num_key_value_heads) +
+                              " contradicts the tensors: k_proj has " + std::to_string((*k)[0]) +
+                              " rows and head_dim is " + std::to_string(c.head_dim) + ", so " +
+                              std::to_string(kv_heads) + " kv heads");
+      }
+    };
+    FieldSource kv_source = inferred;
     if (q_norm) {
       in.set("head_dim", c.head_dim, (*q_norm)[0], inferred);
       c.explicit_head_dim = true;
@@ -169,6 +180,16 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
                               std::to_string(heads) + " heads");
       }
       in.set("num_attention_heads", c.num_attention_heads, heads, inferred);
+    } else if (hints.num_key_value_heads && !hints.num_attention_heads) {
+      // The kv heads give head_dim from k_proj, and head_dim the q heads.
+      const int64_t head_dim = in.divide((*k)[0], *hints.num_key_value_heads,
+                                         attn + "k_proj.weight [Hkv·Dh, D] with Hkv = num_key_value_heads");
+      const int64_t heads =
+          head_dim > 0 ? in.divide((*q)[0], head_dim, attn + "q_proj.weight [H·Dh, D] with Dh from k_proj") : 0;
+      in.set("num_attention_heads", c.num_attention_heads, heads, inferred);
+      c.explicit_head_dim = head_dim * heads != c.hidden_size;
+      in.set("head_dim", c.head_dim, head_dim, inferred);
+      kv_source = FieldSource::Hint;
     } else {
       in.set_or("num_attention_heads", c.num_attention_heads, hints.num_attention_heads, int64_t{8});
       const int64_t head_dim =
@@ -176,8 +197,9 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
       c.explicit_head_dim = head_dim * c.num_attention_heads != c.hidden_size;  // else D / H, as MiniMind2 derives it
       in.set("head_dim", c.head_dim, head_dim, inferred);
     }
-    in.set("num_key_value_heads", c.num_key_value_heads,
-           in.divide((*k)[0], c.head_dim, attn + "k_proj.weight [Hkv·Dh, D]"), inferred);
+    const int64_t kv_heads = c.head_dim > 0 ? in.divide((*k)[0], c.head_dim, attn + "k_proj.weight [Hkv·Dh, D]") : 0;
+    kv_hint_contradicts(kv_heads);
+    in.set("num_key_value_heads", c.num_key_value_heads, kv_heads, kv_source);
   }
 
   // Feed-forward: dense SwiGLU, or a router [E, D] and E experts.
@@ -240,6 +262,20 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
   }
   if (!in.problems.empty()) throw ConfigError(in.problems);
   return {c, in.fields};
+}
+
+}  // namespace
+
+InferredConfig infer_config(const TensorSource& source, const InferHints& hints) {
+  try {
+    return infer_from_tensors(source, hints);
+  } catch (const ConfigError& e) {
+    // Say what the file is when it is not what a config is usually inferred from.
+    if (source.description().empty()) throw;
+    std::vector<std::string> problems = e.problems();
+    problems.push_back("(" + source.description() + ")");
+    throw ConfigError(problems);
+  }
 }
 
 }  // namespace minimind

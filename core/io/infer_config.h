@@ -21,6 +21,9 @@ namespace minimind {
 // and 1e-5 for generation 2, top-1 / top-2 routing).
 struct InferHints {
   std::optional<int64_t> num_attention_heads;  // required knowledge for generation 2 (no q_norm)
+  // Generation 2: instead of the heads, gives head_dim = k_proj rows / this
+  // (and so the heads); generation 3 only checks it against the tensors.
+  std::optional<int64_t> num_key_value_heads;
   std::optional<double> rms_norm_eps;
   std::optional<double> rope_theta;
   std::optional<int64_t> max_position_embeddings;
@@ -48,7 +51,8 @@ struct InferredConfig {
 // Infers the config from tensor names and shapes (layer 0 for the per-layer
 // sizes; load_weights then checks every layer against it). Throws
 // ConfigError naming each tensor that is missing or whose shape does not fit,
-// and each problem validate_config finds in the result.
+// and each problem validate_config finds in the result (and what the file is,
+// when it says: a training checkpoint).
 InferredConfig infer_config(const TensorSource& source, const InferHints& hints = {});
 
 }  // namespace minimind

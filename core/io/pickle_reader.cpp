@@ -11,7 +11,8 @@ namespace minimind {
 namespace {
 
 // Every pickle opcode by name (protocols 0-5), for messages; the
-// interpreter below handles only the ones torch's state dicts use.
+// interpreter below handles only the ones torch's state dicts and training
+// checkpoints use.
 const char* opcode_name(uint8_t op) {
   // clang-format off
   static const std::map<uint8_t, const char*> names = {
@@ -49,9 +50,9 @@ std::string quoted(const std::string& s) {
 }
 
 // The callables and classes a state dict may name, and what they mean here.
-enum class Global { OrderedDict, RebuildTensorV2, FloatStorage, HalfStorage, BFloat16Storage };
+enum class Global { OrderedDict, RebuildTensorV2, RebuildParameter, FloatStorage, HalfStorage, BFloat16Storage };
 
-enum class Kind : uint8_t { None, Bool, Int, String, Tuple, Dict, Global, Storage, Tensor };
+enum class Kind : uint8_t { None, Bool, Int, Float, String, Tuple, List, Dict, Global, Storage, Tensor };
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -61,10 +62,14 @@ const char* kind_name(Kind k) {
       return "a bool";
     case Kind::Int:
       return "an int";
+    case Kind::Float:
+      return "a float";
     case Kind::String:
       return "a string";
     case Kind::Tuple:
       return "a tuple";
+    case Kind::List:
+      return "a list";
     case Kind::Dict:
       return "a dict";
     case Kind::Global:
@@ -83,7 +88,8 @@ const char* kind_name(Kind k) {
 struct Value {
   Kind kind = Kind::None;
   int64_t number = 0;  // Int, Bool, Global (as the Global enum)
-  uint32_t index = 0;  // String, Tuple, Dict, Storage, Tensor: row of its table
+  double real = 0;     // Float
+  uint32_t index = 0;  // String, Tuple, List, Dict, Storage, Tensor: row of its table
 };
 
 struct Storage {
@@ -103,7 +109,7 @@ class Unpickler {
  public:
   Unpickler(const uint8_t* bytes, size_t size) : p_(bytes), size_(size) {}
 
-  std::vector<PickledTensor> run() {
+  PickledCheckpoint run() {
     while (true) {
       if (pos_ >= size_) fail("the pickle ends without STOP (truncated?)");
       op_pos_ = pos_;
@@ -111,7 +117,7 @@ class Unpickler {
       if (op_ == '.') break;
       step();
     }
-    return state_dict(pop());
+    return checkpoint(pop());
   }
 
  private:
@@ -172,32 +178,58 @@ class Unpickler {
 
   Value new_string(std::string s) {
     strings_.push_back(std::move(s));
-    return {Kind::String, 0, uint32_t(strings_.size() - 1)};
+    return {Kind::String, 0, 0, uint32_t(strings_.size() - 1)};
   }
   Value new_tuple(std::vector<Value> items) {
     tuples_.push_back(std::move(items));
-    return {Kind::Tuple, 0, uint32_t(tuples_.size() - 1)};
+    return {Kind::Tuple, 0, 0, uint32_t(tuples_.size() - 1)};
+  }
+  Value new_list(std::vector<Value> items) {
+    lists_.push_back(std::move(items));
+    return {Kind::List, 0, 0, uint32_t(lists_.size() - 1)};
   }
   Value new_dict() {
     dicts_.emplace_back();
-    return {Kind::Dict, 0, uint32_t(dicts_.size() - 1)};
+    return {Kind::Dict, 0, 0, uint32_t(dicts_.size() - 1)};
+  }
+  Value new_string_of(size_t length) {
+    const uint8_t* s = take(length);
+    return new_string(std::string(reinterpret_cast<const char*>(s), length));
   }
 
   void memo_put(uint64_t key) { memo_[key] = top(); }
+  void memoize() { memo_put(memo_.size()); }  // protocol 4: the next index, as CPython's len(memo)
   void memo_get(uint64_t key) {
     const auto it = memo_.find(key);
     if (it == memo_.end()) fail("opcode " + op_label() + " reads memo entry " + std::to_string(key) + ", never stored");
     push(it->second);
   }
 
+  // GLOBAL module\nname\n (protocol 2).
   void global() {
     const std::string module = take_line(), name = take_line();
+    push_global(module, name);
+  }
+
+  // STACK_GLOBAL (protocol 4): the module and the name were pushed as strings.
+  void stack_global() {
+    const Value name = pop(), module = pop();
+    if (name.kind != Kind::String || module.kind != Kind::String) {
+      fail("STACK_GLOBAL takes a module and a name as strings, got " + std::string(kind_name(module.kind)) + " and " +
+           kind_name(name.kind));
+    }
+    push_global(strings_[module.index], strings_[name.index]);
+  }
+
+  void push_global(const std::string& module, const std::string& name) {
     const std::string full = module + " " + name;
     Global g;
     if (full == "collections OrderedDict") {
       g = Global::OrderedDict;
     } else if (full == "torch._utils _rebuild_tensor_v2") {
       g = Global::RebuildTensorV2;
+    } else if (full == "torch._utils _rebuild_parameter") {
+      g = Global::RebuildParameter;
     } else if (full == "torch FloatStorage") {
       g = Global::FloatStorage;
     } else if (full == "torch HalfStorage") {
@@ -209,9 +241,9 @@ class Unpickler {
            " is not supported: weights must be float32, float16 or bfloat16 (FloatStorage, HalfStorage, "
            "BFloat16Storage)");
     } else {
-      fail("pickle opcode GLOBAL " + quoted(full) + " is not allowed: .pth files are read as data only");
+      fail("pickle opcode " + op_label() + " " + quoted(full) + " is not allowed: .pth files are read as data only");
     }
-    push({Kind::Global, int64_t(g), 0});
+    push({Kind::Global, int64_t(g), 0, 0});
   }
 
   // BINPERSID: torch's persistent id ('storage', storage_type, key, location, numel).
@@ -224,7 +256,7 @@ class Unpickler {
     const std::vector<Value>& t = tuples_[pid.index];
     if (t[0].kind != Kind::String || strings_[t[0].index] != "storage") fail("persistent id does not name a storage");
     if (t[1].kind != Kind::Global || t[1].number == int64_t(Global::OrderedDict) ||
-        t[1].number == int64_t(Global::RebuildTensorV2)) {
+        t[1].number == int64_t(Global::RebuildTensorV2) || t[1].number == int64_t(Global::RebuildParameter)) {
       fail("persistent id has no storage type (FloatStorage, HalfStorage or BFloat16Storage)");
     }
     if (t[2].kind != Kind::String || strings_[t[2].index].empty() || strings_[t[2].index].size() > 64) {
@@ -235,7 +267,7 @@ class Unpickler {
     const Global g = Global(t[1].number);
     const DType dtype = g == Global::FloatStorage ? DType::F32 : g == Global::HalfStorage ? DType::F16 : DType::BF16;
     storages_.push_back({dtype, t[2].index, uint64_t(t[4].number)});
-    push({Kind::Storage, 0, uint32_t(storages_.size() - 1)});
+    push({Kind::Storage, 0, 0, uint32_t(storages_.size() - 1)});
   }
 
   // A tuple of non-negative ints with at most kMaxPickledDims entries.
@@ -269,11 +301,24 @@ class Unpickler {
                std::to_string(kMaxPickledDims) + ")");
         }
         tensors_.push_back({a[0].index, uint64_t(a[1].number), a[2].index, a[3].index});
-        push({Kind::Tensor, 0, uint32_t(tensors_.size() - 1)});
+        push({Kind::Tensor, 0, 0, uint32_t(tensors_.size() - 1)});
+        return;
+      case Global::RebuildParameter:
+        // _rebuild_parameter(data, requires_grad, backward_hooks): an
+        // nn.Parameter is its tensor here.
+        if (a.size() != 3) fail("_rebuild_parameter takes 3 arguments, got " + std::to_string(a.size()));
+        if (a[0].kind != Kind::Tensor) fail("_rebuild_parameter's first argument is not a tensor");
+        push(a[0]);
         return;
       default:
         fail("REDUCE of a storage type is not allowed: storages come only from persistent ids");
     }
+  }
+
+  void append(Value list, const std::vector<Value>& items) {
+    if (list.kind != Kind::List) fail(op_label() + " on " + kind_name(list.kind) + ", not a list");
+    auto& l = lists_[list.index];
+    l.insert(l.end(), items.begin(), items.end());
   }
 
   void set_items(Value dict, const std::vector<Value>& items) {
@@ -299,36 +344,76 @@ class Unpickler {
       case ')':
         push(new_tuple({}));
         return;
+      case 0x95:  // FRAME (protocol 4): the length of the opcodes that follow, not needed
+        take_le(8);
+        return;
+      case ']':
+        push(new_list({}));
+        return;
+      case 'l':
+        push(new_list(pop_mark()));
+        return;
+      case 'a': {
+        const Value item = pop();
+        append(top(), {item});
+        return;
+      }
+      case 'e': {
+        const std::vector<Value> items = pop_mark();
+        append(top(), items);
+        return;
+      }
       case 'N':
-        push({Kind::None, 0, 0});
+        push({Kind::None, 0, 0, 0});
         return;
       case 0x88:
       case 0x89:
-        push({Kind::Bool, op_ == 0x88, 0});
+        push({Kind::Bool, op_ == 0x88, 0, 0});
         return;
       case 'K':
-        push({Kind::Int, int64_t(take_le(1)), 0});
+        push({Kind::Int, int64_t(take_le(1)), 0, 0});
         return;
       case 'M':
-        push({Kind::Int, int64_t(take_le(2)), 0});
+        push({Kind::Int, int64_t(take_le(2)), 0, 0});
         return;
       case 'J':
-        push({Kind::Int, int64_t(int32_t(uint32_t(take_le(4)))), 0});
+        push({Kind::Int, int64_t(int32_t(uint32_t(take_le(4)))), 0, 0});
         return;
+      case 'G': {  // BINFLOAT: a big-endian float64 (learning rates, betas, the AMP scale)
+        const uint8_t* b = take(8);
+        uint64_t bits = 0;
+        for (int i = 0; i < 8; ++i) bits = bits << 8 | b[i];
+        double real;
+        std::memcpy(&real, &bits, 8);
+        push({Kind::Float, 0, real, 0});
+        return;
+      }
       case 0x8a: {  // LONG1: n-byte little-endian two's complement
         const size_t n = size_t(take_le(1));
         if (n > 8) fail("LONG1 integer of " + std::to_string(n) + " bytes is out of range");
         uint64_t v = take_le(n);
         if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t(0) << (8 * n);  // sign-extend
-        push({Kind::Int, int64_t(v), 0});
+        push({Kind::Int, int64_t(v), 0, 0});
         return;
       }
-      case 'X': {
-        const size_t n = size_t(take_le(4));
-        const uint8_t* s = take(n);
-        push(new_string(std::string(reinterpret_cast<const char*>(s), n)));
+      case 'X':
+        push(new_string_of(size_t(take_le(4))));
+        return;
+      case 0x8c:  // SHORT_BINUNICODE (protocol 4)
+        push(new_string_of(size_t(take_le(1))));
+        return;
+      case 0x8d: {  // BINUNICODE8 (protocol 4)
+        const uint64_t n = take_le(8);
+        if (n > size_ - pos_) {
+          fail("truncated pickle: opcode " + op_label() + " needs " + std::to_string(n) + " bytes, " +
+               std::to_string(size_ - pos_) + " left");
+        }
+        push(new_string_of(size_t(n)));
         return;
       }
+      case 0x94:
+        memoize();
+        return;
       case 'q':
         memo_put(take_le(1));
         return;
@@ -343,6 +428,9 @@ class Unpickler {
         return;
       case 'c':
         global();
+        return;
+      case 0x93:
+        stack_global();
         return;
       case 'Q':
         persistent_id();
@@ -382,23 +470,74 @@ class Unpickler {
     const char* name = opcode_name(op_);
     if (!name) fail("byte " + hex_byte(op_) + " is not a pickle opcode (corrupt data.pkl?)");
     fail("pickle opcode " + std::string(name) + " (" + hex_byte(op_) +
-         ") is not allowed: .pth files are read as data only (torch.save state dicts use a small protocol-2 subset)");
+         ") is not allowed: .pth files are read as data only (torch.save state dicts use a small subset of "
+         "protocols 2 and 4)");
   }
 
-  std::vector<PickledTensor> state_dict(const Value& root) {
+  const Value* entry(const Value& dict, const std::string& key) const {
+    for (const auto& [k, v] : dicts_[dict.index]) {
+      if (k.kind == Kind::String && strings_[k.index] == key) return &v;
+    }
+    return nullptr;
+  }
+
+  bool all_tensors(const Value& dict) const {
+    for (const auto& item : dicts_[dict.index]) {
+      if (item.second.kind != Kind::Tensor) return false;
+    }
+    return true;
+  }
+
+  // "'model', 'optimizer', 'epoch'": the string keys of a dict, for messages.
+  std::string key_list(const Value& dict) const {
+    std::string out;
+    size_t n = 0;
+    for (const auto& item : dicts_[dict.index]) {
+      if (item.first.kind != Kind::String) continue;
+      if (n++ == 8) return out + ", ...";
+      out += (out.empty() ? "" : ", ") + quoted(strings_[item.first.index]);
+    }
+    return out;
+  }
+
+  PickledCheckpoint checkpoint(const Value& root) {
     if (root.kind != Kind::Dict) {
       fail("the pickled object is " + std::string(kind_name(root.kind)) + ", not a state dict of tensors");
     }
+    PickledCheckpoint out;
+    const Value* model = entry(root, "model");
+    if (!all_tensors(root) && model && model->kind == Kind::Dict) {
+      // MiniMind's resume checkpoint: the weights are its "model" entry.
+      out.kind = CheckpointKind::ModelEntry;
+      for (const auto& item : dicts_[root.index]) {
+        if (item.first.kind == Kind::String) out.keys.push_back(strings_[item.first.index]);
+      }
+      for (auto [key, field] : {std::pair{"epoch", &out.epoch}, {"step", &out.step}, {"world_size", &out.world_size}}) {
+        const Value* v = entry(root, key);
+        if (v && v->kind == Kind::Int) *field = v->number;
+      }
+      out.tensors = state_dict(*model, "the checkpoint's 'model' entry: ", "");
+      return out;
+    }
+    out.tensors = state_dict(root, "",
+                             " (a training checkpoint? a state dict holds only tensors; MiniMind's resume checkpoint "
+                             "keeps them under 'model', and this dict has the keys " +
+                                 key_list(root) + ")");
+    return out;
+  }
+
+  // {name: tensor} of `dict`; `where` starts and `hint` ends the message of
+  // an entry that is not a tensor.
+  std::vector<PickledTensor> state_dict(const Value& dict, const std::string& where, const std::string& hint) {
     std::vector<PickledTensor> out;
     std::set<uint32_t> seen_names;  // a name's string row: a repeated row would copy it again
-    for (const auto& [key, value] : dicts_[root.index]) {
-      if (key.kind != Kind::String) fail("state dict has a key that is " + std::string(kind_name(key.kind)));
+    for (const auto& [key, value] : dicts_[dict.index]) {
+      if (key.kind != Kind::String) fail(where + "state dict has a key that is " + std::string(kind_name(key.kind)));
       const std::string& name = strings_[key.index];
       if (value.kind != Kind::Tensor) {
-        fail("state dict entry " + quoted(name) + " is " + kind_name(value.kind) +
-             ", not a tensor (a training checkpoint with optimizer state? save model.state_dict() alone)");
+        fail(where + "state dict entry " + quoted(name) + " is " + kind_name(value.kind) + ", not a tensor" + hint);
       }
-      if (!seen_names.insert(key.index).second) fail("state dict names " + quoted(name) + " twice");
+      if (!seen_names.insert(key.index).second) fail(where + "state dict names " + quoted(name) + " twice");
       const TensorView& t = tensors_[value.index];
       const Storage& s = storages_[t.storage];
       PickledTensor p;
@@ -423,6 +562,7 @@ class Unpickler {
   std::unordered_map<uint64_t, Value> memo_;
   std::vector<std::string> strings_;
   std::vector<std::vector<Value>> tuples_;
+  std::vector<std::vector<Value>> lists_;
   std::vector<std::vector<std::pair<Value, Value>>> dicts_;
   std::vector<Storage> storages_;
   std::vector<TensorView> tensors_;
@@ -430,8 +570,6 @@ class Unpickler {
 
 }  // namespace
 
-std::vector<PickledTensor> read_state_dict_pickle(const uint8_t* bytes, size_t size) {
-  return Unpickler(bytes, size).run();
-}
+PickledCheckpoint read_checkpoint_pickle(const uint8_t* bytes, size_t size) { return Unpickler(bytes, size).run(); }
 
 }  // namespace minimind

@@ -1,10 +1,13 @@
 // Reads the pickle torch.save writes for a state dict (data.pkl inside the
 // .pth zip) as data, WITHOUT executing anything: a small interpreter of the
-// protocol-2 opcodes torch uses, where the only callables are an allow-list
-// of names mapped to C++ meanings (an empty OrderedDict, a tensor view of a
-// storage). Any other opcode or global is refused with a PickleError naming
-// it, so a hostile file (e.g. one whose pickle calls os.system) is data we
-// decline, never code we run.
+// opcodes torch uses (protocol 2, its default, and protocol 4 for
+// torch.save(..., pickle_protocol=4)), where the only callables are an
+// allow-list of names mapped to C++ meanings (an empty OrderedDict, a tensor
+// view of a storage, an nn.Parameter around a tensor). Plain data (ints,
+// floats, strings, None, bools, tuples, lists, dicts) is read as such, so a
+// training checkpoint's optimizer state is data too. Any other opcode or
+// global is refused with a PickleError naming it, so a hostile file (e.g. one
+// whose pickle calls os.system) is data we decline, never code we run.
 //
 // What torch 1.13 writes for {name: tensor} (pickletools.dis of data.pkl):
 //   PROTO 2, GLOBAL 'collections OrderedDict', EMPTY_TUPLE, REDUCE   (or EMPTY_DICT for a plain dict)
@@ -17,11 +20,22 @@
 //       GLOBAL 'collections OrderedDict', EMPTY_TUPLE, REDUCE (backward hooks), TUPLE, REDUCE
 //   SETITEMS; for a module's state_dict() also EMPTY_DICT ... SETITEM BUILD (its _metadata)
 //   STOP
-// with BINPUT / BINGET memoising every repeated object.
+// with BINPUT / BINGET memoising every repeated object. nn.Parameter values
+// (torch.save of model.named_parameters()) wrap each tensor in
+// GLOBAL 'torch._utils _rebuild_parameter' (tensor, requires_grad, hooks) REDUCE.
+// Protocol 4 adds FRAME, MEMOIZE, SHORT_BINUNICODE and STACK_GLOBAL (the
+// module and name pushed as strings; the same allow-list applies).
+//
+// MiniMind's resume checkpoint (trainer_utils.lm_checkpoint, saved as
+// <weight>_<hidden>[_moe]_resume.pth) is a dict {"model": the half-precision
+// state dict, "optimizer": AdamW's state_dict() (tensors, floats, lists),
+// "epoch", "step", "world_size", "wandb_id"[, "scaler"]}: its "model" entry
+// is the state dict read.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,8 +65,24 @@ struct PickledTensor {
 // at most 2).
 constexpr size_t kMaxPickledDims = 16;
 
-// Interprets `bytes` as a state-dict pickle: {name: tensor} in file order.
-// Throws PickleError for anything else (message ends with the byte offset).
-std::vector<PickledTensor> read_state_dict_pickle(const uint8_t* bytes, size_t size);
+// What the pickled object was.
+enum class CheckpointKind {
+  StateDict,  // {name: tensor}
+  ModelEntry  // a dict whose "model" entry is {name: tensor} (MiniMind's resume checkpoint)
+};
+
+struct PickledCheckpoint {
+  CheckpointKind kind = CheckpointKind::StateDict;
+  std::vector<PickledTensor> tensors;  // the state dict, in file order
+  // ModelEntry: the outer dict's string keys in file order, and its
+  // "epoch", "step", "world_size" when they are ints.
+  std::vector<std::string> keys;
+  std::optional<int64_t> epoch, step, world_size;
+};
+
+// Interprets `bytes` as a state-dict pickle ({name: tensor} in file order),
+// or a checkpoint dict holding one under "model". Throws PickleError for
+// anything else (message ends with the byte offset).
+PickledCheckpoint read_checkpoint_pickle(const uint8_t* bytes, size_t size);
 
 }  // namespace minimind

@@ -1,8 +1,8 @@
 #include "io/pth.h"
 
+#include <algorithm>
 #include <cstring>
 
-#include "io/pickle_reader.h"
 #include "io/zip_reader.h"
 
 namespace minimind {
@@ -84,9 +84,14 @@ PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : 
       fail(pickle->name + " is " + std::to_string(pickle->size) + " bytes, over the limit of " +
            std::to_string(kMaxPickleBytes) + " (a state dict's pickle is a few tens of KB)");
     }
-    const std::vector<PickledTensor> pickled = read_state_dict_pickle(zip.data(*pickle), size_t(pickle->size));
+    const PickledCheckpoint pickled = read_checkpoint_pickle(zip.data(*pickle), size_t(pickle->size));
+    kind_ = pickled.kind;
+    checkpoint_keys_ = pickled.keys;
+    epoch_ = pickled.epoch;
+    step_ = pickled.step;
+    world_size_ = pickled.world_size;
 
-    for (const PickledTensor& p : pickled) {
+    for (const PickledTensor& p : pickled.tensors) {
       PthTensor t;
       t.name = strip_wrapper_prefixes(p.name);
       t.dtype = p.dtype;
@@ -141,6 +146,25 @@ std::vector<std::string> PthFile::tensor_names() const {
   std::vector<std::string> names;
   for (const PthTensor& t : entries_) names.push_back(t.name);
   return names;
+}
+
+bool PthFile::is_resume_checkpoint() const {
+  return is_training_checkpoint() &&
+         std::find(checkpoint_keys_.begin(), checkpoint_keys_.end(), "optimizer") != checkpoint_keys_.end();
+}
+
+std::string PthFile::description() const {
+  if (!is_training_checkpoint()) return {};
+  std::string keys, counters;
+  for (const std::string& key : checkpoint_keys_) keys += (keys.empty() ? "" : ", ") + key;
+  for (const auto& [name, value] : {std::pair{"epoch", epoch_}, {"step", step_}, {"world_size", world_size_}}) {
+    if (value) counters += std::string(counters.empty() ? "; " : ", ") + name + " " + std::to_string(*value);
+  }
+  if (is_resume_checkpoint()) {
+    return label_ + " is MiniMind's resume checkpoint (a dict of " + keys + counters +
+           "): its weights are the 'model' entry; the optimizer state is not used";
+  }
+  return label_ + " is a checkpoint dict (" + keys + counters + "): its weights are the 'model' entry";
 }
 
 void PthFile::read_tensor(const std::string& name, float* out) const {

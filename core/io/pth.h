@@ -1,5 +1,8 @@
 // Reader for PyTorch checkpoints written by torch.save(model.state_dict(),
-// path), as MiniMind's trainer saves them (float16, or float32 / bfloat16):
+// path), as MiniMind's trainer saves them (float16, or float32 / bfloat16),
+// and for MiniMind's resume checkpoint (*_resume.pth), whose "model" entry is
+// that state dict (the optimizer state and the counters beside it are read
+// as data and not used):
 // a zip (zip_reader.h) holding <archive>/data.pkl, the pickled dict
 // {name: tensor} (read as data, never executed: pickle_reader.h), and one
 // record <archive>/data/<key> of raw little-endian bytes per storage.
@@ -12,11 +15,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "io/pickle_reader.h"
 #include "io/tensor_source.h"
 
 namespace minimind {
@@ -47,6 +52,15 @@ class PthFile : public TensorSource {
   // The folder inside the zip (torch names it after the file: "model" for model.pth).
   const std::string& archive_name() const { return archive_; }
 
+  // A state dict, or a checkpoint dict whose "model" entry is one.
+  bool is_training_checkpoint() const { return kind_ == CheckpointKind::ModelEntry; }
+  // MiniMind's resume checkpoint: a "model" entry and an "optimizer" beside it.
+  bool is_resume_checkpoint() const;
+  // A training checkpoint's counters, when they were pickled as ints.
+  std::optional<int64_t> epoch() const { return epoch_; }
+  std::optional<int64_t> step() const { return step_; }
+  std::optional<int64_t> world_size() const { return world_size_; }
+
   // Widens the tensor's F32/F16/BF16 data to float32 into out (its element count).
   void read_floats(const PthTensor& tensor, float* out) const;
 
@@ -54,6 +68,8 @@ class PthFile : public TensorSource {
   std::vector<std::string> tensor_names() const override;
   const TensorInfo* tensor_info(const std::string& name) const override { return find(name); }
   void read_tensor(const std::string& name, float* out) const override;
+  // For a training checkpoint: what it is and which part was read.
+  std::string description() const override;
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
@@ -61,7 +77,10 @@ class PthFile : public TensorSource {
   std::string label_;
   std::string archive_;
   std::vector<PthTensor> entries_;
-  std::map<std::string, size_t> by_name_;
+  std::unordered_map<std::string, size_t> by_name_;
+  CheckpointKind kind_ = CheckpointKind::StateDict;
+  std::vector<std::string> checkpoint_keys_;  // the outer dict's keys (training checkpoints)
+  std::optional<int64_t> epoch_, step_, world_size_;
 };
 
 }  // namespace minimind

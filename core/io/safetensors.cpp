@@ -124,6 +124,8 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
   data_offset_ = 8 + size_t(header_size);
   data_size_ = size - data_offset_;
 
+  entries_.reserve(header.size());
+  by_name_.reserve(header.size());
   for (const auto& item : header.items()) {
     if (item.key() == "__metadata__") {
       if (!item.value().is_object()) throw SafetensorsError("__metadata__ must be an object of strings");
@@ -133,6 +135,7 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
       }
       continue;
     }
+    by_name_.emplace(item.key(), entries_.size());  // JSON object keys are unique
     entries_.push_back(parse_entry(item.key(), item.value(), data_size_));
   }
   std::vector<const SafetensorsEntry*> by_offset;
@@ -150,10 +153,8 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
 }
 
 const SafetensorsEntry* SafetensorsFile::find(const std::string& name) const {
-  for (const auto& e : entries_) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
 }
 
 const uint8_t* SafetensorsFile::entry_bytes(const SafetensorsEntry& entry, std::vector<uint8_t>& buffer) const {

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "io/tensor_source.h"
@@ -47,7 +48,11 @@ class SafetensorsFile : public TensorSource {
 
   const std::vector<SafetensorsEntry>& entries() const { return entries_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  // O(1) by name (a hash map): a header of many tensors must not make each
+  // lookup a scan of them all.
   const SafetensorsEntry* find(const std::string& name) const;
+  using NameIndex = std::unordered_map<std::string, size_t>;  // name -> row of entries()
+  const NameIndex& name_index() const { return by_name_; }
 
   // Widens F32/F16/BF16 data to float32 into out (entry's element count).
   void read_floats(const SafetensorsEntry& entry, float* out) const;
@@ -71,6 +76,7 @@ class SafetensorsFile : public TensorSource {
   size_t data_size_ = 0;
   ByteReader read_;  // on-demand reads, or empty
   std::vector<SafetensorsEntry> entries_;
+  NameIndex by_name_;
   std::map<std::string, std::string> metadata_;
 };
 

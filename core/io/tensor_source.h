@@ -42,6 +42,9 @@ class TensorSource {
   // Widens the named tensor to float32 into out (its element count); throws
   // when it is missing or not floating point.
   virtual void read_tensor(const std::string& name, float* out) const = 0;
+  // What the file is, when that is worth adding to a message about it (a
+  // training checkpoint rather than a plain state dict); empty otherwise.
+  virtual std::string description() const { return {}; }
 };
 
 }  // namespace minimind

@@ -45,8 +45,9 @@ Model Model::random(const ModelConfig& config, uint64_t seed, const std::functio
   return Model(config, random_weights(config, seed, progress, packing, init));
 }
 
-Model Model::from_source(const ModelConfig& config, const TensorSource& source) {
+Model Model::from_source(const ModelConfig& config, const TensorSource& source, std::vector<std::string>* warnings) {
   LoadedWeights loaded = load_weights(config, source);
+  if (warnings) *warnings = loaded.warnings;
   return Model(std::move(loaded.config), std::move(loaded.weights));
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/forward_workspace.h"
@@ -30,7 +31,9 @@ class Model {
   static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
                       WeightPacking packing = WeightPacking::Narrowest, RandomInit init = RandomInit::Playground);
   // A model from a config and any weight file (safetensors or .pth).
-  static Model from_source(const ModelConfig& config, const TensorSource& source);
+  // `warnings` (optional) receives load_weights' warnings.
+  static Model from_source(const ModelConfig& config, const TensorSource& source,
+                           std::vector<std::string>* warnings = nullptr);
   // A model from a config and safetensors bytes (F32/F16/BF16).
   static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
   // A model from a config and the bytes of a torch.save(state_dict) .pth

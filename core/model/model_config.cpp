@@ -1,7 +1,10 @@
 #include "model/model_config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace minimind {
@@ -24,6 +27,71 @@ std::string format_bytes(double bytes) {
   else
     out << bytes / double(1 << 20) << " MiB";
   return out.str();
+}
+
+// 1e-50, 1e+06, inf: a double as a message shows it (std::to_string would
+// print 1e-50 as 0.000000).
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// The key whose value is the number `token` in the JSON `text` ("rope_theta"
+// for {"rope_theta": 1e999}), or "" when the number is no object's value.
+std::string key_of_number(const std::string& text, const std::string& token) {
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  for (size_t at = text.find(token); !token.empty() && at != std::string::npos; at = text.find(token, at + 1)) {
+    size_t i = at;
+    while (i > 0 && space(text[i - 1])) --i;
+    if (i == 0 || text[i - 1] != ':') continue;
+    --i;
+    while (i > 0 && space(text[i - 1])) --i;
+    if (i < 2 || text[i - 1] != '"') continue;
+    const size_t close = i - 1, open = text.rfind('"', close - 1);
+    if (open == std::string::npos) continue;
+    return text.substr(open + 1, close - open - 1);
+  }
+  return "";
+}
+
+// A sentence for nlohmann's "number overflow parsing '1e999'" (error 406):
+// JSON allows numbers beyond a double's range, which would read as infinity.
+std::string overflow_message(const std::string& text, const std::string& what) {
+  const size_t open = what.find('\''), close = what.rfind('\'');
+  const std::string token = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+  const std::string key = key_of_number(text, token);
+  return (key.empty() ? "config.json has the number " + token : key + " is " + token) +
+         ", beyond the range of a float64 (JSON numbers past about 1.8e308 would read as infinity): give a finite "
+         "number";
+}
+
+// Keys parse_config_json reads, for every generation (some only mark generation 2).
+const std::set<std::string>& read_config_keys() {
+  static const std::set<std::string> keys = {"hidden_size",
+                                             "num_hidden_layers",
+                                             "num_attention_heads",
+                                             "num_key_value_heads",
+                                             "head_dim",
+                                             "intermediate_size",
+                                             "vocab_size",
+                                             "max_position_embeddings",
+                                             "rms_norm_eps",
+                                             "rope_theta",
+                                             "tie_word_embeddings",
+                                             "use_qk_norm",
+                                             "hidden_act",
+                                             "bos_token_id",
+                                             "eos_token_id",
+                                             "inference_rope_scaling",
+                                             "use_moe",
+                                             "num_experts_per_tok",
+                                             "moe_intermediate_size",
+                                             "norm_topk_prob",
+                                             "scoring_func",
+                                             "aux_loss_alpha",
+                                             "seq_aux"};
+  return keys;
 }
 
 // Parameter count in double: an absurd config must not overflow int64 before
@@ -98,6 +166,23 @@ class JsonReader {
 
 }  // namespace
 
+const std::vector<std::string> kIgnoredConfigKeys = {
+    // Hugging Face's bookkeeping (save_pretrained, convert_model.py's Qwen3 export).
+    "model_type", "architectures", "auto_map", "transformers_version", "torch_dtype", "dtype", "_name_or_path",
+    "tokenizer_class", "use_cache", "pad_token_id", "initializer_range", "return_dict", "output_attentions",
+    "output_hidden_states",
+    // Training-only knobs of MiniMindConfig: no effect on the forward pass.
+    "dropout", "flash_attn", "router_aux_loss_coef",
+    // Fixed by inference_rope_scaling: MiniMindConfig overwrites it.
+    "rope_scaling",
+    // Qwen3 / Qwen3-MoE keys whose value MiniMind's export writes as the one this model has.
+    "attention_bias", "attention_dropout", "max_window_layers", "sliding_window", "use_sliding_window", "layer_types",
+    "decoder_sparse_step", "mlp_only_layers", "output_router_logits"};
+
+std::string unknown_config_key_warning(const std::string& key) {
+  return "config.json key \"" + key + "\" is not a MiniMind config key and was ignored (a typo?)";
+}
+
 ConfigError::ConfigError(std::vector<std::string> problems)
     : std::runtime_error(join_lines(problems)), problems_(std::move(problems)) {}
 
@@ -150,11 +235,25 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
     problems.push_back("head_dim " + std::to_string(c.head_dim) +
                        " is odd; RoPE rotates the two halves of each head and needs an even head_dim");
   }
+  // Both are used as float32 (RMSNorm's eps, RoPE's base): a value that is
+  // positive as a double may still round to 0 or overflow there.
   if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
-    problems.push_back("rms_norm_eps must be a positive number, got " + std::to_string(c.rms_norm_eps));
+    problems.push_back("rms_norm_eps must be a positive number, got " + format_number(c.rms_norm_eps));
+  } else if (!(float(c.rms_norm_eps) > 0)) {
+    problems.push_back("rms_norm_eps " + format_number(c.rms_norm_eps) +
+                       " rounds to 0 in float32, where the norms compute (the smallest positive float32 is about "
+                       "1.4e-45); MiniMind uses 1e-5 or 1e-6");
+  } else if (!std::isfinite(float(c.rms_norm_eps))) {
+    problems.push_back("rms_norm_eps " + format_number(c.rms_norm_eps) + " overflows float32");
   }
   if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) {
-    problems.push_back("rope_theta must be a positive number, got " + std::to_string(c.rope_theta));
+    problems.push_back("rope_theta must be a positive number, got " + format_number(c.rope_theta));
+  } else if (!std::isfinite(float(c.rope_theta)) || !(float(c.rope_theta) > 0)) {
+    problems.push_back("rope_theta " + format_number(c.rope_theta) +
+                       " is outside float32's range, where RoPE's frequencies are computed (MiniMind uses 1e6)");
+  } else if (c.inference_rope_scaling && !(c.rope_theta > 1)) {
+    problems.push_back("rope_theta " + format_number(c.rope_theta) +
+                       " must be greater than 1 with inference_rope_scaling (YaRN divides by log(rope_theta))");
   }
   if (c.hidden_act != "silu") {
     problems.push_back("hidden_act \"" + c.hidden_act + "\" is not supported (MiniMind uses \"silu\")");
@@ -195,11 +294,14 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
   return problems;
 }
 
-ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes) {
+ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes,
+                              std::vector<std::string>* unknown_keys) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::out_of_range& e) {
+    throw ConfigError({overflow_message(text, e.what())});
+  } catch (const json::exception& e) {
     throw ConfigError({std::string("config.json is not valid JSON: ") + e.what()});
   }
   if (!j.is_object()) throw ConfigError({"config.json must hold a JSON object, got " + std::string(j.type_name())});
@@ -263,6 +365,17 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes)
 
   if (problems.empty()) problems = validate_config(c, max_weight_bytes);
   if (!problems.empty()) throw ConfigError(problems);
+  if (unknown_keys) {
+    unknown_keys->clear();
+    for (const auto& item : j.items()) {
+      const std::string& key = item.key();
+      const bool read_here = read_config_keys().count(key) || key == (gen2 ? "n_routed_experts" : "num_experts") ||
+                             (gen2 && key == "n_shared_experts");
+      if (!read_here &&
+          std::find(kIgnoredConfigKeys.begin(), kIgnoredConfigKeys.end(), key) == kIgnoredConfigKeys.end())
+        unknown_keys->push_back(key);
+    }
+  }
   return c;
 }
 

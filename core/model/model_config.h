@@ -84,8 +84,20 @@ constexpr int64_t kDefaultMaxWeightBytes = int64_t{2} << 30;
 std::vector<std::string> validate_config(const ModelConfig& config, int64_t max_weight_bytes = kDefaultMaxWeightBytes);
 
 // Parses config.json text (Hugging Face key names) and validates it.
-// Throws ConfigError naming every bad or missing value.
-ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes = kDefaultMaxWeightBytes);
+// Throws ConfigError naming every bad or missing value. `unknown_keys`
+// (optional) receives the keys that are neither read nor known to be
+// harmless to ignore (see kIgnoredConfigKeys): typos like
+// "num_attention_head" would otherwise leave a default in place silently.
+ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes = kDefaultMaxWeightBytes,
+                              std::vector<std::string>* unknown_keys = nullptr);
+
+// Keys MiniMind's, Hugging Face's and this project's config.json files carry
+// that do not change the forward pass (model_type, torch_dtype, dropout,
+// flash_attn, Qwen3's attention_bias, ...): ignored without a warning.
+extern const std::vector<std::string> kIgnoredConfigKeys;
+
+// One sentence per unknown key, for a warning list.
+std::string unknown_config_key_warning(const std::string& key);
 
 // The config as config.json text, with the key names MiniMind writes.
 std::string config_to_json(const ModelConfig& config);

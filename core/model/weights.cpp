@@ -1,6 +1,7 @@
 #include "model/weights.h"
 
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "io/tensor_source.h"
@@ -157,7 +158,7 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightP
   for (const std::string& name : names) any_qk_norm = any_qk_norm || is_qk_norm(name);
   config.use_qk_norm = any_qk_norm;
 
-  LoadedWeights out{config, ModelWeights{}};
+  LoadedWeights out{config, ModelWeights{}, {}};
   const std::vector<WeightSlot> slots = weight_slots(config, out.weights);
   std::vector<std::string> problems;
   std::set<std::string> expected;
@@ -173,9 +174,17 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightP
       problems.push_back("tensor " + slot.name + " is I32; weights must be F32, F16 or BF16");
     }
   }
+  // A tied checkpoint may still carry lm_head.weight (PyTorch's state_dict
+  // lists both names of the shared tensor): it must fit the embedding.
+  const TensorInfo* tied_head = config.tie_word_embeddings ? file.tensor_info("lm_head.weight") : nullptr;
+  const Shape embedding_shape = {config.vocab_size, config.hidden_size};
+  if (tied_head && tied_head->shape != embedding_shape) {
+    problems.push_back("tensor lm_head.weight has shape " + shape_to_string(tied_head->shape) + ", expected " +
+                       shape_to_string(embedding_shape) + " (tie_word_embeddings: it is model.embed_tokens.weight)");
+  } else if (tied_head && tied_head->dtype == DType::I32) {
+    problems.push_back("tensor lm_head.weight is I32; weights must be F32, F16 or BF16");
+  }
   for (const std::string& name : names) {
-    // A tied checkpoint may still carry lm_head.weight (PyTorch's state_dict
-    // lists both names of the shared tensor); it is the embedding, ignore it.
     if (name == "lm_head.weight" && config.tie_word_embeddings) continue;
     if (!expected.count(name)) {
       problems.push_back("unexpected tensor " + name + " " + shape_to_string(file.tensor_info(name)->shape) +
@@ -187,14 +196,33 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightP
     problems.resize(20);
     problems.push_back("... and " + std::to_string(more) + " more problems");
   }
-  if (!problems.empty()) throw ConfigError(problems);
+  if (!problems.empty()) {
+    if (!file.description().empty()) problems.push_back("(" + file.description() + ")");
+    throw ConfigError(problems);
+  }
   // One tensor at a time through a float32 buffer, so that loading needs
   // the packed weights plus one tensor, not a float32 copy of the model.
   std::vector<float> values;
   for (const WeightSlot& slot : slots) {
     values.resize(size_t(shape_numel(slot.shape)));
     file.read_tensor(slot.name, values.data());
-    check_finite(slot.name, values.data(), int64_t(values.size()));
+    std::string read_from = slot.name;
+    if (tied_head && slot.name == "model.embed_tokens.weight") {
+      // The embedding is the first slot: nothing is packed yet, so this
+      // second buffer does not raise the peak of the load.
+      std::vector<float> head(values.size());
+      file.read_tensor("lm_head.weight", head.data());
+      if (std::memcmp(head.data(), values.data(), values.size() * sizeof(float)) != 0) {
+        values.swap(head);
+        read_from = "lm_head.weight";
+        out.warnings.push_back(
+            "tie_word_embeddings is true, but this file's lm_head.weight differs from its model.embed_tokens.weight: "
+            "as MiniMind's load_state_dict does (it copies model.embed_tokens.weight, then lm_head.weight, into the "
+            "one shared tensor), the model uses lm_head.weight for both and model.embed_tokens.weight is ignored; "
+            "set tie_word_embeddings to false in config.json to use each as saved");
+      }
+    }
+    check_finite(read_from, values.data(), int64_t(values.size()));
     slot.assign(values.data(), packing);
   }
   return out;

@@ -100,10 +100,18 @@ ModelWeights random_weights(const ModelConfig& config, uint64_t seed, const std:
 // tensor_source.h) against the table. Returns the config
 // actually used: a file without q_norm/k_norm tensors is a generation-2 model
 // and turns q/k norm off. Throws ConfigError listing every missing,
-// misshapen or unexpected tensor (name, expected and found shape).
+// misshapen or unexpected tensor (name, expected and found shape), and what
+// the file is when it says (a training checkpoint).
+//
+// Tied embeddings with both names in the file (as every state_dict() has
+// them): when lm_head.weight holds other values than model.embed_tokens.weight,
+// the one shared tensor takes lm_head.weight, as MiniMind's load_state_dict
+// leaves it (it copies the module tree's parameters in order, model.* before
+// lm_head, whatever the file's order), and `warnings` says so.
 struct LoadedWeights {
   ModelConfig config;
   ModelWeights weights;
+  std::vector<std::string> warnings;  // one sentence each
 };
 LoadedWeights load_weights(ModelConfig config, const TensorSource& file,
                            WeightPacking packing = WeightPacking::Narrowest);

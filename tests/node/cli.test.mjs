@@ -1,6 +1,7 @@
 // The CLI end to end: each command run as a real process on the Wasm module.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
@@ -186,7 +187,7 @@ test('--model FILE.pth loads a state dict with its config inferred (or given), a
   assertClose(JSON.parse(given.stdout).logits.flat(), c.expected.tensors.logits.data.subarray(0, T * V), { what: 'with --config' });
   const hostile = await cli('info', '--model', fileURLToPath(new URL('../fixtures/pth/hostile_os_system.pth', import.meta.url)));
   assert.equal(hostile.code, 1);
-  assert.match(hostile.stderr, /^minimind: model\.pth: pickle opcode GLOBAL '\w+ system' is not allowed/);
+  assert.match(hostile.stderr, /^minimind: hostile_os_system\.pth: pickle opcode GLOBAL '\w+ system' is not allowed/);
 });
 
 test('a folder with pytorch_model.bin (save_pretrained without safetensors) runs like its model.safetensors', async (t) => {
@@ -208,4 +209,204 @@ test('a folder with pytorch_model.bin (save_pretrained without safetensors) runs
   const legacy = await cli('run', '--model', dir, '--ids', '3,4,5');
   assert.equal(legacy.code, 1);
   assert.match(legacy.stderr, /legacy \(non-zip\) torch\.save format/);
+});
+
+test("--model *_resume.pth loads MiniMind's resume checkpoint and stderr says what was inferred and assumed", async () => {
+  const c = loadCase('gen2_dense');
+  const resume = fileURLToPath(new URL('../fixtures/pth/pretrain_32_resume.pth', import.meta.url));
+  const ids = rows(c.expected.tensors.input_ids)[0];
+  const [, T, V] = c.expected.tensors.logits.shape;
+  const expected = c.expected.tensors.logits.data.subarray(0, T * V);
+  for (const flags of [
+    ['--heads', '4'],
+    ['--kv-heads', '1'],
+  ]) {
+    const out = await cli('run', '--model', resume, ...flags, '--eps', '1e-5', '--ids', ids.join(','), '--json');
+    assert.equal(out.code, 0, out.stderr);
+    assertClose(JSON.parse(out.stdout).logits.flat(), expected, { what: `resume ${flags.join(' ')}` });
+    assert.match(out.stderr, /^minimind: note: pretrain_32_resume\.pth is MiniMind's resume checkpoint \(a dict of model, optimizer, /m);
+    assert.match(out.stderr, /^minimind: note: no config\.json: the config of pretrain_32_resume\.pth is inferred from its tensors$/m);
+    assert.match(out.stderr, /^minimind: {3}read from the tensors: hidden_size 32, num_hidden_layers 2, /m);
+    assert.match(out.stderr, /^minimind: {3}from your flags: .*rms_norm_eps 0\.00001 \(--eps\)/m);
+    assert.match(
+      out.stderr,
+      /^minimind: {3}assumed, MiniMind's defaults: rope_theta 1000000 \(--rope-theta\), max_position_embeddings 32768 \(--max-position-embeddings\), inference_rope_scaling false \(--rope-scaling\)$/m,
+    );
+  }
+  // Without --heads, the default 8 heads is named with its flag; every assumption has one.
+  const guess = await cli('info', '--model', resume);
+  assert.equal(guess.code, 0, guess.stderr);
+  assert.match(
+    guess.stderr,
+    /assumed, MiniMind's defaults: num_attention_heads 8 \(--heads N; .* or give --kv-heads N\), rms_norm_eps 0\.00001 \(--eps\)/,
+  );
+  const all = await cli(
+    'info',
+    '--model',
+    resume,
+    '--heads',
+    '4',
+    '--eps',
+    '1e-5',
+    '--rope-theta',
+    '1e4',
+    '--max-position-embeddings',
+    '4096',
+    '--rope-scaling',
+  );
+  assert.equal(all.code, 0, all.stderr);
+  assert.doesNotMatch(all.stderr, /assumed/);
+  assert.match(
+    all.stderr,
+    /rope_theta 10000 \(--rope-theta\), max_position_embeddings 4096 \(--max-position-embeddings\), inference_rope_scaling true \(--rope-scaling\)/,
+  );
+  // An MoE checkpoint's routing is assumed too, with its flags.
+  const moe = await cli('info', '--model', fileURLToPath(new URL('../fixtures/gen2_moe/model.pth', import.meta.url)), '--heads', '4');
+  assert.match(moe.stderr, /num_experts_per_tok 2 \(--moe-top-k\), norm_topk_prob true \(--norm-topk-prob\)/);
+  const moe1 = await cli(
+    'info',
+    '--model',
+    fileURLToPath(new URL('../fixtures/gen2_moe/model.pth', import.meta.url)),
+    '--heads',
+    '4',
+    '--moe-top-k',
+    '1',
+    '--norm-topk-prob',
+    'false',
+    '--json',
+  );
+  assert.equal(JSON.parse(moe1.stdout).num_experts_per_tok, 1);
+  assert.equal(JSON.parse(moe1.stdout).norm_topk_prob, false);
+  // The flags are for an inferred config only.
+  const usage = [
+    [['info', '--preset', 'lab-a', '--kv-heads', '2'], /--kv-heads goes with --model FILE\.pth/],
+    [['info', '--model', fileURLToPath(c.dir), '--heads', '4'], /--heads: these flags are for a config inferred from a \.pth/],
+    [['info', '--model', resume, '--norm-topk-prob', 'maybe'], /--norm-topk-prob must be true or false/],
+    [['info', '--model', resume, '--eps', '0'], /--eps must be a positive number/],
+  ];
+  for (const [args, pattern] of usage) {
+    const out = await cli(...args);
+    assert.equal(out.code, 2, `${args.join(' ')}: ${out.stderr}`);
+    assert.match(out.stderr, pattern);
+  }
+});
+
+test('config.json: unknown keys are warned about, infinite or float32-zero values refused, a differing tied head warned', async (t) => {
+  const { mkdtempSync, rmSync, writeFileSync, copyFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const c = loadCase('gen2_dense');
+  const dir = mkdtempSync(join(tmpdir(), 'minimind-config-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(new URL('model.safetensors', c.dir), join(dir, 'model.safetensors'));
+  const withConfig = (extra) => writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...JSON.parse(c.config), ...extra }));
+
+  withConfig({ num_attention_head: 4, dropout: 0 });
+  const typo = await cli('run', '--model', dir, '--ids', '3,4');
+  assert.equal(typo.code, 0, typo.stderr);
+  assert.equal(
+    typo.stderr,
+    'minimind: warning: config.json key "num_attention_head" is not a MiniMind config key and was ignored (a typo?)\n',
+  );
+
+  writeFileSync(join(dir, 'config.json'), c.config.replace(/"rope_theta": [^,]+/, '"rope_theta": 1e999'));
+  const infinite = await cli('info', '--model', dir);
+  assert.equal(infinite.code, 1);
+  assert.match(
+    infinite.stderr,
+    /^minimind: rope_theta is 1e999, beyond the range of a float64 \(JSON numbers past about 1\.8e308 would read as infinity\): give a finite number\n$/,
+  );
+  withConfig({ rms_norm_eps: 1e-50 });
+  const zero = await cli('info', '--model', dir);
+  assert.equal(zero.code, 1);
+  assert.match(zero.stderr, /^minimind: rms_norm_eps 1e-50 rounds to 0 in float32/);
+
+  // Tied, with a file whose lm_head.weight is not the embedding: lm_head.weight is used, as MiniMind's load_state_dict leaves it.
+  withConfig({});
+  const bytes = new Uint8Array(readFileSync(new URL('model.safetensors', c.dir)));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  assert.equal(header['lm_head.weight'], undefined, 'the fixture stores the tied embedding once');
+  const [begin, end] = header['model.embed_tokens.weight'].data_offsets;
+  const head = bytes.slice(8 + n + begin, 8 + n + end);
+  for (let i = 1; i < head.length; i += 2) head[i] ^= 0x80; // F16 sign bits: lm_head = -embedding
+  const withHead = (embedding) => {
+    const entries = {
+      ...header,
+      'lm_head.weight': {
+        ...header['model.embed_tokens.weight'],
+        data_offsets: [bytes.length - 8 - n, bytes.length - 8 - n + head.length],
+      },
+    };
+    const text = JSON.stringify(entries).padEnd(n + 64, ' ');
+    const out = new Uint8Array(8 + text.length + (bytes.length - 8 - n) + head.length);
+    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+    out.set(new TextEncoder().encode(text), 8);
+    out.set(bytes.subarray(8 + n), 8 + text.length);
+    if (embedding) out.set(embedding, 8 + text.length + begin);
+    out.set(head, 8 + text.length + (bytes.length - 8 - n));
+    return out;
+  };
+  writeFileSync(join(dir, 'model.safetensors'), withHead(null));
+  const differing = await cli('run', '--model', dir, '--ids', '3,4,5', '--json');
+  assert.equal(differing.code, 0, differing.stderr);
+  assert.match(
+    differing.stderr,
+    /^minimind: warning: tie_word_embeddings is true, but this file's lm_head\.weight differs from its model\.embed_tokens\.weight: .* the model uses lm_head\.weight for both/,
+  );
+  writeFileSync(join(dir, 'model.safetensors'), withHead(head));
+  const same = await cli('run', '--model', dir, '--ids', '3,4,5', '--json');
+  assert.equal(same.stderr, '');
+  assert.deepEqual(JSON.parse(differing.stdout).logits, JSON.parse(same.stdout).logits);
+});
+
+test("--chat renders the model folder's tokenizer_config.json, else MiniMind's template of its generation", async (t) => {
+  const { copyFileSync, mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { chatPrompt, loadMiniMind } = await import('../../js/minimind.mjs');
+  const mm = await loadMiniMind();
+  const tokenizerJson = new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url);
+  const tokenizer = mm.loadTokenizer(readFileSync(tokenizerJson, 'utf8'));
+  t.after(() => tokenizer.dispose());
+  // A small generation-3 model with MiniMind's vocabulary.
+  const dir = mkdtempSync(join(tmpdir(), 'minimind-chat-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const model = mm.createModel({ config: { ...mm.presetConfig('lab-a'), vocab_size: 6400 } });
+  writeFileSync(join(dir, 'config.json'), model.configJson());
+  writeFileSync(join(dir, 'model.safetensors'), model.safetensors());
+  model.dispose();
+  copyFileSync(tokenizerJson, join(dir, 'tokenizer.json'));
+  const prompt = async (...flags) => {
+    const out = await cli('generate', '--model', dir, '--text', '你好', '--chat', ...flags, '--greedy', '--max-new-tokens', '1', '--json');
+    assert.equal(out.code, 0, out.stderr);
+    return JSON.parse(out.stdout).prompt;
+  };
+  // No tokenizer_config.json in the folder: the shipped one (generation 3).
+  assert.deepEqual(await prompt(), tokenizer.encode('<|im_start|>user\n你好<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n'));
+  assert.deepEqual(await prompt('--thinking'), tokenizer.encode('<|im_start|>user\n你好<|im_end|>\n<|im_start|>assistant\n<think>\n'));
+  // The folder's own template wins.
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ chat_template: '<|im_start|>Q:{{ messages[0].content }}' }));
+  assert.deepEqual(await prompt(), tokenizer.encode('<|im_start|>Q:你好'));
+  // A generation-2 model without a tokenizer_config.json: MiniMind2's template, with its default system message.
+  const gen2 = await cli(
+    'generate',
+    '--preset',
+    'minimind2-small',
+    '--tokenizer',
+    fileURLToPath(tokenizerJson),
+    '--text',
+    '你好',
+    '--chat',
+    '--greedy',
+    '--max-new-tokens',
+    '1',
+    '--json',
+  );
+  assert.deepEqual(JSON.parse(gen2.stdout).prompt, tokenizer.encode(chatPrompt('你好', { generation: 2 })));
+  assert.match(chatPrompt('你好', { generation: 2 }), /^<\|im_start\|>system\nYou are a helpful assistant<\|im_end\|>\n/);
+  const noChat = await cli('generate', '--preset', 'lab-a', '--ids', '1', '--thinking');
+  assert.equal(noChat.code, 2);
+  assert.match(noChat.stderr, /--thinking goes with --chat/);
 });

@@ -217,7 +217,7 @@ test('minimind train writes a loadable folder, a per-batch log and a progress li
   assert.deepEqual(written.tensors['lm_head.weight'].data, written.tensors['model.embed_tokens.weight'].data);
   const again = await cli('run', '--model', out, '--text', '小明把苹果给了', '--json');
   assert.equal(again.code, 0, again.stderr);
-  assert.deepEqual(JSON.parse(again.stdout).tokens.slice(0, 2), ['小明', '把']);
+  assert.deepEqual(JSON.parse(again.stdout).tokens.slice(0, 3), ['<|im_start|>', '小明', '把']);
 });
 
 test('minimind grad prints the loss and writes every gradient, as PyTorch computes them', async (t) => {

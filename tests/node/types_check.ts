@@ -1,6 +1,14 @@
 // Compiled with `tsc --noEmit --strict` in npm test: the hand-written
 // declarations in js/minimind.d.ts must describe the API as the tests use it.
-import { loadMiniMind, type ForwardResult, type GenerationStep, type ModelInfo, type TrainStep } from '../../js/minimind.mjs';
+import {
+  chatPrompt,
+  loadMiniMind,
+  type ForwardResult,
+  type GenerationStep,
+  type InferredConfig,
+  type ModelInfo,
+  type TrainStep,
+} from '../../js/minimind.mjs';
 
 async function usage(): Promise<number> {
   const mm = await loadMiniMind({ variant: 'simd' });
@@ -20,12 +28,20 @@ async function usage(): Promise<number> {
   const file: Uint8Array = model.safetensors({ dtype: 'F16' });
   model.dispose();
   const problems: string[] = mm.configProblems({ hidden_size: 64 });
+  const warnings: string[] = [...mm.configWarnings({ hidden_size: 64 }), ...(info.warnings ?? [])];
+  const inferred: InferredConfig = mm.inferConfig(new Uint8Array(0), { numKeyValueHeads: 2, normTopkProb: true }, { name: 'a.pth' });
+  const prompt: string = chatPrompt('你好') + chatPrompt([{ role: 'user', content: 'hi' }], { thinking: true, generation: 3 });
+  const loaded = mm.loadModel({ weights: new Uint8Array(0), hints: { inferenceRopeScaling: false }, name: 'model.pth' });
+  const assumed: string[] = loaded.info().inferred?.assumed ?? inferred.assumed;
   return (
     info.derived.head_dim +
     (weights?.shape[0] ?? 0) +
     step.token +
     cacheBytes +
     problems.length +
+    warnings.length +
+    prompt.length +
+    assumed.length +
     mm.stages.length +
     trainStep.loss +
     (trainStep.gradNorm ?? 0) +

@@ -1,0 +1,96 @@
+// MiniMind's chat prompt, rendered as MiniMind renders it: the model's
+// tokenizer_config.json chat_template (Jinja) through @huggingface/jinja, a
+// maintained implementation of the Jinja subset Hugging Face templates use,
+// with add_generation_prompt as MiniMind's eval_llm.py asks for it.
+//
+//   chatPrompt('你好')                     // generation 3: ...<|im_start|>assistant\n<think>\n\n</think>\n\n
+//   chatPrompt(messages, { tokenizerConfig, thinking: true })
+//   chatPrompt('你好', { generation: 2 })  // MiniMind2's template: its default system message first
+import { Template } from '@huggingface/jinja';
+
+import { MINIMIND2_CHAT_TEMPLATE, MINIMIND3_CHAT_TEMPLATE } from './chat_templates.mjs';
+
+const parsed = new Map(); // template source -> Template (parsing is the slow part)
+
+function template(source) {
+  if (!parsed.has(source)) {
+    try {
+      parsed.set(source, new Template(source));
+    } catch (error) {
+      throw new Error(`the chat_template cannot be parsed: ${error.message}`, { cause: error });
+    }
+  }
+  return parsed.get(source);
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+// A special token as tokenizer_config.json writes it: a string or an AddedToken {content}.
+function tokenText(token) {
+  if (typeof token === 'string') return token;
+  return token && typeof token === 'object' && typeof token.content === 'string' ? token.content : undefined;
+}
+
+// tokenizer_config.json's chat_template: a string, or a list of {name, template} (the "default" one).
+function templateOf(config) {
+  const t = config.chat_template;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return t.find((entry) => entry?.name === 'default')?.template;
+  return undefined;
+}
+
+function messageList(messages) {
+  if (typeof messages === 'string') return [{ role: 'user', content: messages }];
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new TypeError(`messages must be a text or a non-empty array of {role, content}, got ${describe(messages)}`);
+  return messages.map((m, i) => {
+    if (!m || typeof m !== 'object' || typeof m.role !== 'string' || typeof m.content !== 'string')
+      throw new TypeError(`messages[${i}] must be {role: string, content: string}`);
+    return { role: m.role, content: m.content };
+  });
+}
+
+/**
+ * The prompt of a chat for MiniMind's SFT models, ending with the assistant's
+ * turn to speak. `messages`: a user's text, or [{role: 'system'|'user'|'assistant', content}].
+ * `tokenizerConfig`: the model's tokenizer_config.json (text or object), whose
+ * chat_template is used; without one, MiniMind's template of `generation` (3,
+ * the default, as shipped in models/minimind-tokenizer/; or 2, MiniMind2's).
+ * `thinking`: generation 3's open_thinking (the prompt then ends in
+ * `<think>\n` instead of an empty think block).
+ * @param {string | {role: string, content: string}[]} messages
+ * @param {{tokenizerConfig?: string | object, thinking?: boolean, generation?: 2 | 3}} [options]
+ */
+export function chatPrompt(messages, options = {}) {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+  const { tokenizerConfig, thinking = false, generation = 3 } = options;
+  if (typeof thinking !== 'boolean') throw new TypeError(`thinking must be true or false, got ${describe(thinking)}`);
+  if (generation !== 2 && generation !== 3) throw new RangeError(`generation must be 2 or 3, got ${describe(generation)}`);
+  let config = {};
+  if (tokenizerConfig !== undefined) {
+    try {
+      config = typeof tokenizerConfig === 'string' ? JSON.parse(tokenizerConfig) : tokenizerConfig;
+    } catch (error) {
+      throw new Error(`tokenizer_config.json is not valid JSON: ${error.message}`, { cause: error });
+    }
+    if (!config || typeof config !== 'object' || Array.isArray(config))
+      throw new TypeError(`tokenizerConfig must be tokenizer_config.json text or an object, got ${describe(config)}`);
+  }
+  const source = templateOf(config) ?? (generation === 2 ? MINIMIND2_CHAT_TEMPLATE : MINIMIND3_CHAT_TEMPLATE);
+  try {
+    return template(source).render({
+      messages: messageList(messages),
+      add_generation_prompt: true,
+      open_thinking: thinking,
+      bos_token: tokenText(config.bos_token) ?? '<|im_start|>',
+      eos_token: tokenText(config.eos_token) ?? '<|im_end|>',
+    });
+  } catch (error) {
+    if (error instanceof TypeError) throw error;
+    throw new Error(`the chat_template cannot be rendered: ${error.message}`, { cause: error });
+  }
+}
