@@ -85,7 +85,6 @@ function handleLoadFiles(mm, message, report) {
   const { config, weights, tokenizer: tokenizerJson, hints } = message.spec.files;
   report(0, 'parse');
   const bytes = new Uint8Array(weights);
-  const inferred = config === undefined && bytes[0] === 0x50 ? mm.inferConfig(bytes, hints) : null;
   const nextTokenizer = tokenizerJson === undefined ? null : mm.loadTokenizer(tokenizerJson);
   let next;
   try {
@@ -109,7 +108,8 @@ function handleLoadFiles(mm, message, report) {
     type: 'loaded',
     id: message.id,
     info,
-    files: { tokenizer: tokenizer !== null, assumed: inferred?.assumed ?? [], inferred: inferred !== null },
+    // A .pth loaded without config.json says what was inferred (the file is read into Wasm once).
+    files: { tokenizer: tokenizer !== null, assumed: info.inferred?.assumed ?? [], inferred: info.inferred !== undefined },
   });
 }
 
