@@ -6,7 +6,8 @@ import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { chatPrompt, loadMiniMind } from './minimind.mjs';
+import { chatPrompt } from './chat_template.mjs';
+import { loadMiniMind } from './minimind.mjs';
 import { whitespaceTokens } from './whitespace_tokens.mjs';
 
 const USAGE = `usage: minimind <command> [options]

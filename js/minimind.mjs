@@ -30,8 +30,6 @@ function release(owner, native) {
   native.delete();
 }
 
-export { chatPrompt } from './chat_template.mjs';
-
 /**
  * Loads (once per variant, module URL or module factory) and returns the module.
  * `moduleFactory` is the default export of an Emscripten module already

@@ -19,7 +19,8 @@
 // A model that fails to load from files leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
 // pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
-import { chatPrompt, loadMiniMind } from '../js/minimind.mjs';
+import { chatPrompt } from '../js/chat_template.mjs';
+import { loadMiniMind } from '../js/minimind.mjs';
 import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { MINIMIND3_CHAT_TEMPLATE } from '../../js/chat_templates.mjs';
-import { chatPrompt, loadMiniMind } from '../../js/minimind.mjs';
+import { chatPrompt } from '../../js/chat_template.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
 
 const CONFIG_TEXT = readFileSync(new URL('../../models/minimind-tokenizer/tokenizer_config.json', import.meta.url), 'utf8');
 const CONFIG = JSON.parse(CONFIG_TEXT);

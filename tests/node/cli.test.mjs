@@ -365,7 +365,8 @@ test("--chat renders the model folder's tokenizer_config.json, else MiniMind's t
   const { copyFileSync, mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { chatPrompt, loadMiniMind } = await import('../../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
+  const { chatPrompt } = await import('../../js/chat_template.mjs');
   const mm = await loadMiniMind();
   const tokenizerJson = new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url);
   const tokenizer = mm.loadTokenizer(readFileSync(tokenizerJson, 'utf8'));

@@ -75,7 +75,8 @@ test(
 
     writeFileSync(
       join(project, 'main.mjs'),
-      `import { chatPrompt, loadMiniMind } from 'minimind-playground';
+      `import { loadMiniMind } from 'minimind-playground';
+import { chatPrompt } from 'minimind-playground/chat-template';
 const mm = await loadMiniMind();
 const model = mm.createModel({ preset: 'lab-a', seed: 0 });
 const { logits, trace } = model.forward([3, 4, 5], { trace: { layers: [0], stages: ['attn_weights'] } });

@@ -1,7 +1,7 @@
 // Compiled with `tsc --noEmit --strict` in npm test: the hand-written
 // declarations in js/minimind.d.ts must describe the API as the tests use it.
+import { chatPrompt } from '../../js/chat_template.mjs';
 import {
-  chatPrompt,
   loadMiniMind,
   type ForwardResult,
   type GenerationStep,
