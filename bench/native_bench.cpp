@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "isa.h"
 #include "model/generation.h"
 #include "model/model.h"
 #include "model/presets.h"
@@ -58,26 +59,6 @@ std::vector<int32_t> bench_ids(int64_t n, int64_t vocab) {
   std::vector<int32_t> ids;
   for (int64_t i = 0; i < n; ++i) ids.push_back(int32_t(3 + (uint32_t(i) * 2654435761u) % uint32_t(vocab - 3)));
   return ids;
-}
-
-const char* isa() {
-#if defined(__AVX512F__)
-  return "avx512";
-#elif defined(__AVX2__)
-  return "avx2";
-#elif defined(__AVX__)
-  return "avx";
-#elif defined(__SSE4_2__)
-  return "sse4.2";
-#elif defined(__SSE2__)
-  return "sse2";
-#elif defined(__wasm_simd128__)
-  return "wasm-simd128";
-#elif defined(__wasm__)
-  return "wasm";
-#else
-  return "other";
-#endif
 }
 
 std::string json_ms(const std::vector<double>& ms) {

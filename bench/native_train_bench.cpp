@@ -27,6 +27,7 @@
 #include <sstream>
 #include <string>
 
+#include "isa.h"
 #include "model/model.h"
 #include "model/model_config.h"
 #include "ops/linear_avx2.h"
@@ -36,24 +37,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-const char* isa() {
-#if defined(__AVX512F__)
-  return "avx512";
-#elif defined(__AVX2__)
-  return "avx2";
-#elif defined(__AVX__)
-  return "avx";
-#elif defined(__SSE4_2__)
-  return "sse4.2";
-#elif defined(__SSE2__)
-  return "sse2";
-#elif defined(__wasm_simd128__)
-  return "wasm-simd128";
-#else
-  return "other";
-#endif
-}
 
 std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
   for (int i = 1; i + 1 < argc; ++i)

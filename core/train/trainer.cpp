@@ -28,7 +28,8 @@ const TrainerOptions& checked(const TrainerOptions& o) {
   return o;
 }
 
-const PretrainDataset& fitting(const PretrainDataset& data, const ModelConfig& c) {
+// The data, checked against the model, handed on without a copy.
+PretrainDataset fitting(PretrainDataset data, const ModelConfig& c) {
   if (data.size() == 0) throw std::invalid_argument("no training samples");
   if (data.max_id() >= c.vocab_size) {
     throw std::invalid_argument("the data holds token id " + std::to_string(data.max_id()) +
@@ -46,7 +47,7 @@ const PretrainDataset& fitting(const PretrainDataset& data, const ModelConfig& c
 
 Trainer::Trainer(Model& model, PretrainDataset data, TrainerOptions options)
     : model_(model),
-      data_(std::move(fitting(data, model.config()))),
+      data_(fitting(std::move(data), model.config())),
       options_(checked(options)),
       params_(model_parameters(model)),
       adam_(params_),
