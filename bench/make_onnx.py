@@ -19,7 +19,7 @@ scores): an in-place slice update would export as ScatterND, which ONNX Runtime 
 Every exported graph is checked to contain no ScatterND.
 
 Run from the repository root with Debian's Python (bench/run.mjs does it when a model is missing):
-    /usr/bin/python3 bench/make_onnx.py [--preset NAME ...] [--seed N]
+    /usr/bin/python3 bench/make_onnx.py [--preset NAME ...] [--seed N] [--init minimind|playground]
 Needs python3-torch and python3-numpy (apt-get install python3-torch python3-numpy).
 """
 import argparse
@@ -45,7 +45,7 @@ except ImportError as error:
 from make_fixtures import BASE, MASK64, fnv1a64, init_tensor, rmsnorm, rotate_half, splitmix64_draws, \
     tensor_table  # noqa: E402
 
-GENERATOR_VERSION = 1        # bump when the graphs change; run.mjs then regenerates them
+GENERATOR_VERSION = 2        # bump when the graphs change; run.mjs then regenerates them
 OPSET = 17
 MODELS_DIR = os.path.join(HERE, "models")
 DEFAULT_SEED = 0
@@ -63,7 +63,15 @@ PRESETS = {
 
 
 # ----------------------------------------------------------------------------- weights
-def init_tensor_fast(name, shape, seed):
+def embedding_bound(shape, init):
+    """The seeded embedding's scale (the core's RandomInit): "playground" U(-1, 1), the page's
+    random presets; "minimind" U(±1/sqrt(D)), what MiniMind's tied embedding (lm_head's
+    nn.Linear) starts from. The bench uses "minimind": with U(-1, 1) the tied lm_head maps every
+    position back to its own token, and agreeing on such logits proves little."""
+    return np.float32(1.0) if init == "playground" else np.float32(1.0) / np.sqrt(np.float32(shape[1]))
+
+
+def init_tensor_fast(name, shape, seed, init="playground"):
     """init_tensor (tests/make_fixtures.py) vectorised: SplitMix64's k-th output only depends on
     state + k·golden, so all draws of a tensor are computed at once in wrapping uint64."""
     if name.endswith("norm.weight"):
@@ -76,13 +84,13 @@ def init_tensor_fast(name, shape, seed):
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
     u = (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0 ** -23) - np.float32(1.0)
-    bound = np.float32(1.0) if name == "model.embed_tokens.weight" else \
+    bound = embedding_bound(shape, init) if name == "model.embed_tokens.weight" else \
         np.float32(1.0) / np.sqrt(np.float32(shape[1]))
     value = (u * bound).astype(np.float32)
     return value.astype(np.float16).astype(np.float32).reshape(shape)
 
 
-def check_init_fast(seed):
+def check_init_fast(seed, init):
     """The vectorised init equals the reference one: every lab-a tensor in full (init_tensor),
     and the first 16 elements of every tensor of the big presets (splitmix64_draws)."""
     for name, shape in tensor_table(PRESETS["lab-a"]):
@@ -94,10 +102,10 @@ def check_init_fast(seed):
                 continue
             draws = splitmix64_draws((seed & MASK64) ^ fnv1a64(name), 16)
             u = np.array([d >> 40 for d in draws], dtype=np.float32) * np.float32(2.0 ** -23) - np.float32(1.0)
-            bound = np.float32(1.0) if name == "model.embed_tokens.weight" else \
+            bound = embedding_bound(shape, init) if name == "model.embed_tokens.weight" else \
                 np.float32(1.0) / np.sqrt(np.float32(shape[1]))
             expect = (u * bound).astype(np.float32).astype(np.float16).astype(np.float32)
-            if not np.array_equal(init_tensor_fast(name, shape, seed).reshape(-1)[:16], expect):
+            if not np.array_equal(init_tensor_fast(name, shape, seed, init).reshape(-1)[:16], expect):
                 sys.exit(f"make_onnx.py: vectorised init differs from SplitMix64 for {c['name']} {name}")
 
 
@@ -218,12 +226,12 @@ class MiniMind(nn.Module):
         return (logits, *present)
 
 
-def build_model(c, seed):
+def build_model(c, seed, init):
     model = MiniMind(c).eval()
     state = {}
     for name, shape in tensor_table(c):
         key = name[len("model."):] if name.startswith("model.") else name
-        state[key] = torch.from_numpy(init_tensor_fast(name, shape, seed))
+        state[key] = torch.from_numpy(init_tensor_fast(name, shape, seed, init))
     model.load_state_dict(state, strict=True)
     return model
 
@@ -294,8 +302,8 @@ def op_counts(path):
     return dict(sorted(counts.items()))
 
 
-def make_preset(c, seed):
-    model = build_model(c, seed)
+def make_preset(c, seed, init):
+    model = build_model(c, seed, init)
     files = {}
     for kind in ("prefill", "decode"):
         path = os.path.join(MODELS_DIR, f"{c['name']}.{kind}.onnx")
@@ -306,7 +314,7 @@ def make_preset(c, seed):
         files[kind] = {"file": os.path.basename(path), "bytes": os.path.getsize(path), "ops": ops}
         print(f"  {os.path.basename(path)}: {os.path.getsize(path) / 2**20:.1f} MiB, "
               f"{sum(ops.values())} nodes, no ScatterND")
-    manifest = {"generator_version": GENERATOR_VERSION, "opset": OPSET, "seed": seed,
+    manifest = {"generator_version": GENERATOR_VERSION, "opset": OPSET, "seed": seed, "init": init,
                 "torch": torch.__version__, "preset": c["name"],
                 "config": {k: c[k] for k in ("gen", "D", "L", "H", "Hkv", "Dh", "F", "V", "eps", "theta")},
                 "graphs": files}
@@ -320,14 +328,16 @@ def main():
     parser.add_argument("--preset", action="append", choices=sorted(PRESETS),
                         help="preset to export (repeatable; default: all)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="weight seed (default 0)")
+    parser.add_argument("--init", choices=("minimind", "playground"), default="minimind",
+                        help="the seeded embedding's scale (default minimind: U(±1/sqrt(D)))")
     args = parser.parse_args()
     torch.set_num_threads(1)
     os.makedirs(MODELS_DIR, exist_ok=True)
-    check_init_fast(args.seed)
+    check_init_fast(args.seed, args.init)
     print("make_onnx.py: vectorised init matches tests/make_fixtures.py's init_tensor")
     for name in args.preset or PRESETS:
-        print(f"make_onnx.py: {name} (seed {args.seed}, opset {OPSET})")
-        make_preset(PRESETS[name], args.seed)
+        print(f"make_onnx.py: {name} (seed {args.seed}, init {args.init}, opset {OPSET})")
+        make_preset(PRESETS[name], args.seed, args.init)
 
 
 if __name__ == "__main__":

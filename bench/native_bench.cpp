@@ -3,9 +3,9 @@
 // it with the WebAssembly module and ONNX Runtime Web.
 //
 // Usage:
-//   native_bench --preset NAME [--seed N] --work KIND --tokens T[,T...] [--reps N]
+//   native_bench --preset NAME [--seed N] [--init playground|minimind] --work KIND --tokens T[,T...] [--reps N]
 //       runs each token count, prints one JSON object per line;
-//   native_bench --preset NAME [--seed N] --serve
+//   native_bench --preset NAME [--seed N] [--init playground|minimind] --serve
 //       keeps the model and answers requests read from stdin, one per line:
 //       "KIND TOKENS REPS", one JSON line each (run.mjs interleaves these
 //       with the other runtimes, repetition by repetition).
@@ -34,6 +34,7 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -183,10 +184,18 @@ int main(int argc, char** argv) {
 #endif
     const std::string preset = arg(argc, argv, "--preset", "lab-a");
     const uint64_t seed = std::strtoull(arg(argc, argv, "--seed", "0").c_str(), nullptr, 10);
+    // The seeded embedding's scale (RandomInit): run.mjs compares logits with
+    // the Wasm module and ONNX Runtime at MiniMind's scale.
+    const std::string init_name = arg(argc, argv, "--init", "playground");
+    if (init_name != "playground" && init_name != "minimind")
+      throw std::invalid_argument("--init must be playground or minimind, got " + init_name);
+    const minimind::RandomInit init =
+        init_name == "minimind" ? minimind::RandomInit::MiniMind : minimind::RandomInit::Playground;
     const auto start = Clock::now();
-    const minimind::Model model = minimind::Model::random(minimind::preset_config(preset), seed);
-    std::fprintf(stderr, "native_bench: %s (seed %llu, %s) built in %.0f ms\n", preset.c_str(),
-                 static_cast<unsigned long long>(seed), isa(), ms_since(start));
+    const minimind::Model model = minimind::Model::random(minimind::preset_config(preset), seed, {},
+                                                          minimind::WeightPacking::Narrowest, init);
+    std::fprintf(stderr, "native_bench: %s (seed %llu, init %s, %s) built in %.0f ms\n", preset.c_str(),
+                 static_cast<unsigned long long>(seed), init_name.c_str(), isa(), ms_since(start));
     if (flag(argc, argv, "--serve")) {
       std::string line;
       while (std::getline(std::cin, line)) {
