@@ -27,6 +27,7 @@
 #include "ops/weight_matrix.h"
 #include "util/half.h"
 #include "util/random.h"
+#include "util/simd_lanes.h"
 
 using namespace minimind;
 using minimind::testing::first_mismatch;
@@ -858,6 +859,35 @@ TEST_CASE("float16: exact decoding, round-to-nearest-even encoding", "[ops][half
       const float x = float_of(u | sign);
       const double expected = ref_round(x, 10, -14, 65536.0);
       if (!same(f16_to_f32(f32_to_f16(x)), expected)) FAIL("f32_to_f16(" << x << ") != " << expected);
+    }
+  }
+}
+
+TEST_CASE("float16 widening in vector lanes: every finite value exact, scaled and unscaled", "[ops][half]") {
+  // The matrix kernels widen 8 float16 weights at a time (simd_lanes.h, in
+  // WASM SIMD128, SSE or plain C++): each lane must equal f16_to_f32, and the
+  // unscaled widening f16_to_f32 times 2^-112 (exact in float32, subnormals too).
+  std::vector<uint16_t> finite;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    if ((h & 0x7c00) != 0x7c00) finite.push_back(uint16_t(h));
+  }
+  REQUIRE(finite.size() % 8 == 0);
+  for (size_t i = 0; i < finite.size(); i += 8) {
+    simd::Lanes low, high, low_unscaled, high_unscaled;
+    simd::widen_f16(&finite[i], low, high);
+    simd::widen_f16_unscaled(&finite[i], low_unscaled, high_unscaled);
+    float out[8], unscaled[8];
+    simd::store(out, low);
+    simd::store(out + 4, high);
+    simd::store(unscaled, low_unscaled);
+    simd::store(unscaled + 4, high_unscaled);
+    for (int j = 0; j < 8; ++j) {
+      const float expected = f16_to_f32(finite[i + j]);
+      if (bits_of(out[j]) != bits_of(expected))
+        FAIL("widen_f16 of bits " << finite[i + j] << ": " << out[j] << ", expected " << expected);
+      if (bits_of(unscaled[j]) != bits_of(float(double(expected) * 0x1p-112)))
+        FAIL("widen_f16_unscaled of bits " << finite[i + j] << ": " << unscaled[j] << ", expected " << expected
+                                           << " * 2^-112");
     }
   }
 }
