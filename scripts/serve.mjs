@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // A static file server for the playground and the browser tests: GET/HEAD
 // only, files under one root, .wasm served as application/wasm (streaming
-// compilation needs it), loopback only.
+// compilation needs it), loopback only. Every response may be read from any
+// origin (Access-Control-Allow-Origin: *, Cross-Origin-Resource-Policy:
+// cross-origin), so that a course page served elsewhere can load
+// <minimind-attention>, its Wasm module and the trained model from here:
+// module scripts, dynamic imports and fetches across origins need CORS.
 //   node scripts/serve.mjs [root] [--port N] [--find-free-port]
 //   (port 0: any free port; --find-free-port: N, or the next free one)
 import { createReadStream } from 'node:fs';
@@ -9,6 +13,9 @@ import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// Sent with every response (the files hold nothing private).
+const SHARED = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -29,19 +36,19 @@ export function serve(root, { port = 0, host = '127.0.0.1' } = {}) {
   const base = resolve(root);
   const server = createServer(async (request, response) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { Allow: 'GET, HEAD' }).end();
+      response.writeHead(405, { ...SHARED, Allow: 'GET, HEAD' }).end();
       return;
     }
     let path;
     try {
       path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
     } catch {
-      response.writeHead(400).end('bad request');
+      response.writeHead(400, SHARED).end('bad request');
       return;
     }
     let file = normalize(join(base, path));
     if (file !== base && !file.startsWith(base + sep)) {
-      response.writeHead(403).end('forbidden');
+      response.writeHead(403, SHARED).end('forbidden');
       return;
     }
     try {
@@ -51,6 +58,7 @@ export function serve(root, { port = 0, host = '127.0.0.1' } = {}) {
         info = await stat(file);
       }
       response.writeHead(200, {
+        ...SHARED,
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
         'Content-Length': info.size,
         'Cache-Control': 'no-cache',
@@ -58,7 +66,7 @@ export function serve(root, { port = 0, host = '127.0.0.1' } = {}) {
       if (request.method === 'HEAD') response.end();
       else createReadStream(file).pipe(response);
     } catch {
-      response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${path}`);
+      response.writeHead(404, { ...SHARED, 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${path}`);
     }
   });
   return new Promise((resolvePromise, reject) => {

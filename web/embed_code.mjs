@@ -1,7 +1,9 @@
 // The two ways to put the current view on another page: an <iframe> of this
 // page in its compact embed view (?embed=1&<state>), and the
 // <minimind-attention> component with the same view as attributes. Every
-// value placed in an attribute is HTML-escaped.
+// value placed in an attribute is HTML-escaped. Both snippets point at where
+// this page is served; hostingNote() says that they must point at where the
+// files are hosted.
 import { DEMO } from './demo_model.mjs';
 import { exampleById } from './lesson_examples.mjs';
 import { writeUrlState } from './url_state.mjs';
@@ -20,6 +22,34 @@ export function embedUrl(state, pageUrl) {
 /** The full page in the same state, for "open in playground". */
 export function playgroundUrl(state, pageUrl) {
   return `${pageUrl}${writeUrlState({ ...state, embed: false })}`;
+}
+
+// The hosting note's text (the dialog's own: the page's catalogues in
+// web/messages/ are not the dialog's to change).
+const HOSTING = {
+  en: {
+    base: 'The URLs in these snippets are where this page is served ({base}): they must point to where the files are hosted. Copy dist/site/ to your site (the element needs minimind-attention.js with wasm/ and models/minimind-demo/ beside it, or minimind-attention.single.js alone, which also works from disk as a classic <script src>) and write its address instead; a server on another origin than the course page must send Access-Control-Allow-Origin.',
+    local: 'This page is served from this computer: readers of your course cannot reach {host}.',
+  },
+  'zh-CN': {
+    base: '这些代码中的网址是本页所在的位置（{base}）：它们必须指向文件实际托管的位置。请把 dist/site/ 复制到你的网站（组件需要 minimind-attention.js 及其旁边的 wasm/ 和 models/minimind-demo/；或者只用一个 minimind-attention.single.js，它以普通的 <script src> 引入，从本地磁盘打开的网页也能用），再把网址换成那里的地址；若文件与课程页面不同源，服务器必须发送 Access-Control-Allow-Origin 响应头。',
+    local: '本页是从这台电脑提供的：课程的读者无法访问 {host}。',
+  },
+};
+
+/** Whether `url` is on this computer only (loopback, or a file). */
+export function isLocalUrl(url) {
+  const { protocol, hostname } = new URL(url);
+  return (
+    protocol === 'file:' || hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname) || hostname.endsWith('.localhost')
+  );
+}
+
+/** The dialog's note on hosting, in `lang`: the snippets' URLs must be where the files are hosted. */
+export function hostingNote(lang, siteBase) {
+  const text = HOSTING[lang] ?? HOSTING.en;
+  const note = text.base.replace('{base}', siteBase);
+  return isLocalUrl(siteBase) ? `${note} ${text.local.replace('{host}', new URL(siteBase).host || siteBase)}` : note;
 }
 
 export function iframeSnippet(state, pageUrl, title) {

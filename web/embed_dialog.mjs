@@ -1,13 +1,18 @@
 // "Copy embed code": a dialog with the iframe snippet and the component
 // snippet of the current view, each with a copy button (the clipboard, or
 // the text selected for Ctrl+C where the clipboard is not allowed); and the
-// compact embed view's "open in playground" link.
-import { componentSnippet, iframeSnippet, playgroundUrl } from './embed_code.mjs';
+// compact embed view's "open in playground" link. A note above the snippets
+// says that their URLs (this page's) must point to where the files are hosted.
+import { componentSnippet, hostingNote, iframeSnippet, playgroundUrl } from './embed_code.mjs';
 
 export function setupEmbed({ store, t, $ }) {
   const dialog = $('embed-dialog');
   const pageUrl = () => `${location.origin}${location.pathname}`;
   const siteBase = () => new URL('.', location.href).href;
+  const hosting = document.createElement('p');
+  hosting.id = 'embed-hosting';
+  hosting.className = 'note';
+  (dialog.querySelector('.hint') ?? dialog.firstElementChild).after(hosting);
 
   function frameTitle(s) {
     if (s.inputMode === 'manual') return t('embedCode.frameTitleLesson');
@@ -16,6 +21,7 @@ export function setupEmbed({ store, t, $ }) {
 
   function fill() {
     const s = store.get();
+    hosting.textContent = hostingNote(s.lang, siteBase());
     $('embed-iframe').value = iframeSnippet(s, pageUrl(), frameTitle(s));
     $('embed-iframe-note').textContent = s.files ? t('embedCode.iframeFiles') : '';
     const { snippet, caveat } = componentSnippet(s, { siteBase: siteBase(), pageUrl: pageUrl() });

@@ -1,14 +1,24 @@
 // The package as users install it: `npm pack`, the tarball installed into an
 // empty project, then `import ... from 'minimind-playground'` and `npx
-// minimind` there. Needs dist/wasm/ built (npm run build:wasm).
+// minimind` there, and the element, `minimind-playground/element` (the
+// single-file <minimind-attention>: its Wasm and the trained model inside,
+// no dependencies, works without a bundler): imported in Node without a DOM
+// (nothing thrown), with a stand-in DOM (it defines the element), and in
+// headless Chromium from the installed folder through an import map (it
+// draws the trained model's numbers). Needs dist/wasm/ and dist/site/ built
+// (npm run build).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+
+import { serve } from '../../scripts/serve.mjs';
+import { launchBrowser, openPage } from '../browser/browser.mjs';
+import { trainedMatrix, trainedModel } from '../browser/demo.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
@@ -16,10 +26,11 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
 test(
-  'the packed tarball installs into an empty project, imports, runs a forward and the minimind command',
+  'the packed tarball installs into an empty project, imports, runs a forward, the minimind command and the element',
   { timeout: 300_000 },
   async (t) => {
     assert.ok(existsSync(join(ROOT, 'dist/wasm/minimind.wasm')), 'dist/wasm is built (npm run build:wasm)');
+    assert.ok(existsSync(join(ROOT, 'dist/site/minimind-attention.single.js')), 'dist/site is built (npm run build)');
     const work = mkdtempSync(join(tmpdir(), 'minimind-package-'));
     t.after(() => rmSync(work, { recursive: true, force: true }));
     const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -41,9 +52,15 @@ test(
       'models/minimind-tokenizer/tokenizer.json',
       'models/minimind-tokenizer/tokenizer_config.json',
       'models/minimind-tokenizer/LICENSE',
+      'dist/site/minimind-attention.single.js',
     ]) {
       assert.ok(paths.includes(needed), `the tarball holds ${needed}`);
     }
+    // Of the site, only the element's single file: the rest is for hosting, not for the package.
+    assert.deepEqual(
+      paths.filter((p) => p.startsWith('dist/site/')),
+      ['dist/site/minimind-attention.single.js'],
+    );
     assert.ok(!paths.some((p) => /^(core|tests|web|wasm|bench|build)\//.test(p)), 'no sources, tests or build trees');
     // Every relative import of js/ is shipped, every bare one is a dependency.
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -123,5 +140,64 @@ model.dispose();
       },
     );
     assert.equal(JSON.parse(chat.stdout).prompt[0], 1, 'the chat prompt starts with <|im_start|>');
+
+    // The element entry. In Node without a DOM (server-side rendering imports it): nothing thrown, nothing defined.
+    writeFileSync(
+      join(project, 'element-no-dom.mjs'),
+      `import 'minimind-playground/element';
+console.log(JSON.stringify({ resolved: import.meta.resolve('minimind-playground/element'), customElements: typeof customElements }));
+`,
+    );
+    const noDom = JSON.parse((await run(process.execPath, ['element-no-dom.mjs'], { cwd: project, env })).stdout);
+    const installedFile = join(project, 'node_modules/minimind-playground/dist/site/minimind-attention.single.js');
+    assert.equal(noDom.resolved, pathToFileURL(installedFile).href, 'the export is the installed single file');
+    assert.equal(noDom.customElements, 'undefined');
+    // With a stand-in DOM: importing it defines <minimind-attention>, an HTMLElement with its attributes.
+    writeFileSync(
+      join(project, 'element-defines.mjs'),
+      `const defined = [];
+globalThis.HTMLElement = class HTMLElement {};
+globalThis.customElements = { get: (name) => defined.find(([n]) => n === name)?.[1], define: (name, element) => defined.push([name, element]) };
+await import('minimind-playground/element');
+const [[name, element] = []] = defined;
+console.log(JSON.stringify({ count: defined.length, name, isElement: element?.prototype instanceof HTMLElement, attributes: element?.observedAttributes }));
+`,
+    );
+    const withDom = JSON.parse((await run(process.execPath, ['element-defines.mjs'], { cwd: project, env })).stdout);
+    assert.equal(withDom.count, 1);
+    assert.equal(withDom.name, 'minimind-attention');
+    assert.equal(withDom.isElement, true);
+    assert.ok(withDom.attributes.includes('text') && withDom.attributes.includes('preset'), withDom.attributes);
+
+    // In a browser, from the installed folder, without a bundler: an import map
+    // names the installed file as Node resolved the export, the page imports
+    // 'minimind-playground/element', and the figure draws the trained model's numbers.
+    const mapped = `/${new URL(noDom.resolved).pathname.slice(pathToFileURL(project).pathname.length + 1)}`;
+    writeFileSync(
+      join(project, 'index.html'),
+      `<!doctype html><html><head><meta charset="utf-8"><title>installed</title><link rel="icon" href="data:,">
+<script type="importmap">${JSON.stringify({ imports: { 'minimind-playground/element': mapped } })}</script>
+<script type="module">import 'minimind-playground/element';</script></head>
+<body><minimind-attention id="figure" text="今天天气很好" head="1" lang="en"></minimind-attention></body></html>`,
+    );
+    const server = await serve(project);
+    const browser = await launchBrowser();
+    t.after(async () => {
+      await browser.close();
+      await server.close();
+    });
+    const { page, errors } = await openPage(browser.context, server.url);
+    await page.waitForFunction(() => document.getElementById('figure').dataset.state === 'ready', null, { timeout: 60000 });
+    const drawn = await page.evaluate(() => {
+      const element = document.getElementById('figure');
+      const canvas = element.shadowRoot.querySelector('canvas');
+      return { weights: element.weights, width: canvas.width, height: canvas.height };
+    });
+    assert.ok(drawn.width > 0 && drawn.height > 0, 'the figure is drawn');
+    const { heads } = await trainedModel();
+    const { rows } = await trainedMatrix({ text: '今天天气很好', layer: heads.pronounHead.layer, head: 1 });
+    assert.equal(drawn.weights.length, rows.length);
+    rows.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(drawn.weights[i][j] - w) <= 1e-6, `cell ${i},${j}`)));
+    assert.deepEqual(errors, []);
   },
 );

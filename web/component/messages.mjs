@@ -43,6 +43,13 @@ const en = {
   'embed.open': 'open in playground',
   'embed.error': 'This figure cannot be drawn: {message}',
   'embed.fixHint': 'Fix the attribute and the figure redraws.',
+  'embed.moduleFailed': 'MiniMind’s WebAssembly module did not load from {url}',
+  'embed.moduleInlineFailed': 'the WebAssembly inside minimind-attention.single.js did not start',
+  'embed.modelFailed': 'the trained model’s files did not load from {url}',
+  'embed.hostHint':
+    'The figure loads these files from where its script is: host wasm/ and models/minimind-demo/ of dist/site/ beside minimind-attention.js; a server on another origin than this page must send Access-Control-Allow-Origin. Then reload the page.',
+  'embed.inlineHint':
+    'This page does not let scripts compile WebAssembly or generated code: a Content-Security-Policy must allow ‘unsafe-eval’ in script-src for the figure.',
   'embed.badConfig': 'config is not valid JSON ({message})',
   'embed.configNotObject': 'config must be a JSON object of config.json keys, e.g. {"num_attention_heads": 8}',
   'embed.badInteger': '{name} must be a whole number ≥ 0, got "{value}"',
@@ -78,6 +85,13 @@ const zhCN = {
   'embed.open': '在 Playground 中打开',
   'embed.error': '无法绘制此图：{message}',
   'embed.fixHint': '修正属性后，图会自动重绘。',
+  'embed.moduleFailed': 'MiniMind 的 WebAssembly 模块无法从 {url} 加载',
+  'embed.moduleInlineFailed': 'minimind-attention.single.js 内置的 WebAssembly 无法启动',
+  'embed.modelFailed': '训练好的模型文件无法从 {url} 加载',
+  'embed.hostHint':
+    '图会从它的脚本所在的位置加载这些文件：请把 dist/site/ 中的 wasm/ 和 models/minimind-demo/ 放在 minimind-attention.js 旁边；若这些文件与本页不同源，服务器必须发送 Access-Control-Allow-Origin 响应头。改好后请刷新页面。',
+  'embed.inlineHint':
+    '本页不允许脚本编译 WebAssembly 或生成的代码：Content-Security-Policy 的 script-src 必须允许 ‘unsafe-eval’，图才能绘制。',
   'embed.badConfig': 'config 不是合法的 JSON（{message}）',
   'embed.configNotObject': 'config 必须是由 config.json 键组成的 JSON 对象，例如 {"num_attention_heads": 8}',
   'embed.badInteger': '{name} 必须是 ≥ 0 的整数，实际为 "{value}"',

@@ -11,7 +11,13 @@
 // Everything lives in a shadow root. The module loads once, when the first
 // element scrolls near the viewport; one model per (preset, config, seed)
 // serves every element that shows it. Errors are shown inside the element
-// and never thrown into the host page.
+// and never thrown into the host page, in the element's language: a bad
+// attribute, and files that do not load (the Wasm module, the .wasm, the
+// trained model: not hosted where the script points, or blocked across
+// origins), with where they were looked for.
+//
+// Importing this file where there is no DOM (Node, server-side rendering)
+// defines nothing and throws nothing.
 //
 // With no `preset` the element shows the project's trained MiniMind
 // (demo_model.mjs) at its pronoun head, its text read by MiniMind's tokenizer
@@ -29,7 +35,7 @@ import { cellAt, drawFigure, layoutFigure } from './figure.mjs';
 import { computeLab, computeLesson, renderLab, renderLesson, rowsOf } from './lesson_figure.mjs';
 import { embedText } from './messages.mjs';
 import { playgroundUrl } from './playground_link.mjs';
-import { acquireModel, describeModel, loadRuntime } from './runtime.mjs';
+import { LoadError, acquireModel, describeModel, loadRuntime } from './runtime.mjs';
 import { STYLE } from './style.mjs';
 
 const MAX_TOKENS = 128; // as the page
@@ -50,7 +56,17 @@ function make(tag, className, parent) {
   return node;
 }
 
-export class MiniMindAttention extends HTMLElement {
+// Without a DOM there is no HTMLElement to extend; nothing is defined then.
+const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
+
+// What a LoadError says: the message's key and parameters, the hint's key.
+function loadFailure(error) {
+  if (error.url === null) return { key: 'embed.moduleInlineFailed', params: {}, hint: 'embed.inlineHint' }; // the single file's own
+  const key = error.kind === 'model' ? 'embed.modelFailed' : 'embed.moduleFailed';
+  return { key, params: { url: error.url }, hint: 'embed.hostHint' };
+}
+
+export class MiniMindAttention extends ElementBase {
   static get observedAttributes() {
     return ATTRIBUTES;
   }
@@ -212,7 +228,13 @@ export class MiniMindAttention extends HTMLElement {
       }
       this.#show(view, described, tokens, ids, dropped);
     } catch (error) {
-      if (run === this.#run) this.#fail(error?.message ?? String(error));
+      if (run !== this.#run) return;
+      if (error instanceof LoadError) {
+        const { key, params, hint } = loadFailure(error);
+        this.#fail(t(key, params), { hint, cause: error.message });
+      } else {
+        this.#fail(error?.message ?? String(error));
+      }
     }
   }
 
@@ -362,15 +384,18 @@ export class MiniMindAttention extends HTMLElement {
         : t('embed.cell', { ...params, value: values[cell.i * T + cell.j].toFixed(3) });
   }
 
-  #fail(message) {
+  // hint: the key of what to do about it (an attribute to fix, files to host);
+  // cause: the browser's own words on a file that did not load (event only).
+  #fail(message, { hint = 'embed.fixHint', cause } = {}) {
     this.#shown = null;
     const text = embedText(this.#spec?.lang ?? 'en', 'embed.error', { message });
-    this.#showStatus('error', text);
-    this.dispatchEvent(new CustomEvent('minimind-error', { bubbles: true, composed: true, detail: { message: text } }));
+    this.#showStatus('error', text, { hint });
+    const detail = cause === undefined ? { message: text } : { message: text, cause };
+    this.dispatchEvent(new CustomEvent('minimind-error', { bubbles: true, composed: true, detail }));
   }
 
   // state: 'loading' | 'ready' | 'error', mirrored in the data-state attribute.
-  #showStatus(state, message, { progress = false, attribute = true } = {}) {
+  #showStatus(state, message, { progress = false, attribute = true, hint = 'embed.fixHint' } = {}) {
     const parts = this.#parts;
     const drawn = state === 'ready' || (state === 'loading' && this.#shown !== null);
     parts.caption.hidden = !drawn;
@@ -380,10 +405,12 @@ export class MiniMindAttention extends HTMLElement {
     parts.status.hidden = message === '';
     parts.status.classList.toggle('error', state === 'error');
     parts.message.textContent = message;
-    parts.hint.textContent = state === 'error' ? embedText(this.#spec?.lang ?? 'en', 'embed.fixHint') : '';
+    parts.hint.textContent = state === 'error' ? embedText(this.#spec?.lang ?? 'en', hint) : '';
     parts.progress.hidden = !progress;
     if (attribute && this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
   }
 }
 
-if (!customElements.get('minimind-attention')) customElements.define('minimind-attention', MiniMindAttention);
+if (typeof customElements === 'object' && customElements && !customElements.get('minimind-attention')) {
+  customElements.define('minimind-attention', MiniMindAttention);
+}

@@ -7,3 +7,13 @@
 export function moduleSource() {
   return { moduleUrl: new URL('./wasm/minimind.mjs', import.meta.url) };
 }
+
+/**
+ * Where the files the figure fetches live, for the messages when they do not
+ * load: {module: wasm/minimind.mjs, wasm: wasm/minimind.wasm, model:
+ * models/minimind-demo/} next to the script, as URLs; null for what is inlined.
+ */
+export function sourceUrls() {
+  const url = (path) => new URL(path, import.meta.url).href;
+  return { module: url('./wasm/minimind.mjs'), wasm: url('./wasm/minimind.wasm'), model: url('./models/minimind-demo/') };
+}

@@ -7,3 +7,8 @@ import createMiniMindModule from '../../dist/wasm/minimind-single.mjs';
 export function moduleSource() {
   return { moduleFactory: createMiniMindModule };
 }
+
+/** As module_source.mjs: nothing is fetched, the module and the model are inside the script. */
+export function sourceUrls() {
+  return { module: null, wasm: null, model: null };
+}

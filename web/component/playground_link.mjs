@@ -1,6 +1,8 @@
 // "Open in playground": the full page in the state a figure shows, as the
 // page itself writes it in its URL (url_state.mjs). The page is index.html
-// next to the component's script (dist/site/), or the `playground` attribute's.
+// next to the component's script (dist/site/), or the `playground` attribute's;
+// next to the page when the script's URL is unknown (the single file inlined
+// into a page or a bundler's output: script_url.mjs).
 // A lesson view opens lesson mode on the same matrices and switches; a lab
 // view opens the lab's record, with the lab's preset and batch 0's ids.
 import { LAB_IDS } from '../lab_record.mjs';
@@ -25,7 +27,7 @@ export function playgroundState(spec) {
 
 /** The playground's URL for `spec`. */
 export function playgroundUrl(spec) {
-  const url = spec.playground ? new URL(spec.playground, document.baseURI) : new URL('./index.html', import.meta.url);
+  const url = new URL(spec.playground || './index.html', (!spec.playground && import.meta.url) || document.baseURI);
   url.search = writeUrlState(playgroundState(spec));
   return url.href;
 }

@@ -2,10 +2,28 @@
 // use, and one model per (preset, config, seed) shared by the elements that
 // show it; a model is freed once no element uses it any more. The trained
 // model's files and tokenizer are read once (demo_source.mjs) and kept.
+// When the module or the model's files cannot be loaded (not hosted where the
+// script points, blocked across origins, a broken .wasm), the promise rejects
+// with a LoadError, which the element words in its own language.
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { DEMO } from '../demo_model.mjs';
 import { demoFiles } from '../demo_source.mjs';
-import { moduleSource } from './module_source.mjs';
+import { moduleSource, sourceUrls } from './module_source.mjs';
+
+/**
+ * What could not be loaded: kind 'module' (the Wasm module's script),
+ * 'wasm' (its .wasm: missing, not WebAssembly, or not allowed to compile) or
+ * 'model' (the trained model's files); url: where it was looked for, null
+ * when it is inlined in the script. message: the browser's own words.
+ */
+export class LoadError extends Error {
+  constructor(kind, url, cause) {
+    super(cause?.message ?? String(cause), { cause });
+    this.name = 'LoadError';
+    this.kind = kind;
+    this.url = url;
+  }
+}
 
 let runtime = null;
 let trained = null; // Promise of {files, tokenizer, info} of the trained model
@@ -13,16 +31,25 @@ const models = new Map(); // key -> {promise: Promise<Model>, users}
 
 /** The module, loaded once (a failed load is retried by the next call). */
 export function loadRuntime() {
-  runtime ??= loadMiniMind(moduleSource()).catch((error) => {
-    runtime = null;
-    throw error;
-  });
+  runtime ??= Promise.resolve()
+    .then(() => loadMiniMind(moduleSource()))
+    .catch((error) => {
+      runtime = null;
+      // Emscripten rejects with a WebAssembly error when the .wasm fails, an
+      // import error when its script does.
+      const wasm =
+        typeof WebAssembly === 'object' && ['CompileError', 'LinkError', 'RuntimeError'].some((name) => error instanceof WebAssembly[name]);
+      throw new LoadError(wasm ? 'wasm' : 'module', sourceUrls()[wasm ? 'wasm' : 'module'], error);
+    });
   return runtime;
 }
 
 // The trained model's files, its tokenizer and its config's shapes, once.
 function trainedModel(mm, onProgress) {
   trained ??= demoFiles(onProgress)
+    .catch((error) => {
+      throw new LoadError('model', sourceUrls().model, error);
+    })
     .then((files) => ({ files, tokenizer: mm.loadTokenizer(files.tokenizer), info: mm.describeConfig(files.config) }))
     .catch((error) => {
       trained = null;
