@@ -10,13 +10,16 @@
 //   only be predicted by resolving the pronoun; the referent is the first-named
 //   person as often as the second (at random), in 13 frames, after prefixes of
 //   varying length, so position never gives it away.
-// - Induction. Random spans of words or characters said twice (`小明说：猫、红色、三、书。
-//   小红又说了一遍：猫、红色、三、书。`), so copying from earlier context pays.
+// - Induction. Random spans of characters or words said twice, after a frame
+//   (`小明说：猫、红色、三、书。小红又说了一遍：猫、红色、三、书。`) or bare, with
+//   nothing between (`爷从路见酸先跳爷从路见酸先跳。`, as the induction probe is
+//   built), so copying from earlier context pays.
+// - The lesson's names. 小明 and 小红 are drawn 4 times as often as any other.
 // - Held out. Some name pairs never meet in training, and some pair × frame ×
 //   object combinations (the lesson's `小明把苹果给了小红` among them, in either
 //   order) never occur: the probes below are built from them only.
 //
-//   node scripts/make_corpus.mjs --seed 1 --lines 160000 --out corpus.jsonl [--pack 56] [--probes probes.json]
+//   node scripts/make_corpus.mjs --seed 1 --lines 450000 --pack-tokens --out corpus.jsonl [--probes probes.json]
 //   writes it (scripts/make_corpus.mjs is the command line; this module the generator).
 //
 // Deterministic from the seed (its own xoshiro128** generator, never Math.random).
@@ -168,6 +171,13 @@ const INDUCTION_FRAMES = [
   (a, b, x) => `${a}告诉${b}：${x}。${b}说：${x}。`,
   (a, b, x) => `跟我念：${x}。${x}。`,
 ];
+/**
+ * Spans said twice with nothing between, as Olsson et al.'s induction probe
+ * is built (a random sequence repeated): without these the copying heads
+ * learn to copy only after a frame's "又说了一遍：", and score 0.3 on the probe
+ * while copying 0.9 of a framed span (measured on the first trained model).
+ */
+const BARE_REPEATS = [(x) => `${x}${x}。`, (x) => `${x}，${x}。`, (x) => ([...x].length <= 14 ? `${x}${x}${x}。` : `${x}${x}。`)];
 
 // ---------------------------------------------------------------- the generator
 
@@ -289,11 +299,29 @@ export function heldOutCombos() {
 
 // ---------------------------------------------------------------- sentences
 
+/**
+ * The lesson's two names are drawn 4 times as often as any other: 小明 is
+ * the one name that MiniMind's tokenizer keeps as one token, so its key must
+ * be learnt on its own, and a first model trained with all names equally
+ * often put only 0.32-0.45 of 他's attention on 小明 (0.8-0.9 on the others).
+ */
+const NAME_WEIGHT = Object.freeze({ 小明: 4, 小红: 4 });
+const weightedNames = (names) => Object.freeze(names.map((name) => ({ name, weight: NAME_WEIGHT[name] ?? 1 })));
+const WEIGHTED = new Map([
+  [MALE_NAMES, weightedNames(MALE_NAMES)],
+  [FEMALE_NAMES, weightedNames(FEMALE_NAMES)],
+  [null, weightedNames([...MALE_NAMES, ...FEMALE_NAMES])],
+]);
+/** A name of `names` (MALE_NAMES, FEMALE_NAMES, or either when null), the lesson's more often. */
+function pickName(rng, names = null) {
+  return rng.weighted(WEIGHTED.get(names)).name;
+}
+
 /** One pronoun sentence, without the final 。: {text, male, female, frame, object, referent, other, first, ending}. */
 function pronounSentence(rng, pair = null, { feelingChance = 0.06, allowHeldOut = false } = {}) {
   for (;;) {
-    const male = pair ? pair[0] : rng.pick(MALE_NAMES);
-    const female = pair ? pair[1] : rng.pick(FEMALE_NAMES);
+    const male = pair ? pair[0] : pickName(rng, MALE_NAMES);
+    const female = pair ? pair[1] : pickName(rng, FEMALE_NAMES);
     const frame = rng.weighted(FRAMES);
     const object = rng.pick(frame.objects);
     if (!allowHeldOut && isHeldOut(male, female, frame.id, object)) continue;
@@ -330,25 +358,27 @@ function pronounLine(rng) {
 }
 
 /**
- * A span to repeat: 4-10 random words run together, 4-7 listed with 、 (so
- * that lines fit in 64 tokens), or 4-10 random common characters (a broader
- * vocabulary, so that copying is learnt for more than the world's words).
+ * A span to repeat: 6-21 random common characters (high entropy, so only
+ * copying predicts the repeat; a broad vocabulary, so copying is learnt for
+ * more than the world's words), 4-7 words listed with 、, 4-10 words run
+ * together, or a name's habit sentence (copying in natural text too).
  */
-function repeatedSpan(rng) {
+function repeatedSpan(rng, name) {
   const r = rng.float();
-  // Mostly random characters: high entropy, so only copying predicts the repeat.
-  if (r < 0.6) return Array.from({ length: 6 + rng.int(10) }, () => rng.pick(CHARACTERS)).join('');
-  const listed = r < 0.8;
-  const words = Array.from({ length: 4 + rng.int(listed ? 4 : 7) }, () => rng.pick(WORDS));
-  return words.join(listed ? '、' : '');
+  if (r < 0.6) return Array.from({ length: 6 + rng.int(16) }, () => rng.pick(CHARACTERS)).join('');
+  if (r < 0.9) {
+    const listed = r < 0.75;
+    const words = Array.from({ length: 4 + rng.int(listed ? 4 : 7) }, () => rng.pick(WORDS));
+    return words.join(listed ? '、' : '');
+  }
+  return `${rng.pick(TIMES)}${name}${HABITS[name]}`;
 }
 
 /** Two speakers who may share a line (a held-out pair never does). */
 function twoNames(rng) {
   for (;;) {
-    const names = [...MALE_NAMES, ...FEMALE_NAMES];
-    const a = rng.pick(names);
-    const b = rng.pick(names);
+    const a = pickName(rng);
+    const b = pickName(rng);
     if (a === b) continue;
     const [m, f] = GENDER[a] === 'male' ? [a, b] : [b, a];
     if (GENDER[m] === 'male' && GENDER[f] === 'female' && isHeldOutPair(m, f)) continue;
@@ -358,11 +388,12 @@ function twoNames(rng) {
 
 function inductionLine(rng) {
   const [a, b] = twoNames(rng);
-  return rng.pick(INDUCTION_FRAMES)(a, b, repeatedSpan(rng));
+  const span = repeatedSpan(rng, a);
+  return rng.chance(0.4) ? rng.pick(BARE_REPEATS)(span) : rng.pick(INDUCTION_FRAMES)(a, b, span);
 }
 
 function moodLine(rng) {
-  const name = rng.pick([...MALE_NAMES, ...FEMALE_NAMES]);
+  const name = pickName(rng);
   const r = rng.float();
   if (r < 0.3) return `${rng.pick(WEATHER)}。${name}${rng.pick(MOODS)}。`;
   if (r < 0.6) return `${rng.pick(WEATHER)}，${name}${rng.pick(MOODS)}。`;
@@ -371,17 +402,17 @@ function moodLine(rng) {
 }
 
 function habitLine(rng) {
-  const name = rng.pick([...MALE_NAMES, ...FEMALE_NAMES]);
+  const name = pickName(rng);
   return `${contextPrefix(rng)}${name}${HABITS[name]}。`;
 }
 
 /** Line kinds and their shares. */
 export const LINE_KINDS = Object.freeze([
-  { kind: 'pronoun', weight: 0.5, make: pronounLine },
+  { kind: 'pronoun', weight: 0.45, make: pronounLine },
   // Copying must pay often enough for induction heads (and the previous-token
   // heads they read) to form: a first training run with 20% of such lines
   // (and shorter, lower-entropy spans) grew neither in 4M tokens.
-  { kind: 'induction', weight: 0.36, make: inductionLine },
+  { kind: 'induction', weight: 0.41, make: inductionLine },
   { kind: 'mood', weight: 0.08, make: moodLine },
   { kind: 'habit', weight: 0.06, make: habitLine },
 ]);
@@ -412,6 +443,37 @@ export function packLines(lines, maxChars) {
     length += n;
   }
   if (length > 0) packed.push(current);
+  return packed;
+}
+
+/**
+ * Packs texts into lines of at most `maxTokens` tokens by `countTokens(text)`
+ * (MiniMind's tokenizer; the count of the joined text itself, since BPE may
+ * merge across the seam), so that little of each max_seq_len window is
+ * padding (maxTokens = max_seq_len - 2, for bos and eos). First fit over the
+ * `window` lines still open: a text joins the oldest open line it fits in,
+ * else opens one; the oldest is written out when more than `window` are open.
+ * Texts keep their order within a line; a text too long for any stays alone.
+ */
+export function packLinesByTokens(lines, countTokens, maxTokens, window = 8) {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  if (!Number.isSafeInteger(window) || window < 1) throw new RangeError(`window must be a positive integer, got ${window}`);
+  const packed = [];
+  const open = []; // [{text, tokens}], oldest first
+  for (const line of lines) {
+    let placed = false;
+    for (let i = 0; i < open.length && !placed; i++) {
+      const tokens = countTokens(open[i].text + line);
+      if (tokens > maxTokens) continue;
+      open[i] = { text: open[i].text + line, tokens };
+      placed = true;
+      if (tokens >= maxTokens - 1) packed.push(open.splice(i, 1)[0].text); // full
+    }
+    if (placed) continue;
+    open.push({ text: line, tokens: countTokens(line) });
+    if (open.length > window) packed.push(open.shift().text);
+  }
+  for (const { text } of open) packed.push(text);
   return packed;
 }
 

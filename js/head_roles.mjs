@@ -1,6 +1,7 @@
 // What each attention head of a model does, measured on probes the project
 // generates fresh (js/corpus.mjs), not asserted:
 //   previousToken  mean attention from position i to i - 1 (natural text)
+//   previousTokenRandom  the same on the induction probe's random sequences
 //   induction      on a random token sequence said twice, mean attention from
 //                  the second occurrence of a token to the token after its
 //                  first occurrence (Olsson et al. 2022)
@@ -57,7 +58,7 @@ function referentAccuracy(model, probes, ablate) {
 
 /**
  * Scores every head of `model` (MiniMind's tokenizer needed for the
- * sentences). Returns {heads: [{layer, head, previousToken, induction,
+ * sentences). Returns {heads: [{layer, head, previousToken, previousTokenRandom, induction,
  * pronoun, entropy, sink, role}], pronounHead: {layer, head}, lesson:
  * [{text, referent, mass}] for that head, referentAccuracy: {on, off}}.
  */
@@ -80,16 +81,22 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
   // Random tokens from the corpus's own vocabulary, said twice after the bos.
   const pool = [...new Set(makeCorpusLines(400, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
   const induction = [];
+  // The previous-token score on these random sequences too, as induction-head
+  // studies often measure it: a previous-token head of natural text may also
+  // look elsewhere there, where the sentence tells it to.
+  const previousRandom = [];
   for (const probe of repeatedTokenProbes(40, seed, { length: inductionLength, pool })) {
     const ids = [BOS, ...probe.ids];
     const n = probe.length;
     // Second occurrence of half[j] at 1 + n + j; the token after its first occurrence at 1 + j + 1.
     for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: 1 + n + j, keys: [2 + j] });
+    for (let i = 2; i < ids.length; i += 1) previousRandom.push({ ids, query: i, keys: [i - 1] });
   }
   const pronoun = heldOut.map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
 
   const scores = {
     previousToken: model.attentionMass(previous),
+    previousTokenRandom: model.attentionMass(previousRandom),
     induction: model.attentionMass(induction),
     pronoun: model.attentionMass(pronoun),
     sink: model.attentionMass(sink),
@@ -131,4 +138,36 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
     },
     probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length },
   };
+}
+
+/**
+ * A light set of probes for scoring heads often (every few batches while a
+ * model trains): the same three kinds of probe measureHeads() uses, fewer of
+ * them. Returns {previousToken, induction, pronoun} lists of {ids, query,
+ * keys} for model.attentionMass(): previous-token from `texts` held-out
+ * sentences (every position onto the one before), induction from `repeats`
+ * random spans of `inductionLength` corpus tokens said twice after the bos,
+ * pronoun from `pronouns` held-out sentences (他/她 onto the referent).
+ */
+export function lightHeadProbes(tokenizer, { pronouns = 24, texts = 8, repeats = 4, inductionLength = 10, seed = 7 } = {}) {
+  const heldOut = heldOutPronounProbes(Math.max(pronouns, texts), seed).map((p) => pronounProbeTokens(tokenizer, p));
+  const previousToken = [];
+  for (const { ids } of heldOut.slice(0, texts))
+    for (let i = 1; i < ids.length; i += 1) previousToken.push({ ids, query: i, keys: [i - 1] });
+  const pool = [...new Set(makeCorpusLines(200, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
+  const induction = [];
+  for (const probe of repeatedTokenProbes(repeats, seed, { length: inductionLength, pool })) {
+    const ids = [BOS, ...probe.ids];
+    const n = probe.length;
+    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: 1 + n + j, keys: [2 + j] });
+  }
+  const pronoun = heldOut.slice(0, pronouns).map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
+  return { previousToken, induction, pronoun };
+}
+
+/** {previousToken, induction, pronoun}: each [L][H], the mean attention mass of `probes` (lightHeadProbes()) on `model`. */
+export function scoreHeadRoles(model, probes) {
+  const scores = {};
+  for (const [kind, list] of Object.entries(probes)) scores[kind] = list.length ? model.attentionMass(list) : null;
+  return scores;
 }

@@ -1,20 +1,28 @@
 // Writes the demo model's card from what training left in the model folder:
 // MODEL_CARD.md (corpus, hyperparameters, the loss curve, head roles) and
-// loss_curve.svg, from config.json, train_log.jsonl and heads.json.
+// loss_curve.svg, from config.json, train_log.jsonl, heads.json and
+// corpus_stats.json (scripts/make_corpus.mjs --stats).
 //
-//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model"
+//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
 
-const { values } = parseArgs({ options: { model: { type: 'string' }, seconds: { type: 'string' }, cpu: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { model: { type: 'string' }, seconds: { type: 'string' }, cpu: { type: 'string' }, load: { type: 'string' } },
+});
 const dir = values.model ?? 'models/minimind-demo';
 const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
 const heads = JSON.parse(readFileSync(join(dir, 'heads.json'), 'utf8'));
 const log = readFileSync(join(dir, 'train_log.jsonl'), 'utf8').trim().split('\n').map(JSON.parse);
+const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
 const seconds = Number(values.seconds ?? NaN);
+const number = (n) => n.toLocaleString('en-US');
+// MiniMind's get_lr starts at the base rate and ends at a tenth of it.
+const baseLr = log[0].lr;
+const lrText = (v) => v.toExponential(0);
 
 // The loss per batch (light) and its moving average over 50 batches (dark), as an SVG line chart.
 function lossCurve(entries) {
@@ -93,11 +101,11 @@ Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, bot
 
 ## Corpus: generated, and what the model can know
 
-The corpus is **generated** by \`js/corpus.mjs\` (seed 1; \`node scripts/make_corpus.mjs\`): 160,000 short lines of Chinese written without spaces, packed to 56 characters a line, in the lessons' world, about 3.9M tokens. It contains:
+The corpus is **generated** by \`js/corpus.mjs\` (seed ${corpus.seed}; \`node scripts/make_corpus.mjs\`): ${number(corpus.texts)} short texts of Chinese written without spaces, in the lessons' world, packed into ${number(corpus.lines)} lines of at most ${corpus.packing} (so that little of a 64-token window is padding), ${number(corpus.tokens)} tokens by MiniMind's tokenizer. It contains:
 
-- ${MALE_NAMES.length} male and ${FEMALE_NAMES.length} female names (小明 and 小红 among them), each with a habit of its own (小红 ${HABITS['小红']}, 小明 ${HABITS['小明']}, …), ${OBJECTS.length} objects, ${PLACES.length} places, feelings and weather (今天天气很好);
+- ${MALE_NAMES.length} male and ${FEMALE_NAMES.length} female names (小明 and 小红 among them, each drawn 4 times as often as any other), each with a habit of its own (小红 ${HABITS['小红']}, 小明 ${HABITS['小明']}, …), ${OBJECTS.length} objects, ${PLACES.length} places, feelings and weather (今天天气很好);
 - pronoun sentences in ${FRAMES.length} frames (\`小明把书给了小红，她唱起了歌。\`): one male and one female person, so that the pronoun's gender decides its referent, followed by the referent's own habit, with the referent first as often as second: the token after 他/她 can only be predicted by resolving the pronoun;
-- repeated spans (a list of words or characters said twice), so that copying from earlier context pays;
+- repeated spans (random characters, words, or a short sentence said twice, after a frame such as \`小丽又说了一遍：\` or with nothing between), so that copying from earlier context pays;
 - held out: ${HELD_OUT_PAIRS.length} name pairs never meet in training, and some pair × frame × object combinations never occur (the lesson's 小明把苹果给了小红 among them); the probes below are built from them only.
 
 So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMALE_NAMES.length} names, their genders and habits, the frames and objects above. It has never seen real text, cannot answer questions and does not know Chinese beyond these sentences; asked anything else it continues in the corpus's style. Its attention is meaningful where the corpus made it pay: finding a pronoun's referent, looking at the previous token, copying.
@@ -109,10 +117,10 @@ So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMA
 | trainer | this project's (\`build/native/core/minimind-train\`), MiniMind's \`train_pretrain.py\` recipe |
 | initial weights | the project's seeded recipe, seed 42, embedding at MiniMind's from-scratch scale (\`init: 'minimind'\`) |
 | data | ${steps.toLocaleString('en-US')} batches of 32 samples × 64 tokens (max_seq_len 64), shuffled with seed 42, 1 epoch |
-| learning rate | 1e-3, MiniMind's \`get_lr\` cosine (1e-3 → 1e-4) |
+| learning rate | ${lrText(baseLr)}, MiniMind's \`get_lr\` cosine (${lrText(baseLr)} → ${lrText(log[log.length - 1].lr)}) |
 | optimizer | AdamW (β 0.9/0.999, eps 1e-8, weight decay 0.01), clip_grad_norm 1.0, accumulation 1 |
 | labelled tokens | ${tokens.toLocaleString('en-US')} |
-| time | ${minutes} on one core of ${values.cpu ?? 'an unrecorded CPU'} (\`npm run train:demo\`) |
+| time | ${minutes} for the whole \`npm run train:demo\` (corpus, build, training, head roles), training on one core of ${values.cpu ?? 'an unrecorded CPU'}${values.load ? ` (load average ${values.load} at the start and the end)` : ''} |
 | loss | ${first.toFixed(2)} at the first batch (ln 6400 = 8.76), ${last50.toFixed(2)} over the last 50 |
 
 ![Loss per batch (light) and its mean over 50 batches (dark)](loss_curve.svg)
@@ -128,7 +136,7 @@ Scores on probes the project generates fresh: previous-token (mean attention fro
 ${table}
 
 - Pronoun head: **layer ${layer} head ${head}**; on the lesson's sentence and its swaps it puts on the right name: ${heads.lesson.map((l) => `${l.text} → ${l.referent} ${l.mass.toFixed(2)}`).join('; ')}.
-- Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)}); best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
+- Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`}); best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
 - Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off.
 
 ## Targets

@@ -20,6 +20,7 @@ import {
   isHeldOut,
   lessonProbes,
   makeCorpusLines,
+  packLinesByTokens,
   repeatedTokenProbes,
 } from '../../js/corpus.mjs';
 
@@ -92,12 +93,29 @@ test('every pronoun sentence names one male and one female, and the pronoun is f
 });
 
 test('the other kinds of lines are there: repeated spans, moods, habits after names', () => {
-  const repeated = SAMPLE.filter((line) => {
+  const framed = SAMPLE.filter((line) => {
     const m = line.match(/：([^。]+)。(?:.*：)?([^。]+)。$/u);
     return m && m[1] === m[2];
   });
-  // 36% of the lines (the repeated-span kind's weight).
-  assert.ok(repeated.length > 0.3 * SAMPLE.length && repeated.length < 0.42 * SAMPLE.length, `${repeated.length} repeated-span lines`);
+  // a span said twice or three times with nothing between (or a comma), as the induction probe is built
+  const bare = SAMPLE.filter((line) => /^([^：。]{4,})，?\1\1?。$/u.test(line));
+  // 41% of the lines (the repeated-span kind's weight), 40% of them bare
+  const repeated = framed.length + bare.length;
+  assert.ok(repeated > 0.37 * SAMPLE.length && repeated < 0.45 * SAMPLE.length, `${repeated} repeated-span lines`);
+  assert.ok(bare.length > 0.35 * repeated && bare.length < 0.45 * repeated, `${bare.length} of ${repeated} bare repeats`);
+  assert.ok(
+    bare.some((line) => /^(.+)\1\1。$/u.test(line)),
+    'some span said three times',
+  );
+  // the lesson's names are drawn 4 times as often as any other of their gender
+  const count = (name) => SAMPLE.reduce((n, line) => n + line.split(name).length - 1, 0);
+  for (const [lesson, other] of [
+    ['小明', '小强'],
+    ['小红', '小丽'],
+  ]) {
+    const ratio = count(lesson) / count(other);
+    assert.ok(ratio > 3 && ratio < 5, `${lesson} ${ratio.toFixed(2)} times as often as ${other}`);
+  }
   assert.ok(SAMPLE.some((line) => line.includes('今天天气很好')));
   const habitAfterName = SAMPLE.filter(
     (line) => !/[他她]/u.test(line) && namesIn(line).some((name) => line.endsWith(name + HABITS[name] + '。')),
@@ -197,6 +215,31 @@ test('with MiniMind’s tokenizer: pronouns and ， are one token, names one or 
       for (const [pronoun] of line.matchAll(/[他她]/gu)) assert.ok(ids.includes(tokenizer.encode(pronoun)[0]), line);
     }
     assert.ok(fit >= 2990, `${fit} of 3000 lines fit in 62 tokens`);
+    // packed by tokens: every text exactly once, in order within its line, lines of at most 62 tokens and ~90% full
+    const texts = SAMPLE.slice(0, 2000);
+    const count = (text) => tokenizer.encode(text).length;
+    const packed = packLinesByTokens(texts, count, 62);
+    let next = 0;
+    const used = new Set();
+    let tokens = 0;
+    for (const line of packed) {
+      const n = count(line);
+      tokens += n;
+      let rest = line;
+      while (rest) {
+        // the texts of a line are later texts than the previous one of the same line
+        const i = texts.findIndex((t, k) => k >= next && !used.has(k) && rest.startsWith(t));
+        assert.ok(i >= 0, `${rest} is not made of the corpus texts`);
+        used.add(i);
+        rest = rest.slice(texts[i].length);
+        if (!rest) next = 0;
+        else next = i + 1;
+      }
+      if (n > 62) assert.ok(texts.includes(line), `${n} tokens in a packed line: ${line}`);
+    }
+    assert.equal(used.size, texts.length);
+    assert.ok(tokens / packed.length > 0.88 * 62, `${(tokens / packed.length).toFixed(1)} tokens per packed line`);
+    assert.throws(() => packLinesByTokens(texts, count, 0), /maxTokens/);
     const lesson = tokenizer.encode(lessonProbes()[0].text);
     assert.deepEqual(lesson.slice(0, 1), tokenizer.encode('小明'));
     assert.deepEqual(lesson.slice(5, 9), [...tokenizer.encode('小红'), ...tokenizer.encode('，'), ...tokenizer.encode('她')]);

@@ -37,7 +37,7 @@ test('the pronoun head puts >= 0.6 of the pronoun on the referent (500 held-out 
   assert.ok(score >= 0.6, `best pronoun head L${layer}H${head}: ${score.toFixed(3)}`);
 });
 
-test('the same head puts >= 0.5 on the right name in the lesson sentence and each of its three swaps', MISSED, () => {
+test('the same head puts >= 0.5 on the right name in the lesson sentence and each of its three swaps', () => {
   assert.equal(measured.lesson.length, 4);
   for (const l of measured.lesson) assert.ok(l.mass >= 0.5, `${l.text}: ${l.mass.toFixed(3)} on ${l.referent}`);
 });
@@ -47,10 +47,14 @@ test('the referent-dependent token after the pronoun is predicted in >= 95% of h
   assert.ok(measured.referentAccuracy.off < measured.referentAccuracy.on, 'switching the pronoun head off costs accuracy');
 });
 
-test('some head is a previous-token head (>= 0.8) and some an induction head (>= 0.5)', MISSED, () => {
-  const best = (key) => Math.max(...measured.heads.map((h) => h[key]));
-  assert.ok(best('previousToken') >= 0.8, `previous-token ${best('previousToken').toFixed(3)}`);
+const best = (key) => Math.max(...measured.heads.map((h) => h[key]));
+
+test('some head is an induction head (>= 0.5)', () => {
   assert.ok(best('induction') >= 0.5, `induction ${best('induction').toFixed(3)}`);
+});
+
+test('some head is a previous-token head (>= 0.8)', MISSED, () => {
+  assert.ok(best('previousToken') >= 0.8, `previous-token ${best('previousToken').toFixed(3)}`);
 });
 
 test('heads.json is what minimind heads measures on the committed weights', () => {
