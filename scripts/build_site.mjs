@@ -4,8 +4,11 @@
 // trained model (models/minimind-demo/: config, weights, tokenizer, heads.json, see siteDemoFile)
 // and the embeddable <minimind-attention> component twice:
 //   minimind-attention.js         loads wasm/minimind.mjs and models/minimind-demo/ next to itself on first use
-//   minimind-attention.single.js  the Wasm (dist/wasm/minimind-single.mjs) and the trained model inlined: one file to host
+//   minimind-attention.single.js  the Wasm (dist/wasm/minimind-single.mjs) and the trained model inlined: one file to host,
+//                                 a classic script (an IIFE without import.meta) that also works as type="module"
+//                                 and from a page opened from disk (file://); the package's "./element"
 // and the gallery (gallery.html, gallery.js, gallery.css): every lesson example as a live figure.
+// The Train panel's worker is train_worker.js; its "lessons' sentences" are examples/pretrain_tiny.jsonl.
 // The folder works from any static host (serve .wasm as application/wasm).
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -96,13 +99,36 @@ await rm(out, { recursive: true, force: true });
 await mkdir(`${out}wasm`, { recursive: true });
 await build({
   ...common,
-  entryPoints: { app: `${root}web/app.mjs`, worker: `${root}web/worker.mjs`, gallery: `${root}web/gallery.mjs` },
+  entryPoints: {
+    app: `${root}web/app.mjs`,
+    worker: `${root}web/worker.mjs`,
+    train_worker: `${root}web/train_worker.mjs`,
+    gallery: `${root}web/gallery.mjs`,
+  },
   outdir: out,
   sourcemap: true,
 });
 const component = `${root}web/component/minimind_attention.mjs`;
 await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.js`, sourcemap: true });
-await build({ ...common, entryPoints: [component], outfile: `${out}minimind-attention.single.js`, plugins: [inlineFiles] });
+// The single file is a classic script, so that `<script src>` works where
+// module scripts do not (a page opened from disk: file:// gives module scripts
+// no origin to load from) and in any host page; it runs as type="module" too.
+// A classic script has no import.meta: script_url.mjs gives the script's URL
+// instead.
+const single = `${out}minimind-attention.single.js`;
+await build({
+  ...common,
+  format: 'iife',
+  entryPoints: [component],
+  outfile: single,
+  plugins: [inlineFiles],
+  inject: [`${root}web/component/script_url.mjs`],
+  define: { 'import.meta.url': 'scriptUrl' },
+});
+if ((await readFile(single, 'latin1')).includes('import.meta')) {
+  console.error('build_site: minimind-attention.single.js still uses import.meta, which a classic script cannot');
+  process.exit(1);
+}
 await copyFile(`${root}web/index.html`, `${out}index.html`);
 await copyFile(`${root}web/theme.css`, `${out}theme.css`);
 await copyFile(`${root}web/style.css`, `${out}style.css`);
@@ -112,6 +138,8 @@ await copyFile(`${root}dist/wasm/minimind.mjs`, `${out}wasm/minimind.mjs`);
 await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
+await mkdir(`${out}examples`, { recursive: true });
+await copyFile(`${root}docs/examples/pretrain_tiny.jsonl`, `${out}examples/pretrain_tiny.jsonl`);
 
 const kib = (bytes) => (bytes >= 1 << 20 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`);
 for (const file of ['minimind-attention.js', 'minimind-attention.single.js', 'gallery.js']) {

@@ -1,7 +1,8 @@
 // The playground page: one store, views redrawn from it, compute in a worker.
 import { applyTranslations, browserLanguage, translate } from './i18n.mjs';
 import { scaleFor } from './colors.mjs';
-import { canvasPng, download, matrixCsv, matrixJson } from './export.mjs';
+import { canvasMeasure, download, exportMeta, figurePng, figureSvg, matrixCsv, matrixJson } from './export.mjs';
+import { figureText } from './export_figure.mjs';
 import { InlineModel } from './inline_model.mjs';
 import { ModelClient } from './model_client.mjs';
 import { classifyFiles, droppedFiles, readWithProgress } from './files.mjs';
@@ -13,16 +14,18 @@ import { DEMO } from './demo_model.mjs';
 import { headNote, headTag } from './demo_text.mjs';
 import { setupPrediction } from './prediction.mjs';
 import { createStore } from './store.mjs';
-import { tokenize } from './tokenize.mjs';
+import { idCollisions, tokenize } from './tokenize.mjs';
 import { DEFAULTS, STAGES, readUrlState, viewDefaults, writeUrlState } from './url_state.mjs';
 import { renderCandidates } from './views/candidates.mjs';
 import { renderChips } from './views/chips.mjs';
 import { HeatmapView } from './views/heatmap.mjs';
 import { renderLegend } from './views/legend.mjs';
+import { addMatrixStateElements, renderMatrixState } from './views/matrix_state.mjs';
 import { renderMatrixTable } from './views/matrix_table.mjs';
 import { renderOverview } from './views/overview.mjs';
 import { renderRowExplanation } from './views/row_explanation.mjs';
 import { RunStatusView } from './views/run_status.mjs';
+import { setupTrainPanel } from './train_panel.mjs';
 
 export const MAX_TOKENS = 128;
 const PRESETS = ['lab-a', 'lab-b', 'minimind2-small', 'minimind2', 'minimind-3', 'minimind-3-moe'];
@@ -44,6 +47,7 @@ const MAX_TYPING_DEBOUNCE_MS = 150;
 let lastComputeMs = 0;
 
 const $ = (id) => document.getElementById(id);
+addMatrixStateElements(); // the state line and shape label beside the matrix, the chips' note, the SVG button
 const initial = readUrlState(location.search);
 // A URL without a row opens on the model's own (the pronoun's, on the trained
 // model's lesson sentence) once the model is loaded; so does a new model.
@@ -205,7 +209,8 @@ function chooseModel(patch) {
   loadModel();
 }
 
-async function loadFiles(fileList) {
+// withHeads: "Reload with these heads" sends the head count typed; files just chosen are read without it.
+async function loadFiles(fileList, withHeads = false) {
   const chosen = classifyFiles(fileList);
   if (!chosen.weights) return store.set({ filesStatus: { phase: 'error', message: t('files.noWeights') } });
   if (/\.safetensors$/i.test(chosen.weights.name) && !chosen.config) {
@@ -226,7 +231,7 @@ async function loadFiles(fileList) {
   } finally {
     if (readingFiles === reading) readingFiles = null;
   }
-  const heads = Number($('pth-heads').value);
+  const heads = withHeads ? Number($('pth-heads').value) : NaN;
   client.loadFiles(
     {
       config: chosen.config ? await chosen.config.text() : undefined,
@@ -546,7 +551,22 @@ function renderInput() {
   const current = currentTokens();
   // With a tokenizer the worker tokenizes: the chips follow its answer.
   const { tokens, ids, dropped, special } = current.viaWorker ? (s.result ?? { tokens: [], ids: [], dropped: 0 }) : current;
-  renderChips($('chips'), tokens, ids, special, t('chips.bos'));
+  // Hashed ids (no tokenizer): different words that got the same id are marked, with a note.
+  const collisions = !current.viaWorker && s.inputMode === 'text' ? idCollisions(tokens, ids) : [];
+  const marks = collisions.length ? tokens.map(() => null) : null;
+  for (const { id, tokens: words, positions } of collisions) {
+    for (const i of positions)
+      marks[i] = t('chips.collisionTitle', { token: tokens[i], id, others: words.filter((w) => w !== tokens[i]).join(' / ') });
+  }
+  renderChips($('chips'), tokens, ids, special, t('chips.bos'), marks);
+  $('chips-note').hidden = collisions.length === 0;
+  $('chips-note').textContent = collisions.length
+    ? t('chips.collision', {
+        pairs: collisions
+          .map(({ id, tokens: words }) => t('chips.collisionPair', { words: words.join(' / '), id }))
+          .join(t('overview.separator')),
+      })
+    : '';
   const message = !s.model.info
     ? ''
     : current.error
@@ -586,7 +606,15 @@ function renderFiles() {
     $('files-status').textContent = files?.assumed.length ? `${loaded} ${t('files.assumed', { keys: files.assumed.join(', ') })}` : loaded;
   }
   $('files-status').classList.toggle('error', f?.phase === 'error');
-  $('pth-hints').hidden = !files?.inferred;
+  $('pth-hints').hidden = !headCountNeeded(store.get());
+}
+
+// The head count is asked for only where a .pth's tensors cannot tell it: a generation-2 .pth
+// without config.json (generation 3 reads it from q_norm), or a .pth that failed to load over it.
+function headCountNeeded({ files, model, filesStatus }) {
+  const heads = files?.inferred ? model.info?.inferred?.fields?.find((field) => field.key === 'num_attention_heads') : null;
+  const failed = filesStatus?.phase === 'error' && /num_attention_heads/.test(filesStatus.message);
+  return (heads && heads.source !== 'inferred') || failed;
 }
 
 function renderGeneration() {
@@ -768,6 +796,9 @@ function renderMatrix() {
     $('view-title').textContent = '';
     $('stage-caption').textContent = '';
     $('head-note').textContent = '';
+    // The matrix drawn before stays only while the next one is on its way, marked as the previous model's.
+    const waiting = loadingAnother(s) || (s.model.status === 'ready' && !s.computeError && hasInput(s));
+    showMatrixState(drawnSpec && waiting ? 'previous' : 'empty', s);
     return;
   }
   const { tokens, entries, T } = result;
@@ -788,6 +819,10 @@ function renderMatrix() {
     stage: t(`stage.${s.stage}`),
   });
   $('stage-caption').textContent = t(`stage.caption.${s.stage}`, { H, T, Dh, Hkv, sqrtD: Math.sqrt(Dh).toFixed(3) });
+  $('matrix-shape').textContent = t('matrix.shape', { stage: t(`stage.${s.stage}`), H, T, head: s.head });
+  // Shown (and marked) before it is drawn: the heatmap sizes itself from its box.
+  drawnSpec = { files: s.files, preset: s.preset, config: s.config, seed: s.seed };
+  showMatrixState(loadingAnother(s) ? 'previous' : 'current', s);
   heatmap.render({ tokens, values, masked, scale, decimals: s.stage === 'attn_weights' ? 2 : 1, selectedRow: s.row });
   renderLegend($('legend'), {
     scale,
@@ -833,6 +868,48 @@ function renderMatrix() {
     onOpen: (layer, head) => store.set({ layer, head }),
     onToggle: toggleHead,
   });
+}
+
+// The model whose matrix is on screen ({files, preset, config, seed}), null when none is.
+let drawnSpec = null;
+
+// Another model is on its way: building, downloading, or files loading into the worker
+// (not the same model loaded again after a cancelled forward pass, whose matrices still fit).
+function loadingAnother(s) {
+  return (s.model.status === 'building' && !restoring?.keep) || s.filesStatus?.phase === 'parsing';
+}
+
+// The input has tokens to compute (a model is loaded).
+function hasInput(s) {
+  const current = currentTokens();
+  return current.viaWorker ? s.text.trim() !== '' : current.ids.length > 0;
+}
+
+// A model as exports and the matrix's state line name it: trained, random weights (and seed), or its file.
+function modelTitle(m) {
+  if (m.files) return m.files.name;
+  if (m.preset === DEMO && !m.config) return t('model.trainedName');
+  const name = m.config ? `${m.preset} + ${t('model.custom')}` : m.preset;
+  return `${t('model.untrainedName', { name })}${t('export.seed', { seed: m.seed })}`;
+}
+
+function showMatrixState(state, s) {
+  let text = '';
+  if (state === 'previous') {
+    const loading = s.model.status === 'building' || s.filesStatus?.phase === 'parsing';
+    const files = s.filesStatus?.phase === 'parsing' || (loading && loadingFiles && s.filesStatus?.name);
+    text = t(loading ? 'matrix.previousLoading' : 'matrix.previousComputing', {
+      previous: modelTitle(drawnSpec),
+      name: files ? s.filesStatus.name : modelTitle(s),
+    });
+  } else if (state === 'empty') {
+    drawnSpec = null;
+    // Nothing stale under the "empty" message: the matrix, its legend, table and explanation go.
+    for (const id of ['matrix-table', 'legend']) $(id).replaceChildren();
+    for (const id of ['row-explanation', 'cell-info', 'toggle-note', 'matrix-shape']) $(id).textContent = '';
+    if (s.model.info && !currentTokens().error && !hasInput(s)) text = t('matrix.empty');
+  }
+  renderMatrixState(document.querySelector('section.view'), $('matrix-state'), { state, text });
 }
 
 // heads.json of the model in use, when it is the trained model.
@@ -929,9 +1006,21 @@ store.subscribe((state, changed) => {
   if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   if (['model', 'layer', 'head', 'stage', 'causal', 'scale'].some((k) => changed.has(k))) renderSelectors();
   if (
-    ['result', 'generation', 'layer', 'head', 'stage', 'row', 'lang', 'computeError', 'model', 'stale', 'ablate', 'demo'].some((k) =>
-      changed.has(k),
-    )
+    [
+      'result',
+      'generation',
+      'layer',
+      'head',
+      'stage',
+      'row',
+      'lang',
+      'computeError',
+      'model',
+      'stale',
+      'ablate',
+      'demo',
+      'filesStatus',
+    ].some((k) => changed.has(k))
   )
     renderMatrix();
   if (['model', 'filesStatus', 'busy', 'notice', 'generation', 'files', 'lang'].some((k) => changed.has(k))) renderRunStatus();
@@ -1004,7 +1093,7 @@ $('drop-zone').addEventListener('drop', async (event) => {
   loadFiles(await droppedFiles(event.dataTransfer));
 });
 $('pth-reload').addEventListener('click', () => {
-  if (loadingFiles) loadFiles([loadingFiles.weights, loadingFiles.config, loadingFiles.tokenizer].filter(Boolean));
+  if (loadingFiles) loadFiles([loadingFiles.weights, loadingFiles.config, loadingFiles.tokenizer].filter(Boolean), true);
 });
 $('gen-step').addEventListener('click', () => requestSteps(1));
 $('gen-play').addEventListener('click', () => {
@@ -1030,36 +1119,66 @@ $('scale').addEventListener('change', (event) => {
   compute();
 });
 
-function exportBase() {
+// The view the exports hold: the matrix on screen (the generated one while generation is shown) and what it is.
+function exportView() {
   const s = store.get();
-  const name = s.config ? 'minimind-custom' : s.preset === DEMO ? DEMO : `minimind-${s.preset}`;
-  return `${name}-L${s.layer}-H${s.head}-${s.stage}`;
-}
-function exportMatrix() {
-  const s = store.get();
-  const { tokens, ids, entries, T } = s.result;
+  const view = shown(s);
+  const info = s.model.info;
+  if (!view || !info || document.querySelector('section.view').dataset.matrix !== 'current') return null;
+  const { tokens, ids, entries, T } = view;
+  const values = headMatrix(entries.get(s.layer, s.stage), s.head, T);
+  const causal = causalShown(s);
+  const causalMask = isMasked(s.stage, causal);
+  const g = s.generation;
+  const spec = s.files
+    ? { files: s.files.name, tokenizer: Boolean(s.files.tokenizer) }
+    : s.preset === DEMO && !s.config
+      ? { preset: DEMO, trained: true }
+      : { preset: s.preset, seed: s.seed, ...(s.config ? { config: s.config } : {}), trained: false };
   return {
+    model: {
+      name: modelTitle(s),
+      ...spec,
+      ...(s.ablate.length && !g ? { ablate: s.ablate } : {}), // heads switched off (generation runs with every head on)
+    },
     tokens,
     ids,
-    values: headMatrix(entries.get(s.layer, s.stage), s.head, T),
+    values,
+    masked: (i, j) => causalMask(i, j) || Number.isNaN(values[i * T + j]),
+    hasNotComputed: values.some(Number.isNaN),
+    T,
+    H: info.num_attention_heads,
     layer: s.layer,
     head: s.head,
     stage: s.stage,
-    model: {
-      ...(s.config ? { preset: s.preset, config: s.config } : s.preset === DEMO ? { preset: DEMO } : { preset: s.preset, seed: s.seed }),
-      ...(s.ablate.length ? { ablate: s.ablate } : {}), // heads switched off
-    },
+    stageName: t(`stage.${s.stage}`),
+    causal,
+    scale: g ? true : s.scale, // generation computes MiniMind's attention as it is
+    generation: g ? { prompt: g.T - g.step, generated: g.step } : null,
   };
 }
-$('export-png').addEventListener('click', async () => {
-  if (store.get().result) download(`${exportBase()}.png`, await canvasPng(heatmap.canvas));
-});
-$('export-csv').addEventListener('click', () => {
-  if (store.get().result) download(`${exportBase()}.csv`, new Blob([matrixCsv(exportMatrix())], { type: 'text/csv' }));
-});
-$('export-json').addEventListener('click', () => {
-  if (store.get().result) download(`${exportBase()}.json`, new Blob([matrixJson(exportMatrix())], { type: 'application/json' }));
-});
+function exportBase(view) {
+  const s = store.get();
+  const name = s.config ? 'minimind-custom' : s.preset === DEMO ? DEMO : `minimind-${s.preset}`;
+  return `${name}-L${view.layer}-H${view.head}-${view.stage}${view.generation ? '-generated' : ''}`;
+}
+const exporters = {
+  'export-png': async (view) => ['png', await figurePng(view, figureText(view, t))],
+  'export-svg': (view) => [
+    'svg',
+    new Blob([figureSvg(view, figureText(view, t), exportMeta(view), canvasMeasure())], { type: 'image/svg+xml' }),
+  ],
+  'export-csv': (view) => ['csv', new Blob([matrixCsv(view)], { type: 'text/csv' })],
+  'export-json': (view) => ['json', new Blob([matrixJson(view)], { type: 'application/json' })],
+};
+for (const [id, exporter] of Object.entries(exporters)) {
+  $(id).addEventListener('click', async () => {
+    const view = exportView();
+    if (!view) return;
+    const [extension, blob] = await exporter(view);
+    download(`${exportBase(view)}.${extension}`, blob);
+  });
+}
 window.addEventListener('resize', () => renderMatrix());
 
 // ---------------------------------------------------------------- start
@@ -1073,4 +1192,13 @@ if (store.get().config) client.describe(store.get().preset, store.get().config);
 setupLessonMode({ store, t, $, workerUrl: new URL('./worker.js', import.meta.url), hooks: { loadModel, compute, resetGeneration } });
 setupEmbed({ store, t, $ });
 setupPrediction({ store, t, $, client, tokens: () => requestTokens(currentTokens()) });
+setupTrainPanel({
+  root: $('train'),
+  openButton: $('open-train'),
+  store,
+  t,
+  client,
+  loadFiles,
+  workerUrl: new URL('./train_worker.js', import.meta.url),
+});
 loadModel();

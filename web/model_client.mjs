@@ -16,6 +16,7 @@ const REQUEST_OF = {
   described: 'describe',
   'gen-state': 'gen-start',
   'gen-token': 'gen-step',
+  'model-files': 'model-files',
 };
 
 /** A performance mark per forward pass the worker ran; detail: {id, stale, computeMs}. */
@@ -30,6 +31,7 @@ export class ModelClient {
   #handlers;
   #loads = new Map(); // id of a load in flight -> how to load that model again
   #loaded = null; // how to load the model the worker holds again: {spec} or {files, weightsFile, name}
+  #fileRequests = new Map(); // id of a model-files request -> {resolve, reject}
 
   /** handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart, onGenerationStep, onError} */
   constructor(workerUrl, handlers) {
@@ -90,6 +92,18 @@ export class ModelClient {
     return this.#send('gen-step', {});
   }
 
+  /**
+   * The model in use as MiniMind's files, for the Train panel: Promise of
+   * {config: config.json text, weights: ArrayBuffer (F32 model.safetensors),
+   * tokenizer: tokenizer.json text or null}.
+   */
+  modelFiles() {
+    return new Promise((resolve, reject) => {
+      const id = this.#send('model-files', {});
+      this.#fileRequests.set(id, { resolve, reject });
+    });
+  }
+
   describe(preset, config) {
     return this.#send('describe', { preset, config });
   }
@@ -120,6 +134,8 @@ export class ModelClient {
     this.#latest = {};
     this.#sentAt = {};
     this.#loads.clear();
+    for (const { reject } of this.#fileRequests.values()) reject(new Error('the compute worker was restarted'));
+    this.#fileRequests.clear();
     this.#start();
     const last = this.#loaded;
     this.#loaded = null;
@@ -144,6 +160,13 @@ export class ModelClient {
 
   #receive(message) {
     const request = REQUEST_OF[message.type] ?? message.request;
+    if (request === 'model-files') {
+      const pending = this.#fileRequests.get(message.id);
+      this.#fileRequests.delete(message.id);
+      if (message.type === 'error') pending?.reject(new Error(message.message));
+      else pending?.resolve({ config: message.config, weights: message.weights, tokenizer: message.tokenizer });
+      return;
+    }
     const current = this.#latest[request] === message.id;
     if (request === 'forward')
       performance.mark(WORKER_FORWARD, { detail: { id: message.id, stale: !current, computeMs: message.computeMs } });

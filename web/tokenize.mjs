@@ -6,7 +6,9 @@
 // Ids come from a deterministic per-model mapping that the page shows:
 //   id = 3 + fnv1a32(UTF-8 bytes of the token) mod (vocab_size - 3)
 // (ids 0-2 are MiniMind's special tokens), so a token has the same id in
-// every session and in every shared link.
+// every session and in every shared link. A hash can give two different
+// words the same id (lab-a has 128 ids): the model then reads them as one
+// token, and idCollisions finds them so that the chips can say so.
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 const encoder = new TextEncoder();
@@ -54,4 +56,20 @@ export function tokenize(text, vocabSize, maxTokens) {
   const all = splitTokens(text);
   const tokens = all.slice(0, maxTokens);
   return { tokens, ids: tokens.map((t) => tokenId(t, vocabSize)), dropped: all.length - tokens.length };
+}
+
+/**
+ * Ids that different tokens share, in order of first appearance:
+ * [{id, tokens: the distinct tokens (first appearance order), positions}].
+ * The same word twice is not a collision.
+ */
+export function idCollisions(tokens, ids) {
+  const byId = new Map();
+  ids.forEach((id, i) => {
+    let entry = byId.get(id);
+    if (!entry) byId.set(id, (entry = { id, tokens: [], positions: [] }));
+    if (!entry.tokens.includes(tokens[i])) entry.tokens.push(tokens[i]);
+    entry.positions.push(i);
+  });
+  return [...byId.values()].filter((entry) => entry.tokens.length > 1);
 }

@@ -10,11 +10,13 @@
 //                 {type: 'gen-start', id, ids | text, chat, sampling}, {type: 'gen-step', id}
 //                 {type: 'lesson', id, kind: 'qkv', q, k, v, causal, scale} | {type: 'lesson', id, kind: 'scores', scores, causal}
 //                 {type: 'lab', id, preset, seed}
+//                 {type: 'model-files', id}   the model in use as files, for the Train panel's "continue training"
 // worker -> main: {type: 'progress', id, fraction, phase}
 //                 {type: 'loaded', id, info, files?, demo?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
 //                 {type: 'prediction', id, ids, row, ablate, query, candidates, on?}
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
 //                 {type: 'lesson-result', id, raw, scaled, masked, weights, output?} | {type: 'lab-record', id, preset, seed, text}
+//                 {type: 'model-files', id, config, weights: ArrayBuffer (F32 safetensors), tokenizer: text | null}
 //                 {type: 'error', id, message}
 // A model that fails to load from files leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
@@ -29,6 +31,7 @@ export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'at
 let runtime = null;
 let model = null;
 let tokenizer = null; // from a loaded tokenizer.json, else tokens come from the page
+let tokenizerJson = null; // that tokenizer.json's text
 let generator = null;
 let queue = [];
 let draining = false;
@@ -52,6 +55,7 @@ async function handleLoad(mm, message) {
   model = null;
   tokenizer?.dispose();
   tokenizer = null;
+  tokenizerJson = null;
   if (preset === DEMO) return handleLoadDemo(mm, message, report);
   const onProgress = (fraction) => report(fraction, 'build');
   const spec = config ? { config: fullConfig(mm, preset, config), seed, onProgress } : { preset, seed, onProgress };
@@ -65,6 +69,7 @@ async function handleLoadDemo(mm, message, report) {
   const files = await demoFiles((fraction) => report(fraction, 'download'));
   model = mm.loadModel({ config: files.config, weights: files.weights });
   tokenizer = mm.loadTokenizer(files.tokenizer);
+  tokenizerJson = files.tokenizer;
   report(1, 'download');
   const demo = { heads: files.heads, sentence: lessonPositions(tokenizer, files.heads.lesson?.[0]) };
   self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, demo });
@@ -83,10 +88,10 @@ function progressReporter(id) {
 
 // A MiniMind folder's files: the new model replaces the old only once it loaded.
 function handleLoadFiles(mm, message, report) {
-  const { config, weights, tokenizer: tokenizerJson, hints } = message.spec.files;
+  const { config, weights, tokenizer: tokenizerFile, hints } = message.spec.files;
   report(0, 'parse');
   const bytes = new Uint8Array(weights);
-  const nextTokenizer = tokenizerJson === undefined ? null : mm.loadTokenizer(tokenizerJson);
+  const nextTokenizer = tokenizerFile === undefined ? null : mm.loadTokenizer(tokenizerFile);
   let next;
   try {
     next = mm.loadModel({ config, weights: bytes, hints });
@@ -104,6 +109,7 @@ function handleLoadFiles(mm, message, report) {
   tokenizer?.dispose();
   model = next;
   tokenizer = nextTokenizer;
+  tokenizerJson = nextTokenizer ? tokenizerFile : null;
   report(1, 'parse');
   self.postMessage({
     type: 'loaded',
@@ -309,13 +315,23 @@ function handleLab(mm, message) {
   self.postMessage({ type: 'lab-record', id: message.id, preset: message.preset, seed: message.seed, text });
 }
 
+// The model in use as MiniMind's files (config.json, F32 model.safetensors,
+// its tokenizer.json if it has one): the Train panel continues training it.
+function handleModelFiles(message) {
+  if (!model) throw new Error('no model is loaded');
+  const weights = model.safetensors({ dtype: 'F32' }).slice().buffer;
+  self.postMessage({ type: 'model-files', id: message.id, config: model.configJson(), weights, tokenizer: tokenizerJson }, [weights]);
+}
+
 // Only the newest request of each kind is worth doing; a load must come before
 // the forward that follows it.
 function takeLatest() {
   const latest = {};
   for (const message of queue) latest[message.type] = message;
   queue = [];
-  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab'].map((type) => latest[type]).filter(Boolean);
+  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab', 'model-files']
+    .map((type) => latest[type])
+    .filter(Boolean);
 }
 
 async function drain() {
@@ -334,6 +350,7 @@ async function drain() {
           else if (message.type === 'gen-step') handleGenStep(message);
           else if (message.type === 'lesson') handleLesson(mm, message);
           else if (message.type === 'lab') handleLab(mm, message);
+          else if (message.type === 'model-files') handleModelFiles(message);
         } catch (error) {
           self.postMessage({ type: 'error', id: message.id, request: message.type, message: String(error?.message ?? error) });
         }

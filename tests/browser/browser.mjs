@@ -1,11 +1,14 @@
 // Headless Chromium for the browser tests: Debian's /usr/bin/chromium driven
 // by playwright-core (no browser download), a fresh profile per launch, and
 // the flags that keep it off the network.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
 import { chromium } from 'playwright-core';
+
+import { serve } from '../../scripts/serve.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -44,4 +47,34 @@ export async function openPage(context, url) {
   });
   if (url) await page.goto(url);
   return { page, errors };
+}
+
+/** The built site (npm test builds it first) and where tests put screenshots. */
+export const SITE = new URL('../../dist/site/', import.meta.url).pathname;
+export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
+
+/**
+ * For a test file: before its tests, serves `root` (the built site) on
+ * loopback and launches Chromium; after them, closes both. Returns {url,
+ * context}: the server's base URL and the browser context to open pages in.
+ */
+export function useServedBrowser(root = SITE) {
+  const live = {};
+  before(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    live.server = await serve(root);
+    live.browser = await launchBrowser();
+  });
+  after(async () => {
+    await live.browser?.close();
+    await live.server?.close();
+  });
+  return {
+    get url() {
+      return live.server.url;
+    },
+    get context() {
+      return live.browser.context;
+    },
+  };
 }

@@ -8,40 +8,25 @@
 // untrained. Every expected number comes from the JS API in Node or from
 // heads.json. Screenshots (desktop 1280×800, phone 390×844) go to test-artifacts/.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { serve } from '../../scripts/serve.mjs';
 import { LANGUAGES } from '../../web/i18n.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
-import { launchBrowser, openPage } from './browser.mjs';
+import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 import { trainedMatrix, trainedModel } from './demo.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const SENTENCE = '小明把苹果给了小红，她很开心'; // the lesson's sentence, as MiniMind's tokenizer reads it
 const ZH = LANGUAGES['zh-CN'];
 
-let server; // the repository: dist/site/ and a blank page for the element
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  server = await serve(ROOT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServedBrowser(ROOT); // the repository: dist/site/ and a blank page for the element
 
 // A new learner's browser: Chinese, nothing in the URL.
 async function openPlayground(query = '', { width = 1280, height = 800, languages = ['zh-CN', 'zh'] } = {}) {
-  const { page, errors } = await openPage(browser.context);
+  const { page, errors } = await openPage(site.context);
   await page.setViewportSize({ width, height });
   await page.addInitScript((list) => Object.defineProperty(navigator, 'languages', { get: () => list }), languages);
-  await page.goto(`${server.url}dist/site/index.html${query}`);
+  await page.goto(`${site.url}dist/site/index.html${query}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return { page, errors };
 }
@@ -260,12 +245,12 @@ test('switching the pronoun head off in the overview changes the prediction afte
 test('an element with no attributes shows the trained model on the lesson’s sentence at the pronoun head; preset="lab-a" says it is untrained', async () => {
   const { heads, sentence } = await trainedModel();
   const { layer, head } = heads.pronounHead;
-  const { page, errors } = await openPage(browser.context, `${server.url}tests/browser/blank.html`);
+  const { page, errors } = await openPage(site.context, `${site.url}tests/browser/blank.html`);
   await page.setViewportSize({ width: 900, height: 900 });
   await page.addInitScript(() => Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] }));
   await page.reload();
   await page.setContent(
-    `<h1>第 11 课</h1><script type="module" src="${server.url}dist/site/minimind-attention.js"></script><minimind-attention id="bare"></minimind-attention>`,
+    `<h1>第 11 课</h1><script type="module" src="${site.url}dist/site/minimind-attention.js"></script><minimind-attention id="bare"></minimind-attention>`,
   );
   await page.waitForFunction(() => document.getElementById('bare').dataset.state === 'ready', null, { timeout: 30000 });
   const expected = await trainedMatrix({ text: SENTENCE, layer, head });

@@ -3,7 +3,8 @@
 // API's, the host page's styles and the figures' do not mix, the module is
 // fetched once, attributes redraw, bad ones show a message and recover,
 // HTML stays text; the single-file bundle works with no .wasm to host; the
-// iframe form loads the playground. Screenshots go to test-artifacts/.
+// iframe form loads the playground; the copy-embed dialog says where the
+// snippets' URLs must point. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,11 @@ import { after, before, test } from 'node:test';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { CATALOGUES, PAGE_TERMS } from '../../web/component/messages.mjs';
+import { hostingNote, isLocalUrl } from '../../web/embed_code.mjs';
 import { LANGUAGES } from '../../web/i18n.mjs';
 import { tokenize } from '../../web/tokenize.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
+import { MASKED_MARK } from '../../web/views/matrix_table.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { trainedMatrix, trainedModel } from './demo.mjs';
 
@@ -333,12 +336,15 @@ test('attributes redraw; a bad one shows its message in the element and fixing i
     return {
       heads: [...root.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
       masked: root.querySelector('td[data-masked]').textContent,
+      legend: root.querySelector('caption').textContent,
       tdColor: getComputedStyle(root.querySelector('td')).color,
       injected: root.querySelectorAll('img, b').length + document.querySelectorAll('img, b').length,
     };
   });
   assert.deepEqual(table.heads, hostile.split(' '));
-  assert.equal(table.masked, '0.000 (被掩码（−∞ → 0）)');
+  // A masked cell is the table's mark; its caption says once what the mark stands for.
+  assert.equal(table.masked, MASKED_MARK);
+  assert.ok(table.legend.includes(`${MASKED_MARK} = 0.000 (被掩码（−∞ → 0）)`), table.legend);
   assert.notEqual(table.tdColor, 'rgb(1, 2, 3)', 'the host’s td rule does not reach the figure’s table');
   assert.equal(table.injected, 0);
   assert.equal(dialogs, 0);
@@ -532,4 +538,29 @@ test('the iframe embed loads the playground and draws its matrix', async () => {
   assert.ok(await frame.evaluate(() => document.querySelector('canvas').width > 0));
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('the copy-embed dialog says that the URLs must point to where the files are hosted, in the page’s language', async () => {
+  for (const lang of ['en', 'zh-CN']) {
+    const { page, errors } = await openPage(browser.context);
+    await page.goto(`${server.url}dist/site/index.html?lang=${lang}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await page.click('#embed-code');
+    await page.waitForSelector('#embed-dialog[open]');
+    const note = await page.textContent('#embed-hosting');
+    const base = `${server.url}dist/site/`;
+    assert.equal(note, hostingNote(lang, base), lang);
+    assert.ok(note.includes(base), `${lang}: the note names this page's address`);
+    assert.ok(await page.isVisible('#embed-hosting'), `${lang}: the note is shown`);
+    // The component's script is at that address: what the note says to replace.
+    assert.ok((await page.inputValue('#embed-component')).includes(`src="${base}minimind-attention.js"`));
+    assert.match(note, lang === 'en' ? /cannot reach 127\.0\.0\.1:\d+/ : /无法访问 127\.0\.0\.1:\d+/, `${lang}: served from this computer`);
+    if (lang === 'en') await page.screenshot({ path: `${ARTIFACTS}embed-dialog-hosting.png` });
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  // A public address gets no "this computer" sentence.
+  assert.equal(isLocalUrl('https://course.example.org/minimind/'), false);
+  assert.equal(isLocalUrl('http://localhost:8080/'), true);
+  assert.ok(!hostingNote('en', 'https://course.example.org/minimind/').includes('this computer'));
 });

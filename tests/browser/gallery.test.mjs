@@ -8,42 +8,27 @@
 // of its own; the language switch changes the captions. Full-page
 // screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { serve } from '../../scripts/serve.mjs';
 import { SECTIONS } from '../../web/gallery.mjs';
 import { LESSON_EXAMPLES } from '../../web/lesson_examples.mjs';
 import { validateLesson } from '../../web/lesson_input.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
 import { formatValue } from '../../web/views/lesson_matrices.mjs';
-import { launchBrowser, openPage } from './browser.mjs';
+import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const ROOT = new URL('../../', import.meta.url).pathname;
 const GALLERY = 'dist/site/gallery.html';
 const FIGURE_COUNT = SECTIONS.flatMap((s) => s.examples).reduce((n, e) => n + (e.figures?.length ?? 0), 0);
 
-let server; // the repository: the gallery in dist/site/, a blank page in tests/browser/
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  server = await serve(ROOT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServedBrowser(ROOT); // the repository: the gallery in dist/site/, a blank page in tests/browser/
 
 /** The gallery with every figure scrolled to and drawn. */
 async function openGallery(lang, { width = 1200, height = 900 } = {}) {
-  const { page, errors } = await openPage(browser.context);
+  const { page, errors } = await openPage(site.context);
   await page.setViewportSize({ width, height });
-  await page.goto(`${server.url}${GALLERY}?lang=${lang}`);
+  await page.goto(`${site.url}${GALLERY}?lang=${lang}`);
   await page.waitForFunction((n) => document.querySelectorAll('minimind-attention').length === n, FIGURE_COUNT);
   const lazy = await page.$$eval('minimind-attention', (figures) => figures.map((f) => f.dataset.state));
   for (let i = 0; i < FIGURE_COUNT; i += 1) {
@@ -262,7 +247,7 @@ test('"open in playground" opens the playground on the same numbers', async () =
     }
   }
   const open = async (href, ready) => {
-    const { page: playground, errors: playgroundErrors } = await openPage(browser.context, href);
+    const { page: playground, errors: playgroundErrors } = await openPage(site.context, href);
     await playground.waitForSelector(ready, { timeout: 30000 });
     return { playground, playgroundErrors };
   };
@@ -336,7 +321,7 @@ test('a copied snippet works on a page of its own', async () => {
     /^<iframe src="[^"]*embed=1[^"]*" width="100%" height="\d+" style="border: 0" loading="lazy" title="[^"]+"><\/iframe>$/,
   );
 
-  const { page: course, errors } = await openPage(browser.context, `${server.url}tests/browser/blank.html`);
+  const { page: course, errors } = await openPage(site.context, `${site.url}tests/browser/blank.html`);
   await course.setContent(`<h1>A course page</h1>\n${she.snippet}\n${lab.snippet.split('\n').slice(1).join('\n')}`);
   await course.waitForFunction(() => [...document.querySelectorAll('minimind-attention')].every((f) => f.dataset.state === 'ready'), null, {
     timeout: 30000,

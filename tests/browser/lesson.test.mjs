@@ -5,33 +5,16 @@
 // switches, restoring from the URL, the compact embed view, the embed-code
 // dialog and bad input. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { serve } from '../../scripts/serve.mjs';
-import { launchBrowser, openPage } from './browser.mjs';
+import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
-const SITE = new URL('../../dist/site/', import.meta.url).pathname;
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
-
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  server = await serve(SITE);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServedBrowser();
 
 async function open(query, { width = 1400, height = 1000, ready = '#lesson-panels' } = {}) {
-  const { page, errors } = await openPage(browser.context);
+  const { page, errors } = await openPage(site.context);
   await page.setViewportSize({ width, height });
-  await page.goto(`${server.url}${query}`);
+  await page.goto(`${site.url}${query}`);
   if (ready) await page.waitForSelector(ready, { timeout: 30000 });
   return { page, errors };
 }
@@ -327,14 +310,14 @@ test('lesson mode restores exactly from its URL', async () => {
     before.row,
     /^output\(<i>C<\/i>\) = \d\.\d{3}×V\((A|B|<i>C<\/i>)\)( \+ \d\.\d{3}×V\((A|B|<i>C<\/i>)\)){2} = \[\d+\.\d{3}, \d+\.\d{3}\]$/,
   );
-  const { page: restored } = await open(url.slice(server.url.length));
+  const { page: restored } = await open(url.slice(site.url.length));
   await restored.waitForSelector('[data-lesson-stage="output"]');
   assert.deepEqual(await read(restored), before);
   // An example's link is short and restores it too.
   await loadExample(restored, 'softmax');
   assert.match(restored.url(), /[?&]example=softmax(&|$)/);
   assert.doesNotMatch(restored.url(), /scores=/);
-  const { page: again } = await open(restored.url().slice(server.url.length));
+  const { page: again } = await open(restored.url().slice(site.url.length));
   assert.deepEqual((await readPanel(again, 'weights')).text, [
     ['0.09', '0.24', '0.67'],
     ['0.00', '0.00', '1.00'],
@@ -376,6 +359,101 @@ test('bad manual input gives a clear message, and fixing it brings the matrices 
   await settled(page);
   assert.equal(await page.$('#lesson-problems'), null);
   assert.deepEqual((await readPanel(page, 'raw')).text, [['1.4600', '0.1100', '1.2000']]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Lesson 2.5's Python, pasted as it is printed there, and the one-line forms.
+const PASTED_Q = `Q = torch.tensor([
+    [1.0, 0.0],   # 小明
+    [0.0, 1.0],   # 小红
+    [0.5, 0.5],   # 她
+])`;
+const PASTED_K = 'K = torch.tensor([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4],], dtype=torch.float32)';
+const PASTED_V = `V = torch.tensor([
+    [1.0, 2.0],  # 小明
+    [3.0, 4.0],  # 小红
+    [5.0, 6.0],  # 她
+], dtype=torch.float32)`;
+
+test('the lesson’s Python pasted as it is into Q, K and V: torch.tensor blocks, # comments as labels, one-line tensors, dtype=', async () => {
+  const { page, errors } = await open('?input=manual&lang=en');
+  // A paste: the field's text replaced by what the clipboard holds, one input event.
+  const paste = async (selector, text) => {
+    await page.fill(selector, '');
+    await page.focus(selector);
+    await page.keyboard.insertText(text);
+  };
+  await page.fill('#lesson-labels', '');
+  await paste('#lesson-q', PASTED_Q);
+  await paste('#lesson-k', PASTED_K);
+  await paste('#lesson-v', PASTED_V);
+  await page.check('#causal');
+  await page.check('#scale');
+  await settled(page);
+  assert.equal(await page.$('#lesson-problems'), null, 'no problem with the pasted code');
+  // The numbers the code holds, computed here: Q·Kᵀ, ÷ √2, the causal mask, softmax, · V.
+  const Q = [
+    [1, 0],
+    [0, 1],
+    [0.5, 0.5],
+  ];
+  const K = [
+    [0.9, 0.1],
+    [0.2, 0.8],
+    [0.6, 0.4],
+  ];
+  const V = [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ];
+  const raw = Q.map((q) => K.map((k) => q[0] * k[0] + q[1] * k[1]));
+  const weights = raw.map((row, i) => {
+    const e = row.map((x, j) => (j > i ? 0 : Math.exp(x / Math.SQRT2)));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
+  });
+  const output = weights.map((w) => [0, 1].map((d) => w.reduce((sum, x, j) => sum + x * V[j][d], 0)));
+  const close = (got, want, tolerance, what) =>
+    got.forEach((row, i) =>
+      row.forEach((x, j) => assert.ok(Math.abs(x - want[i][j]) < tolerance, `${what}[${i}][${j}] = ${x}, want ${want[i][j]}`)),
+    );
+  const rawPanel = await readPanel(page, 'raw');
+  close(rawPanel.values, raw, 1e-6, 'Q·Kᵀ');
+  close((await readPanel(page, 'weights')).values, weights, 1e-6, 'weights');
+  const outputPanel = await readPanel(page, 'output');
+  close(outputPanel.values, output, 1e-5, 'weights·V');
+  // The rows' comments name the tokens (no labels typed), and the page says where they came from.
+  assert.deepEqual(rawPanel.rows, ['小明', '小红', '她']);
+  assert.deepEqual(rawPanel.cols, ['小明', '小红', '她']);
+  assert.match(await page.textContent('.lesson-info'), /Labels from the # comments of Q: 小明 小红 她/);
+  // The shapes, named by their axes.
+  assert.match(rawPanel.title, /\[Tq, Tk\] = \[3, 3\]/);
+  assert.match(outputPanel.title, /\[Tq, dv\] = \[3, 2\]/);
+  // The dot product spelled out with the numbers as pasted.
+  await page.click('#lesson-panels [data-lesson-stage="raw"] tbody tr:nth-child(3) td:nth-of-type(1)');
+  assert.match(await page.textContent('#lesson-dot'), /^scores\[2\]\[0\] = q\(她\) · k\(小明\) = 0\.5×0\.9 \+ 0\.5×0\.1 = /);
+  // Typed labels still win over the comments.
+  await page.fill('#lesson-labels', 'A B C');
+  await settled(page);
+  assert.deepEqual((await readPanel(page, 'raw')).cols, ['A', 'B', 'C']);
+  // Scores pasted as PyTorch writes them, −∞ as float('-inf').
+  await page.check('input[name="lesson-kind"][value="scores"]');
+  await paste('#lesson-scores', "scores = torch.tensor([1.0, 2.0, float('-inf')])");
+  await page.uncheck('#causal');
+  await settled(page);
+  const pasted = (await readPanel(page, 'weights')).values[0];
+  const e = Math.exp(1) / (Math.exp(1) + Math.exp(2));
+  close([pasted], [[e, 1 - e, 0]], 1e-6, 'softmax([1, 2, −∞])');
+  assert.equal(pasted[2], 0);
+  // A call the page cannot run is named where it stands.
+  await page.check('input[name="lesson-kind"][value="qkv"]');
+  await paste('#lesson-k', 'K = torch.randn(3, 2)');
+  await page.waitForSelector('#lesson-problems');
+  assert.deepEqual(await page.$$eval('#lesson-problems li', (items) => items.map((li) => li.textContent)), [
+    'K, row 1, column 1: “torch.randn” is not a number.',
+  ]);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -437,7 +515,7 @@ test('lesson 11, labs A and B: the records the lesson expects, and the lab’s a
       },
       await page.inputValue('#embed-component'),
     );
-    assert.deepEqual(component, { view: 'lab', preset: 'lab-a', seed: '0', lang, playground: server.url });
+    assert.deepEqual(component, { view: 'lab', preset: 'lab-a', seed: '0', lang, playground: site.url });
     assert.match(await page.inputValue('#embed-iframe'), /(\?|&amp;)lab=lab-a(&amp;|")/);
     await page.click('#embed-close');
 
@@ -562,7 +640,7 @@ test('copy embed code: the iframe snippet restores the view, the component snipp
   assert.equal(parsed.frame.loading, 'lazy');
   assert.match(parsed.frame.title, /lab-b, layer 1, head 4/);
   assert.equal(parsed.script.type, 'module');
-  assert.equal(parsed.script.src, `${server.url}minimind-attention.js`);
+  assert.equal(parsed.script.src, `${site.url}minimind-attention.js`);
   const { playground, ...attributes } = parsed.attributes;
   assert.deepEqual(attributes, {
     text,
@@ -574,7 +652,7 @@ test('copy embed code: the iframe snippet restores the view, the component snipp
     scale: 'false',
     lang: 'en',
   });
-  assert.equal(playground, server.url, '"open in playground" leads back to this page');
+  assert.equal(playground, site.url, '"open in playground" leads back to this page');
   // The iframe's src is this view, embedded.
   const src = new URL(parsed.frame.src);
   assert.equal(src.searchParams.get('embed'), '1');
@@ -624,7 +702,7 @@ test('copy embed code: the iframe snippet restores the view, the component snipp
     causal: 'false',
     scale: 'false',
     lang: 'en',
-    playground: server.url,
+    playground: site.url,
   });
   const lessonSrc = await page.evaluate(
     (html) => new DOMParser().parseFromString(html, 'text/html').querySelector('iframe').src,

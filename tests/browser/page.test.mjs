@@ -5,34 +5,19 @@
 // tokenisation, random weights); the trained model the page opens on has its
 // own tests (demo_model.test.mjs). Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { tokenize } from '../../web/tokenize.mjs';
-import { launchBrowser, openPage } from './browser.mjs';
+import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
-const SITE = new URL('../../dist/site/', import.meta.url).pathname;
-const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(ARTIFACTS, { recursive: true });
-  server = await serve(SITE);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useServedBrowser();
 
 async function openPlayground(query = '', { languages = ['en-US', 'en'], watchProgress = false } = {}) {
-  const { page, errors } = await openPage(browser.context);
+  const { page, errors } = await openPage(site.context);
   await page.setViewportSize({ width: 1400, height: 1000 });
   if (watchProgress) {
     // Notes whether the build progress bar was ever visible with some progress.
@@ -47,7 +32,7 @@ async function openPlayground(query = '', { languages = ['en-US', 'en'], watchPr
   }
   // The browser's language preference, as navigator.languages reports it.
   await page.addInitScript((list) => Object.defineProperty(navigator, 'languages', { get: () => list }), languages);
-  await page.goto(`${server.url}${query}`);
+  await page.goto(`${site.url}${query}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return { page, errors };
 }
@@ -166,7 +151,7 @@ test('the stage switch shows QKᵀ, ÷√d, + mask and softmax with their shapes
       if (j > i) {
         assert.equal(raw.table.cells[i][j].masked, false, 'QKᵀ has real numbers above the diagonal');
         assert.equal(masked.table.cells[i][j].masked, true);
-        assert.match(masked.table.cells[i][j].text, /^−∞/);
+        assert.equal(masked.table.cells[i][j].text, '—'); // one legend says what "—" is
       } else {
         assert.equal(masked.table.cells[i][j].value, scaled.table.cells[i][j].value);
       }
@@ -220,7 +205,7 @@ test('the URL restores the same view exactly', async () => {
   await waitForTokens(page, ['今天', '天气', '很', '好', '！']);
   const url = page.url();
   const before = { table: await readTable(page), title: await page.textContent('#view-title') };
-  const { page: restored } = await openPlayground(url.slice(server.url.length));
+  const { page: restored } = await openPlayground(url.slice(site.url.length));
   await waitForTokens(restored, ['今天', '天气', '很', '好', '！']);
   assert.equal(await restored.inputValue('#text'), '今天 天气 很 好 ！');
   assert.equal(await restored.inputValue('#preset'), 'lab-b');
@@ -280,7 +265,7 @@ test('a bad config shows the core’s message and the page keeps working', async
   const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent('a b c')}`);
   await waitForTokens(page, ['a', 'b', 'c']);
   await page.click('#config summary');
-  await page.fill('input[name="num_attention_heads"]', '6');
+  await page.fill('#config input[name="num_attention_heads"]', '6');
   await page.waitForFunction(() => document.querySelectorAll('#config-problems li').length > 0);
   const problems = await page.$$eval('#config-problems li', (items) => items.map((li) => li.textContent));
   assert.ok(
@@ -288,15 +273,15 @@ test('a bad config shows the core’s message and the page keeps working', async
     problems.join(' | '),
   );
   assert.equal(await page.isDisabled('#config-apply'), true);
-  await page.fill('input[name="num_key_value_heads"]', '4');
+  await page.fill('#config input[name="num_key_value_heads"]', '4');
   await page.waitForFunction(() => document.querySelectorAll('#config-problems li').length === 2);
   assert.match(await page.textContent('#config-problems'), /num_attention_heads 6 is not a multiple of num_key_value_heads 4/);
   // The old model still answers.
   await typeText(page, 'a b c d');
   await waitForTokens(page, ['a', 'b', 'c', 'd']);
   // A valid edit (lab B's heads on lab A) builds, with its derived shapes.
-  await page.fill('input[name="hidden_size"]', '96');
-  await page.fill('input[name="num_key_value_heads"]', '3');
+  await page.fill('#config input[name="hidden_size"]', '96');
+  await page.fill('#config input[name="num_key_value_heads"]', '3');
   await page.waitForFunction(() => document.querySelector('#config-problems .ok'));
   const derived = await page.$$eval('#derived dd', (dds) => dds.map((dd) => dd.textContent));
   assert.deepEqual(derived.slice(0, 4), ['16', '6 / 3 = 2', '(1, 4, 96)', '(1, 4, 48)']);
@@ -319,7 +304,16 @@ test('exports: CSV and JSON hold the matrix, PNG is an image', async () => {
   };
   const csv = await grab('#export-csv');
   assert.equal(csv.name, 'minimind-lab-a-L0-H0-attn_weights.csv');
-  const lines = csv.bytes.toString('utf8').trim().split('\r\n');
+  // after the '# key: value' lines that say what the matrix is
+  const all = csv.bytes.toString('utf8').trim().split('\r\n');
+  const header = Object.fromEntries(
+    all.filter((l) => l.startsWith('# ')).map((l) => [l.slice(2, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+  );
+  assert.match(header.model, /^lab-a \(untrained/, all.join('\n'));
+  assert.equal(header.stage, 'attn_weights (softmax)');
+  assert.equal(header.causal_mask, 'on');
+  assert.deepEqual(JSON.parse(header.tokens), ['a', 'b,', '"c"', '=d']);
+  const lines = all.filter((l) => !l.startsWith('# '));
   assert.equal(lines[0], 'query\\key,a,"b,","""c""",\'=d');
   assert.equal(lines.length, 5);
   assert.deepEqual(lines[1].split(',').slice(1).map(Number), [1, 0, 0, 0]);

@@ -9,6 +9,7 @@
 // (lesson_input.mjs, lab_record.mjs). Built with textContent only.
 import { scaleFor, textColorOn } from '../colors.mjs';
 import { LAB_IDS, WEIGHTS_KEY, parseLabRecord, recordRows } from '../lab_record.mjs';
+import { watchOverflow } from '../views/scroll_cue.mjs';
 import { validateLesson } from '../lesson_input.mjs';
 import { formatValue } from '../views/lesson_matrices.mjs';
 
@@ -178,8 +179,13 @@ export function renderLab(box, t, { lab, seed, rows, labels, weights }) {
     body.append(tr);
   }
   record.append(head, body);
+  // A record wider than its box (a phone) scrolls inside it, and says so.
   const left = element('div', 'record-box');
   left.append(record);
+  const hint = element('p', 'scroll-hint', t('table.scrollHint'));
+  hint.hidden = true;
+  const recordColumn = element('div', 'record-column');
+  recordColumn.append(hint, left);
   const matrix = panel({
     stage: 'weights',
     title: t('embed.labMatrix'),
@@ -192,7 +198,8 @@ export function renderLab(box, t, { lab, seed, rows, labels, weights }) {
     masked: (i, j) => j > i, // the future: the lesson expects exactly 0
   });
   const row = element('div', 'panels-row lab');
-  row.append(left, matrix);
+  row.append(recordColumn, matrix);
   box.replaceChildren(row);
+  watchOverflow(left, hint);
   return { title: t(`lab.title.${lab}`), details: t('embed.model', { name: lab, seed }) };
 }

@@ -19,6 +19,7 @@ export const PAGE_TERMS = [
   'matrix.query',
   'matrix.key',
   'matrix.tableCaption',
+  'table.scrollHint',
   ...LESSON_PAGE_TERMS,
   ...DEMO_TERM_KEYS,
 ];
@@ -35,6 +36,7 @@ const en = {
   'matrix.query': 'query',
   'matrix.key': 'key',
   'matrix.tableCaption': 'Layer {layer}, head {head}, {stage}: rows = queries, columns = keys',
+  'table.scrollHint': 'Scroll sideways for more →',
   'embed.loading': 'Loading MiniMind…',
   'embed.building': 'Building {name} ({params} parameters, random weights); the page may pause for a moment…',
   'embed.model': '{name} (untrained: random weights) · seed {seed}',
@@ -77,6 +79,7 @@ const zhCN = {
   'matrix.query': 'query',
   'matrix.key': 'key',
   'matrix.tableCaption': '第 {layer} 层，第 {head} 个头，{stage}：行 = query，列 = key',
+  'table.scrollHint': '左右滑动查看更多 →',
   'embed.loading': '正在加载 MiniMind…',
   'embed.building': '正在构建 {name}（{params} 个参数，随机权重），页面可能会停顿片刻…',
   'embed.model': '{name}（随机权重，未训练）· 种子 {seed}',

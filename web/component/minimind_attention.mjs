@@ -37,6 +37,7 @@ import { embedText } from './messages.mjs';
 import { playgroundUrl } from './playground_link.mjs';
 import { LoadError, acquireModel, describeModel, loadRuntime } from './runtime.mjs';
 import { STYLE } from './style.mjs';
+import { TRAIN_ATTRIBUTES, TrainFigure, readTrainAttributes } from './train_figure.mjs';
 
 const MAX_TOKENS = 128; // as the page
 // Models this large take a noticeable time to build on the main thread:
@@ -68,7 +69,7 @@ function loadFailure(error) {
 
 export class MiniMindAttention extends ElementBase {
   static get observedAttributes() {
-    return ATTRIBUTES;
+    return [...ATTRIBUTES, ...TRAIN_ATTRIBUTES];
   }
 
   #parts;
@@ -84,6 +85,7 @@ export class MiniMindAttention extends ElementBase {
   #layout = null;
   #drawnSize = null;
   #focus = null; // {i, j} under the pointer
+  #train = null; // the training view (train_figure.mjs), once the `train` attribute was set
 
   constructor() {
     super();
@@ -142,6 +144,7 @@ export class MiniMindAttention extends ElementBase {
   }
 
   disconnectedCallback() {
+    this.#train?.dispose();
     this.#visibility?.disconnect();
     this.#visibility = null;
     this.#resize?.disconnect();
@@ -158,6 +161,7 @@ export class MiniMindAttention extends ElementBase {
 
   /** The drawn matrix (rows = queries, columns = keys) as number[][], or null; the first step drawn in a lesson view. */
   get weights() {
+    if (this.#train && !this.#train.root.hidden) return this.#train.weights;
     return this.#shown ? (this.#shown.rows ?? this.#rows()) : null;
   }
 
@@ -190,6 +194,11 @@ export class MiniMindAttention extends ElementBase {
       this.#parts.frame.lang = spec.lang;
       this.#parts.frame.classList.toggle('fixed', spec.height !== null);
       this.#parts.frame.style.height = spec.height ?? '';
+      if (this.#training()) return this.#showTraining(spec, problems);
+      if (this.#train && !this.#train.root.hidden) {
+        this.#train.dispose();
+        this.#train.root.hidden = true;
+      }
       if (problems.length) return this.#fail(problems.map((p) => t(p.key, p.params)).join('; '));
       if (!this.#visible) return this.#showStatus('loading', t('embed.loading'));
       if (!this.#shown) this.#showStatus('loading', t('embed.loading'));
@@ -276,6 +285,40 @@ export class MiniMindAttention extends ElementBase {
       note: trained ? headNote((k, params) => embedText(spec.lang, k, params), trained.files.heads, { layer, head }) : '',
     };
     this.#ready({ tokens: [...tokens], matrix: this.#rows(), layer, head, stage });
+  }
+
+  #training() {
+    const value = this.getAttribute('train');
+    return value !== null && !/^(false|0|off|no)$/i.test(value.trim());
+  }
+
+  // <minimind-attention train>: a live training run (train_figure.mjs) in place of the matrix.
+  #showTraining(spec, problems) {
+    const t = (key, params) => embedText(spec.lang, key, params);
+    const own = readTrainAttributes((name) => this.getAttribute(name), spec.lang);
+    // The training view has no preset: a config is on top of its own default shape.
+    const all = [...problems.filter((p) => p.key !== 'embed.trainedConfig').map((p) => t(p.key, p.params)), ...own.problems];
+    if (all.length || !this.#visible) {
+      this.#train?.dispose();
+      if (this.#train) this.#train.root.hidden = true;
+      return all.length ? this.#fail(all.join('; ')) : this.#showStatus('loading', t('embed.loading'));
+    }
+    this.#held?.release();
+    this.#held = null;
+    this.#trace = null;
+    this.#shown = null;
+    this.#train ??= new TrainFigure({
+      shadow: this.shadowRoot,
+      frame: this.#parts.frame,
+      host: this,
+      onReady: (detail) => {
+        if (this.getAttribute('data-state') !== 'ready') this.setAttribute('data-state', 'ready');
+        this.dispatchEvent(new CustomEvent('minimind-ready', { bubbles: true, composed: true, detail }));
+      },
+    });
+    for (const name of ['caption', 'note', 'plot', 'footer', 'status']) this.#parts[name].hidden = true;
+    this.#train.root.hidden = false;
+    this.#train.update({ lang: spec.lang, text: spec.text, layer: spec.layer, head: spec.head }, own.run);
   }
 
   // The lessons' views need no model: the core computes them from the attributes (or the lab's preset) at once.

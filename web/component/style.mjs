@@ -180,11 +180,36 @@ table.heat td[data-masked] {
   color: #333;
   background: repeating-linear-gradient(135deg, #e4e4e4 0 5px, #c8c8c8 5px 6px);
 }
-.record-box {
+.record-column {
   /* As wide as the record when it fits: the matrix goes beside it, or below. */
   flex: 0 1 auto;
   max-width: 100%;
+  min-width: 0;
+}
+.record-box {
+  max-width: 100%;
   overflow-x: auto;
+}
+/* The sides of a scrolling record with more to see fade (scroll_cue.mjs). */
+.record-box[data-overflow='right'] {
+  -webkit-mask-image: linear-gradient(to right, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to right, #000 calc(100% - 2.5rem), transparent);
+}
+.record-box[data-overflow='left'] {
+  -webkit-mask-image: linear-gradient(to left, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to left, #000 calc(100% - 2.5rem), transparent);
+}
+.record-box[data-overflow='left right'] {
+  -webkit-mask-image: linear-gradient(to right, transparent, #000 2.5rem, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to right, transparent, #000 2.5rem, #000 calc(100% - 2.5rem), transparent);
+}
+.scroll-hint {
+  margin: 0.3rem 0 0.1rem;
+  font-size: 0.8rem;
+  color: #555;
+}
+.scroll-hint[hidden] {
+  display: none;
 }
 table.record th,
 table.record td {

@@ -1,10 +1,12 @@
 // English UI text. Keys are shared with zh-CN.mjs; {name} marks a parameter.
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
+import { TRAIN_TERMS } from './train_terms.mjs';
 
 export default {
   ...LESSON_TERMS['en'],
   ...DEMO_TERMS['en'],
+  ...TRAIN_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',
   'app.gallery': 'Gallery: every lesson example',
   'app.subtitle':
@@ -107,6 +109,9 @@ export default {
   'matrix.hint': 'Hover or focus a cell (arrow keys) to read its numbers; click a row or press Enter to explain it.',
   'matrix.table': 'Show as a table',
   'matrix.tableCaption': 'Layer {layer}, head {head}, {stage}: rows = queries, columns = keys',
+  'matrix.hintTouch': 'Tap a cell to read its numbers (q·k, ÷√d, weight) and explain its row.',
+  'table.scrollHint': 'Scroll sideways for more →',
+  'skip.matrix': 'Skip to the matrix',
   'legend.label': 'Colour scale',
   'row.title': 'What the selected row computes',
   'row.formula': 'output({query}) = {terms}',
@@ -158,7 +163,7 @@ export default {
   'lesson.scores': 'Scores (one row per query; −∞ or -inf allowed)',
   'lesson.decimals': 'Decimals',
   'lesson.format':
-    'Numbers separated by spaces or commas (，、 too), one row per line (or “;”). Lines copied from the lesson’s Python work too: brackets and # comments are ignored. At most 16 tokens × 64 dimensions.',
+    'Numbers separated by spaces or commas (，、 too), one row per line (or “;”). The lesson’s Python pastes as is (Q = torch.tensor([ … ]), rows with # comments, dtype=…): each innermost [ … ] is a row, and the rows’ comments name the tokens. At most 16 tokens × 64 dimensions.',
   'lesson.yours': 'Your matrices',
   'lesson.problems': 'These matrices cannot be computed yet:',
   'lesson.caption.raw': 'row i, column j = q_i · k_j (click a cell to expand it)',
@@ -242,4 +247,26 @@ export default {
   'overview.reset': 'all heads on',
   'demo.ablation':
     'Try switching off layer {layer}, head {head} (the pronoun head) below: measured on held-out sentences, how often the model guesses what the referent does next, right after the pronoun, falls from {on} to {off} without it.',
+  // Lesson paste, honest views, exports that stand alone.
+  'lesson.note.commentLabels': 'Labels from the # comments of {name}: {labels}. Type labels above to name the tokens otherwise.',
+  'lesson.switch.causalOffShare':
+    'Causal mask off: every token also reads the tokens after it ({percent}% of the weight goes to later tokens), the lesson’s “information leak”.',
+  'chips.collision':
+    'Same id for different words: {pairs}. Without a tokenizer, ids are hashes (3 + FNV-1a mod (vocab − 3)), so the model reads these words as one and the same token.',
+  'chips.collisionPair': '{words} → #{id}',
+  'chips.collisionTitle': '{token} has the same id #{id} as {others}: the model cannot tell them apart',
+  'matrix.shape': '{stage} [H, T, T] = [{H}, {T}, {T}] · head {head} shown: [T, T] = [{T}, {T}]',
+  'matrix.empty': 'No matrix: the text has no tokens.',
+  'matrix.previousLoading': 'Previous model: {previous}. This matrix is the previous model’s; {name} is loading…',
+  'matrix.previousComputing': 'Previous model: {previous}. This matrix is the previous model’s; computing the matrix of {name}…',
+  'export.svg': 'SVG',
+  'export.title': '{model} · layer {layer} · head {head} · {stage}',
+  'export.switches':
+    'causal mask {causal} · ÷ √d {scale} · [H, T, T] = {shape} · head {head}: [T, T] = [{T}, {T}] · rows = queries, columns = keys',
+  'export.generated': 'generation: {prompt} prompt tokens + {generated} generated (KV cache)',
+  'export.ablated': 'switched off: {heads}',
+  'export.tokens': 'tokens ({count}):',
+  'export.scale': 'colour scale: {stage}',
+  'export.maskedOrNotComputed': 'masked (−∞ → 0) or not computed by cached decoding',
+  'export.seed': ', seed {seed}',
 };

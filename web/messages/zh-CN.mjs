@@ -1,10 +1,12 @@
 // 简体中文界面文本。键与 en.mjs 相同；{name} 是参数。
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
+import { TRAIN_TERMS } from './train_terms.mjs';
 
 export default {
   ...LESSON_TERMS['zh-CN'],
   ...DEMO_TERMS['zh-CN'],
+  ...TRAIN_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
   'app.gallery': '图库：课程里的每个例子',
   'app.subtitle':
@@ -108,6 +110,9 @@ export default {
   'matrix.hint': '把鼠标移到格子上或用方向键聚焦来查看数值；点击一行或按回车查看解释。',
   'matrix.table': '以表格显示',
   'matrix.tableCaption': '第 {layer} 层，第 {head} 个头，{stage}：行 = query，列 = key',
+  'matrix.hintTouch': '点一下格子查看它的数值（q·k、÷√d、权重），并解释这一行。',
+  'table.scrollHint': '左右滑动查看更多 →',
+  'skip.matrix': '跳到矩阵',
   'legend.label': '颜色刻度',
   'row.title': '选中的这一行算了什么',
   'row.formula': 'output({query}) = {terms}',
@@ -157,7 +162,7 @@ export default {
   'lesson.scores': 'Scores（每个 query 一行；可以写 −∞ 或 -inf）',
   'lesson.decimals': '小数位数',
   'lesson.format':
-    '数字之间用空格或逗号（，、也可以）分隔，每行一个向量（也可以用“;”或“；”分行）。从课程 Python 代码里复制的行也能用：方括号和 # 注释会被忽略。最多 16 个 token × 64 维。',
+    '数字之间用空格或逗号（，、也可以）分隔，每行一个向量（也可以用“;”或“；”分行）。课程里的 Python 代码可以原样粘贴（Q = torch.tensor([ … ])、带 # 注释的行、dtype=…）：每个最内层的 [ … ] 是一行，行尾的注释就是 token 的名字。最多 16 个 token × 64 维。',
   'lesson.yours': '你输入的矩阵',
   'lesson.problems': '这些矩阵还不能计算：',
   'lesson.caption.raw': '第 i 行第 j 列 = q_i · k_j（点击格子展开计算）',
@@ -237,4 +242,26 @@ export default {
   'overview.reset': '全部打开',
   'demo.ablation':
     '试试在下面“关掉”第 {layer} 层第 {head} 个头（代词头）：在训练时没见过的句子上测得，关掉它以后，模型在代词后面猜中所指的人接下来做什么的比例从 {on} 降到 {off}。',
+  // 课程代码粘贴、如实的视图、能独立使用的导出。
+  'lesson.note.commentLabels': '标签取自 {name} 每行的 # 注释：{labels}。想用别的名字，可以在上面输入标签。',
+  'lesson.switch.causalOffShare':
+    '因果掩码已关闭：每个 token 也能看到它后面的 token（{percent}% 的权重落在后面的 token 上），也就是课程里说的“信息泄露”。',
+  'chips.collision':
+    '不同的词得到了同一个 id：{pairs}。没有分词器时，id 是哈希值（3 + FNV-1a mod (词表大小 − 3)），所以模型把这些词当成同一个 token。',
+  'chips.collisionPair': '{words} → #{id}',
+  'chips.collisionTitle': '{token} 与 {others} 的 id 相同（#{id}）：模型分不清它们',
+  'matrix.shape': '{stage} [H, T, T] = [{H}, {T}, {T}] · 图中是第 {head} 个头：[T, T] = [{T}, {T}]',
+  'matrix.empty': '没有矩阵：文本里没有 token。',
+  'matrix.previousLoading': '上一个模型：{previous}。这是上一个模型的矩阵；正在加载 {name}…',
+  'matrix.previousComputing': '上一个模型：{previous}。这是上一个模型的矩阵；正在计算 {name} 的矩阵…',
+  'export.svg': 'SVG',
+  'export.title': '{model} · 第 {layer} 层 · 第 {head} 个头 · {stage}',
+  'export.switches':
+    '因果掩码：{causal} · ÷ √d：{scale} · [H, T, T] = {shape} · 第 {head} 个头：[T, T] = [{T}, {T}] · 行 = query，列 = key',
+  'export.generated': '生成：{prompt} 个提示 token + {generated} 个生成的 token（KV 缓存）',
+  'export.ablated': '已关掉：{heads}',
+  'export.tokens': 'token（{count} 个）：',
+  'export.scale': '颜色刻度：{stage}',
+  'export.maskedOrNotComputed': '被掩码（−∞ → 0），或缓存解码没有计算',
+  'export.seed': '，种子 {seed}',
 };

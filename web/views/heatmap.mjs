@@ -1,7 +1,9 @@
 // The [T, T] matrix of one layer, head and stage as a high-DPI canvas
 // heatmap: queries are rows, keys are columns, token labels on both axes,
 // masked future cells hatched. Hover or focus (arrow keys) a cell to read
-// it; click a row or press Enter to select it. Labels are drawn with
+// it; click a row or press Enter to select it. A tap (no hover on a phone)
+// reads the cell and selects its row; tapping other cells of the selected
+// row reads them without unselecting it, tapping the same cell again does. Labels are drawn with
 // fillText, so token text is never parsed as HTML. A redraw reads no
 // layout (the container's width comes from a ResizeObserver) and keeps the
 // canvas when its size has not changed, so typing redraws within a frame.
@@ -17,7 +19,8 @@ export class HeatmapView {
   #layout = null;
   #focus = null; // {i, j}
   #handlers;
-  #width; // of the canvas's container, CSS px
+  #width; // of the canvas's container's content box, CSS px
+  #focusAtPress = null; // the focused cell when the pointer went down (a tap's mousemove moves it)
   #hatch = null;
   #textWidths = new Map(); // token -> its width in FONT
   #textColors = new Map(); // cell colour -> the colour of its number
@@ -29,21 +32,37 @@ export class HeatmapView {
     canvas.tabIndex = 0;
     canvas.addEventListener('mousemove', (e) => this.#setFocus(this.#cellAt(e), false));
     canvas.addEventListener('mouseleave', () => this.#setFocus(null, false));
+    canvas.addEventListener('pointerdown', () => {
+      this.#focusAtPress = this.#focus;
+    });
     canvas.addEventListener('click', (e) => {
       const cell = this.#cellAt(e, true);
-      if (cell) handlers.onRowSelect?.(cell.i);
+      if (!cell) return;
+      const inside = this.#cellAt(e);
+      if (e.pointerType === 'touch' && inside) {
+        const before = this.#focusAtPress;
+        const again = before && before.i === inside.i && before.j === inside.j;
+        this.#setFocus(inside, true);
+        if (this.#model?.selectedRow === cell.i && !again) return;
+      }
+      handlers.onRowSelect?.(cell.i);
     });
     canvas.addEventListener('focus', () => {
       if (!this.#focus && this.#model?.tokens.length) this.#setFocus({ i: 0, j: 0 }, true);
     });
     canvas.addEventListener('blur', () => this.#setFocus(null, true));
     canvas.addEventListener('keydown', (e) => this.#key(e));
+    // The container's padding leaves room for the canvas's focus ring (the container scrolls, and clips).
     const container = canvas.parentElement;
-    this.#width = container?.clientWidth ?? 600;
+    if (container) {
+      const style = getComputedStyle(container);
+      this.#width = container.clientWidth - (parseFloat(style.paddingLeft) || 0) - (parseFloat(style.paddingRight) || 0);
+    } else this.#width = 600;
     if (container && globalThis.ResizeObserver) {
-      new ResizeObserver(() => {
-        if (container.clientWidth === this.#width) return;
-        this.#width = container.clientWidth;
+      new ResizeObserver((entries) => {
+        const width = Math.floor(entries.at(-1).contentRect.width);
+        if (width === this.#width) return;
+        this.#width = width;
         if (this.#model) this.#draw();
       }).observe(container);
     }

@@ -1,8 +1,10 @@
 // Lesson 11's lab record as a table: each line the lesson asks the learner to
 // record, what it means, the value the lesson says to expect and ours (from
 // mm.labRecord), then the attention weights of batch 0, head 0. Built with
-// textContent only.
+// textContent only. On a narrow screen the table scrolls inside its box,
+// which says so ("scroll →" above it, the hidden side faded: scroll_cue.mjs).
 import { LAB_IDS, LAB_RECORDS, WEIGHTS_KEY, parseLabRecord, recordRows } from '../lab_record.mjs';
+import { watchOverflow } from './scroll_cue.mjs';
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -38,6 +40,8 @@ function weightsTable(weights, t) {
 /** view: {t, lab, record: {preset, seed, text} | null, error, embed, onClose()} */
 export function renderLabView(container, { t, lab, record, error, embed, onClose }) {
   const children = [];
+  let scroll = null;
+  let hint = null;
   const header = element('div', 'lab-header');
   header.append(element('h2', '', t(`lab.title.${lab}`)));
   if (!embed) {
@@ -94,12 +98,15 @@ export function renderLabView(container, { t, lab, record, error, embed, onClose
       body.append(tr);
     }
     table.append(caption, thead, body);
-    const scroll = element('div', 'lesson-scroll');
+    hint = element('p', 'scroll-hint', t('table.scrollHint'));
+    hint.hidden = true;
+    scroll = element('div', 'lesson-scroll lab-record-scroll');
     scroll.append(table);
-    children.push(scroll);
+    children.push(hint, scroll);
     children.push(element('p', 'hint', t('lab.matrixNote', { preset: lab, ids: LAB_IDS })));
   } else if (!error) {
     children.push(element('p', 'hint', t('status.computing')));
   }
   container.replaceChildren(...children);
+  if (scroll) watchOverflow(scroll, hint);
 }

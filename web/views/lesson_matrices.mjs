@@ -29,12 +29,13 @@ function at(matrix, i, j) {
  * One step as a table: rows are queries, columns keys (or value dims).
  * masked(i, j): the cell the mask removed (−∞ before softmax, 0 after).
  */
-function panel({ stage, title, caption, matrix, rows, cols, decimals, masked, colour, onRow, onCell, selectedRow, selectedCell }) {
+function panel({ stage, title, caption, matrix, axes, rows, cols, decimals, masked, colour, onRow, onCell, selectedRow, selectedCell }) {
   const figure = element('figure', 'lesson-panel');
   figure.dataset.lessonStage = stage;
   const figcaption = element('figcaption');
   const heading = element('span');
-  heading.append(element('strong', '', title), element('span', 'lesson-shape', ` [${matrix.shape.join(', ')}]`));
+  // The shape is always named by its axes: [Tq, Tk] = [3, 3].
+  heading.append(element('strong', '', title), element('span', 'lesson-shape', ` ${shapeLabel(axes ?? ['Tq', 'Tk'], matrix.shape)}`));
   figcaption.append(heading);
   if (caption) figcaption.append(element('span', 'lesson-caption', caption));
   figure.append(figcaption);
@@ -94,6 +95,11 @@ function panel({ stage, title, caption, matrix, rows, cols, decimals, masked, co
   return figure;
 }
 
+/** "[Tq, Tk] = [3, 3]": a shape with the names of its axes. */
+export function shapeLabel(axes, shape) {
+  return `[${axes.join(', ')}] = [${shape.join(', ')}]`;
+}
+
 function colourOf(stage, matrix) {
   const scale = scaleFor(stage, matrix.data);
   return scale.color;
@@ -125,6 +131,7 @@ export function renderLessonView(container, view) {
     children.push(box);
   }
   for (const w of validation.warnings) children.push(element('p', 'hint lesson-warning', t(w.key, w.params)));
+  for (const n of validation.notes ?? []) children.push(element('p', 'hint lesson-info', t(n.key, n.params)));
   if (result && !validation.problems.length) {
     children.push(panels(view));
     children.push(...explanations(view));
@@ -210,6 +217,7 @@ function panels(view) {
         title: t('lesson.stage.output'),
         caption: t('lesson.caption.output'),
         matrix: result.output,
+        axes: ['Tq', 'dv'],
         cols: dims,
         colour: colourOf('output', result.output),
         onRow: view.onRow,
@@ -264,9 +272,25 @@ function explanations(view) {
   return out;
 }
 
-function switchNotes({ t, lesson, causal, scale, embed }) {
+/**
+ * The share of the weights on later tokens, when the rows are positions of
+ * the keys' sequence (as many queries as keys); null when they are not: the
+ * rows of typed scores such as softmax([1, 2, 3]) against softmax([10, 20, 30])
+ * are separate vectors, with no "future" to leak.
+ */
+export function futureShare(weights) {
+  const [Tq, Tk] = weights.shape;
+  if (Tq !== Tk) return null;
+  let future = 0;
+  for (let i = 0; i < Tq; i += 1) for (let j = i + 1; j < Tk; j += 1) future += weights.data[i * Tk + j];
+  return future / Tq;
+}
+
+function switchNotes({ t, lesson, causal, scale, embed, result }) {
   const notes = [];
-  if (!causal) notes.push(t('lesson.switch.causalOff'));
+  // "The future leaks" only where there is a future, and it gets weight.
+  const share = causal ? null : futureShare(result.weights);
+  if (share !== null && share > 0) notes.push(t('lesson.switch.causalOffShare', { percent: (100 * share).toFixed(1) }));
   if (lesson.kind === 'scores') {
     if (!embed) notes.push(t('lesson.switch.scoresNoScale')); // about a switch the embed view does not show
   } else if (!scale) notes.push(t('lesson.switch.scaleOff'));

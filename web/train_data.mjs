@@ -1,0 +1,147 @@
+// The training data of the page's Train panel, as MiniMind's pretraining
+// reads it (trainer/dataset/lm_dataset.py PretrainDataset): texts become
+// [bos] + tokenize(text)[:max_seq_len - 2] + [eos]. Texts come from the
+// project's generated corpus (js/corpus.mjs), the lessons' sentences, pasted
+// text, or a dropped .jsonl ({"text": ...} per line, MiniMind's format) or
+// .txt (one text per non-empty line). They are tokenized here, line by line,
+// so that the worker can say how far it got, and handed to the trainer as id
+// arrays (model.trainer({data: [[ids], ...]})), which it takes as whole
+// sequences: the bos and eos are added here, as MiniMind adds them.
+//
+// Packing (optional, on by default): consecutive short texts share one
+// sequence, as the project's own model was trained (js/corpus.mjs
+// packLinesByTokens), so that less of each max_seq_len window is padding.
+// Here the texts' token ids are joined (each text tokenized on its own), not
+// the texts: BPE never merges across a seam, which only differs from
+// tokenizing the joined text where a merge would have crossed it.
+
+/** Where the texts come from. */
+export const SOURCES = Object.freeze(['corpus', 'lessons', 'text', 'file']);
+
+/**
+ * The texts of MiniMind pretraining JSONL (`{"text": ...}` per line; empty
+ * lines skipped). A line that is not JSON or has no string "text" throws an
+ * Error naming its line number (1-based).
+ */
+export function jsonlTexts(jsonl) {
+  const texts = [];
+  const lines = jsonl.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i].trim();
+    if (line === '') continue;
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`line ${i + 1} is not JSON`);
+    }
+    if (typeof value !== 'object' || value === null || typeof value.text !== 'string')
+      throw new Error(`line ${i + 1} has no "text" string (MiniMind's pretraining lines are {"text": ...})`);
+    if (value.text.trim() !== '') texts.push(value.text);
+  }
+  return texts;
+}
+
+/** One text per non-empty line of plain text. */
+export function plainTexts(text) {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+/** A file's or a pasted text's texts: JSONL when its name ends in .jsonl, or (pasted) when every line is a {"text"} object. */
+export function textsOf(content, name = '') {
+  if (/\.jsonl$/i.test(name)) return jsonlTexts(content);
+  if (/\.txt$/i.test(name)) return plainTexts(content);
+  const lines = plainTexts(content);
+  const looksJsonl = lines.length > 0 && lines.every((line) => line.startsWith('{') && line.endsWith('}'));
+  if (looksJsonl) {
+    try {
+      return jsonlTexts(content);
+    } catch {
+      return lines; // text that happens to be braces: one text per line
+    }
+  }
+  return lines;
+}
+
+/**
+ * Tokenizes `texts` one by one with `encode(text) -> ids`, yielding to the
+ * caller every `sliceMs` milliseconds: calls onProgress(done, total) then and
+ * at the end, and awaits `pause()` (a macrotask, so messages are handled).
+ * Returns the id arrays (without bos or eos). `signal.aborted` stops it with
+ * an AbortError.
+ */
+export async function tokenizeTexts(texts, encode, { onProgress = () => {}, pause = defaultPause, sliceMs = 50, signal = null } = {}) {
+  const out = new Array(texts.length);
+  let sliceStart = performance.now();
+  onProgress(0, texts.length);
+  for (let i = 0; i < texts.length; i += 1) {
+    out[i] = encode(texts[i]);
+    if (performance.now() - sliceStart >= sliceMs) {
+      onProgress(i + 1, texts.length);
+      await pause();
+      if (signal?.aborted) throw abortError();
+      sliceStart = performance.now();
+    }
+  }
+  onProgress(texts.length, texts.length);
+  return out;
+}
+
+function defaultPause() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function abortError() {
+  const error = new Error('tokenizing was stopped');
+  error.name = 'AbortError';
+  return error;
+}
+
+/**
+ * Joins consecutive id arrays into groups of at most `maxTokens` ids, first
+ * fit over the `window` groups still open (as corpus.mjs packLinesByTokens
+ * packs texts): an array joins the oldest open group it fits in, else opens
+ * one; the oldest group is closed when more than `window` are open, a full
+ * one at once. An array longer than maxTokens stays alone (the trainer cuts
+ * it). Returns the groups (new arrays), in the order they were closed.
+ */
+export function packIds(idLists, maxTokens, window = 8) {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  if (!Number.isSafeInteger(window) || window < 1) throw new RangeError(`window must be a positive integer, got ${window}`);
+  const packed = [];
+  const open = [];
+  for (const ids of idLists) {
+    if (ids.length === 0) continue;
+    const at = open.findIndex((group) => group.length + ids.length <= maxTokens);
+    if (at >= 0) {
+      open[at].push(...ids);
+      if (open[at].length >= maxTokens - 1) packed.push(open.splice(at, 1)[0]);
+      continue;
+    }
+    open.push([...ids]);
+    if (open.length > window) packed.push(open.shift());
+  }
+  packed.push(...open);
+  return packed;
+}
+
+/**
+ * The trainer's samples: [bos] + ids[:maxSeqLen - 2] + [eos] for every id
+ * array (packed first when `pack`), as PretrainDataset builds them.
+ */
+export function trainingSamples(idLists, { maxSeqLen, bos = 1, eos = 2, pack = true }) {
+  if (!Number.isSafeInteger(maxSeqLen) || maxSeqLen < 2)
+    throw new RangeError(`maxSeqLen must be an integer of at least 2, got ${maxSeqLen}`);
+  const groups = pack ? packIds(idLists, maxSeqLen - 2) : idLists.filter((ids) => ids.length > 0);
+  return groups.map((ids) => [bos, ...ids.slice(0, maxSeqLen - 2), eos]);
+}
+
+/** Tokens the samples hold (bos and eos included), and how many of their padded positions are padding. */
+export function sampleStats(samples, maxSeqLen) {
+  let tokens = 0;
+  for (const s of samples) tokens += Math.min(s.length, maxSeqLen);
+  return { samples: samples.length, tokens, padding: samples.length * maxSeqLen - tokens };
+}

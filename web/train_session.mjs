@@ -1,0 +1,230 @@
+// One training run of a MiniMind in the page, independent of where it runs
+// (the Train panel's worker, web/train_worker.mjs; the <minimind-attention
+// train> element): the model, MiniMind's trainer over id-array samples
+// (train_data.mjs), and what the learner watches form, all read from the
+// real model:
+//   - every batch's loss, learning rate, gradient norm and positions;
+//   - snapshots every `snapshotEvery` batches (and at batch 0): the attention
+//     of every layer and head on the probe sentence, the five most likely next
+//     tokens after every probe position, and head-role scores
+//     (js/head_roles.mjs lightHeadProbes: previous-token, induction, pronoun).
+// runSlice(ms) runs batches for about `ms` milliseconds (at least one), so
+// its caller can handle messages (pause, stop) between slices.
+import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
+import { encodeText } from './demo_model.mjs';
+
+/** The probe sentence of the lessons: 她 refers to 小红. */
+export const LESSON_PROBE = '小明把苹果给了小红，她很开心';
+
+/** The page's default model: generation 3 with MiniMind's 6400-token vocabulary, small enough to train in a minute. */
+export const DEFAULT_CONFIG = Object.freeze({
+  hidden_size: 64,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  vocab_size: 6400,
+});
+
+/** Page-scaled hyperparameters (MiniMind's own are for 26M+ parameters and hours). */
+export const DEFAULT_OPTIONS = Object.freeze({
+  batchSize: 16,
+  maxSeqLen: 64,
+  learningRate: 5e-3,
+  accumulationSteps: 1,
+  gradClip: 1.0,
+  epochs: 3,
+  seed: 42,
+});
+
+const TOP = 5;
+// Candidates that are a character's first bytes are read on (greedily) to the
+// character they make; at most this many such readings per snapshot.
+const MAX_WHOLE = 24;
+const MAX_WHOLE_STEPS = 3;
+
+/** The `k` most likely next tokens of a logits row: [{id, p, logit}], p the softmax at temperature 1. */
+export function topTokens(logits, k = TOP) {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i += 1) if (logits[i] > max) max = logits[i];
+  let sum = 0;
+  for (let i = 0; i < logits.length; i += 1) sum += Math.exp(logits[i] - max);
+  const top = [];
+  for (let id = 0; id < logits.length; id += 1) {
+    const logit = logits[id];
+    if (top.length < k || logit > top[top.length - 1].logit) {
+      top.push({ id, logit });
+      top.sort((a, b) => b.logit - a.logit);
+      if (top.length > k) top.pop();
+    }
+  }
+  return top.map(({ id, logit }) => ({ id, logit, p: Math.exp(logit - max) / sum }));
+}
+
+export class TrainSession {
+  #model;
+  #tokenizer;
+  #trainer;
+  #options;
+  #samples;
+  #snapshotEvery;
+  #probe = null; // {text, ids, tokens}
+  #roleProbes = null;
+  #trainMs = 0;
+  #positions = 0;
+  #lastSnapshotStep = -1;
+  #limit = Infinity;
+
+  /**
+   * model: a Model of js/minimind.mjs (trained in place); tokenizer: MiniMind's;
+   * samples: id arrays (train_data.mjs trainingSamples); options: the
+   * trainer's hyperparameters; probe: the probe sentence; snapshotEvery:
+   * batches between snapshots; roles: false to skip head-role scores;
+   * maxSteps: stop after that many batches (the learning rate still follows
+   * the schedule of every epoch's batches).
+   */
+  constructor({ model, tokenizer, samples, options, probe = LESSON_PROBE, snapshotEvery = 10, roles = true, maxSteps = null }) {
+    if (maxSteps !== null) this.#limit = Math.max(1, Math.floor(maxSteps));
+    this.#model = model;
+    this.#tokenizer = tokenizer;
+    this.#samples = samples.length;
+    this.#options = { ...DEFAULT_OPTIONS, ...options };
+    this.#snapshotEvery = Math.max(1, Math.floor(snapshotEvery));
+    this.#trainer = model.trainer({ data: samples, ...this.#options });
+    if (roles) this.#roleProbes = lightHeadProbes(tokenizer);
+    this.setProbe(probe);
+  }
+
+  get model() {
+    return this.#model;
+  }
+
+  get options() {
+    return { ...this.#options };
+  }
+
+  /** trainer.info() with the wall time spent training and the positions processed (batch rows × max_seq_len, as the CLI counts them). */
+  info() {
+    const info = this.#trainer.info();
+    const totalBatches = Math.min(info.totalBatches, this.#limit);
+    return {
+      ...info,
+      scheduledBatches: info.totalBatches,
+      totalBatches,
+      done: info.done || info.batchesDone >= totalBatches,
+      trainMs: this.#trainMs,
+      positions: this.#positions,
+    };
+  }
+
+  /** The run is over: every batch done, or maxSteps. */
+  get done() {
+    return this.#trainer.done || this.#trainer.info().batchesDone >= this.#limit;
+  }
+
+  /** Sets the probe sentence (read after the bos, as the playground reads text); returns its tokens. */
+  setProbe(text) {
+    const ids = encodeText(this.#tokenizer, text).slice(0, 64);
+    if (ids.length < 2) throw new Error('the probe sentence needs at least one token');
+    const tokens = this.#tokenizer.display(ids).map((t) => t.text);
+    this.#probe = { text, ids, tokens };
+    return tokens;
+  }
+
+  /**
+   * Runs batches for about `budgetMs` (at least one; it stops early at a
+   * snapshot, so that the snapshot is posted at once). Returns {steps:
+   * [{step, epoch, batch, loss, lr, gradNorm, positions, ms}], snapshot: a
+   * snapshot or null, done}.
+   */
+  runSlice(budgetMs = 40) {
+    const started = performance.now();
+    const steps = [];
+    let snapshot = null;
+    const B = this.#options.batchSize;
+    const L = this.#trainer.info().maxSeqLen;
+    while (!this.done) {
+      const batchStart = performance.now();
+      const s = this.#trainer.step();
+      const rows = Math.min(B, this.#samples - (s.batch - 1) * B);
+      this.#positions += rows * L;
+      this.#trainMs += performance.now() - batchStart;
+      const step = this.#trainer.info().batchesDone;
+      steps.push({ step, epoch: s.epoch, batch: s.batch, loss: s.loss, lr: s.lr, gradNorm: s.gradNorm, positions: rows * L, ms: s.ms });
+      if (step % this.#snapshotEvery === 0 || this.done) {
+        snapshot = this.snapshot();
+        break;
+      }
+      if (performance.now() - started >= budgetMs) break;
+    }
+    return { steps, snapshot, done: this.done };
+  }
+
+  /**
+   * What the model does now on the probe: {step, text, ids, tokens, layers,
+   * heads, kvHeads, T, attention: Float32Array [L, H, T, T], top: per position
+   * the next-token candidates [{id, label, p, logit, whole}] (whole: the
+   * character a partial token goes on to make, or null), scores: {previousToken,
+   * induction, pronoun} as [L][H] (or null), ms}. Its time counts as training time.
+   */
+  snapshot() {
+    const started = performance.now();
+    const info = this.#model.info();
+    const L = info.num_hidden_layers;
+    const H = info.num_attention_heads;
+    const { ids, tokens, text } = this.#probe;
+    const T = ids.length;
+    const { logits, trace } = this.#model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
+    const attention = new Float32Array(L * H * T * T);
+    for (let layer = 0; layer < L; layer += 1) attention.set(trace.get(layer, 'attn_weights').data, layer * H * T * T);
+    const V = logits.shape[2];
+    const top = [];
+    let wholeBudget = MAX_WHOLE;
+    for (let t = T - 1; t >= 0; t -= 1) {
+      const row = topTokens(logits.data.subarray(t * V, (t + 1) * V));
+      const labels = this.#tokenizer.display(row.map((c) => c.id));
+      top[t] = row.map((c, k) => {
+        const whole = labels[k].partial && wholeBudget > 0 ? (wholeBudget--, this.#whole(ids, t, c.id)) : null;
+        return { ...c, label: labels[k].text, whole };
+      });
+    }
+    const scores = this.#roleProbes ? scoreHeadRoles(this.#model, this.#roleProbes) : null;
+    const step = this.#trainer.info().batchesDone;
+    this.#lastSnapshotStep = step;
+    const ms = performance.now() - started;
+    this.#trainMs += ms;
+    return { step, text, ids, tokens, layers: L, heads: H, kvHeads: info.num_key_value_heads, T, attention, top, scores, ms };
+  }
+
+  // The character a partial token (<0xE5><0x94>) goes on to make when the
+  // model reads on greedily after it, or null.
+  #whole(ids, row, id) {
+    const sequence = [...ids.slice(0, row + 1), id];
+    for (let k = 0; k < MAX_WHOLE_STEPS; k += 1) {
+      const { logits } = this.#model.forward(sequence);
+      const V = logits.shape[2];
+      const last = logits.data.subarray((sequence.length - 1) * V, sequence.length * V);
+      let best = 0;
+      for (let i = 1; i < V; i += 1) if (last[i] > last[best]) best = i;
+      sequence.push(best);
+      const shown = this.#tokenizer.display(sequence.slice(row + 1));
+      const bytes = shown.filter((s) => s.group === shown[0].group).map((s) => s.text);
+      if (shown[0].groupText !== bytes.join('')) return shown[0].groupText;
+    }
+    return null;
+  }
+
+  /** The step of the newest snapshot (-1: none yet). */
+  get lastSnapshotStep() {
+    return this.#lastSnapshotStep;
+  }
+
+  /** {config: config.json text, weights: model.safetensors bytes} of the model as trained so far. */
+  files(dtype = 'F32') {
+    return { config: this.#model.configJson(), weights: this.#model.safetensors({ dtype }) };
+  }
+
+  dispose() {
+    this.#trainer?.dispose();
+    this.#trainer = null;
+  }
+}
