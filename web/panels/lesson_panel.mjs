@@ -4,20 +4,20 @@
 //    answer; one click loads each of the lesson's worked examples;
 //  - labs A and B: the core's lab record next to the lesson's expected values,
 //    and the page's matrix switched to the lab's preset and batch 0.
-// app.mjs calls setupLessonMode once; everything here redraws from the store.
-import { LAB_IDS } from './lab_record.mjs';
-import { LessonClient } from './lesson_client.mjs';
-import { exampleById, exampleLesson } from './lesson_examples.mjs';
-import { validateLesson } from './lesson_input.mjs';
-import { renderLabView } from './views/lab_record.mjs';
-import { renderLessonView } from './views/lesson_matrices.mjs';
+// app.mjs calls setupLessonPanel once; everything here redraws from the store.
+import { LAB_IDS } from '../lab_record.mjs';
+import { LessonClient } from '../lesson_client.mjs';
+import { exampleById, exampleLesson } from '../lesson_examples.mjs';
+import { validateLesson } from '../lesson_input.mjs';
+import { renderLabView } from '../views/lab_record.mjs';
+import { renderLessonView } from '../views/lesson_matrices.mjs';
 
 /**
  * hooks: {loadModel(), compute(), resetGeneration()} of the page's model view.
  * Store keys used: inputMode, lesson, causal, scale, row, lab, seed, preset,
  * config, files, lang, embed; added: lessonResult, lessonError, labRecord, labError.
  */
-export function setupLessonMode({ store, t, $, workerUrl, hooks }) {
+export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   let cell = null; // the raw score whose dot product is spelled out: [i, j]
   let validation = null;
   const client = new LessonClient(workerUrl, {
