@@ -1,8 +1,10 @@
 // Writes BENCHMARKS.md and bench/time_vs_length.svg from the results of
 // bench/run.mjs (the same data it saves to build/bench/results.json). The
-// Training section sits between two marker comments at the end of the file:
+// Training section sits between two marker comments near the end of the file:
 // writeTrainingSection (node bench/run.mjs --only train) replaces just that
-// part, and a run without training keeps the section that is there.
+// part, and a run without training keeps the section that is there; the same
+// for the "Training in the page" section after it (writePageTrainingSection,
+// --only page-training).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
@@ -239,6 +241,7 @@ export function writeReport(data, mdPath, svgPath) {
   const m = data.machine;
   const svgRel = relative(dirname(mdPath), svgPath);
   const training = data.training ? trainingSection(data.training) : existingTrainingSection(mdPath);
+  const pageTraining = data.pageTraining ? pageTrainingSection(data.pageTraining) : existingPageTrainingSection(mdPath);
   const md = `# Benchmarks
 
 MiniMind's forward pass on the same shapes and the same weights in six runtimes, measured in one
@@ -382,7 +385,7 @@ input token. The bench stops with an error when ort-web or a native build differ
 or when more than half of the positions predict their own token.
 
 ${checksTable(data)}
-${training ? `\n${training}` : ''}`;
+${training ? `\n${training}` : ''}${pageTraining ? `\n${pageTraining}` : ''}`;
   writeFileSync(mdPath, md);
   return basename(mdPath);
 }
@@ -627,31 +630,153 @@ ${TRAINING_END}
 `;
 }
 
-// The Training section as it is in an existing report (empty if none).
-function existingTrainingSection(mdPath) {
+// The part of an existing report between `begin` and `end` (empty if none).
+function existingSection(mdPath, begin, end) {
   if (!existsSync(mdPath)) return '';
   const text = readFileSync(mdPath, 'utf8');
-  const begin = text.indexOf(TRAINING_BEGIN);
-  const end = text.indexOf(TRAINING_END);
-  if (begin < 0 || end < begin) return '';
-  return text.slice(begin, end + TRAINING_END.length) + '\n';
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) return '';
+  return text.slice(from, to + end.length) + '\n';
+}
+
+// Replaces the part between `begin` and `end` of an existing report with
+// `section` (or appends it), leaving every other byte as it is.
+function replaceSection(mdPath, begin, end, section) {
+  let text = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '# Benchmarks\n';
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from >= 0 && to > from) {
+    let after = to + end.length;
+    if (text[after] === '\n') after += 1;
+    text = text.slice(0, from) + section + text.slice(after);
+  } else {
+    text = `${text.replace(/\n*$/, '')}\n\n${section}`;
+  }
+  writeFileSync(mdPath, text);
+}
+
+// The Training section as it is in an existing report (empty if none).
+function existingTrainingSection(mdPath) {
+  return existingSection(mdPath, TRAINING_BEGIN, TRAINING_END);
 }
 
 // Replaces the Training section of an existing report (or appends one),
 // leaving every other byte as it is.
 export function writeTrainingSection(training, mdPath) {
-  const section = trainingSection(training);
-  let text = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '# Benchmarks\n';
-  const begin = text.indexOf(TRAINING_BEGIN);
-  const end = text.indexOf(TRAINING_END);
-  if (begin >= 0 && end > begin) {
-    let after = end + TRAINING_END.length;
-    if (text[after] === '\n') after += 1;
-    text = text.slice(0, begin) + section + text.slice(after);
-  } else {
-    text = `${text.replace(/\n*$/, '')}\n\n${section}`;
-  }
-  writeFileSync(mdPath, text);
+  replaceSection(mdPath, TRAINING_BEGIN, TRAINING_END, trainingSection(training));
+}
+
+// ------------------------------------------------------------------ training in the page
+const PAGE_TRAINING_BEGIN =
+  '<!-- page-training: written by bench/run.mjs (node bench/run.mjs --only page-training rewrites this part alone) -->';
+const PAGE_TRAINING_END = '<!-- /page-training -->';
+
+const secs = (x) => `${x.toFixed(1)} s`;
+const headName = (v) => `L${v.layer} H${v.head}`;
+const STOPPED = {
+  'all goals': 'every goal was reached',
+  'run done': 'the default run ended',
+  'time limit': 'the time limit',
+};
+
+function pageGoalRows(p) {
+  const limit = `${p.limitSeconds / 60} min`;
+  const g = p.goals;
+  const want = p.goalsWanted;
+  const missed = (best) =>
+    `not within ${limit}${p.stopped === 'run done' ? ` (the run ended after ${secs(p.seconds)})` : ''}; best ${best}`;
+  const rows = [];
+  const loss = g.loss;
+  rows.push([
+    `loss (mean of the last ${p.lossWindow} batches) at most half its first value (the mean of the first ${p.lossWindow}: ${fmt(loss.first, 3)})`,
+    `≤ ${fmt(loss.first * want.loss, 3)}`,
+    loss.seconds !== null
+      ? `**${secs(loss.seconds)}** (batch ${loss.step}, ${fmt(loss.reached, 3)})`
+      : missed(loss.best === null ? '–' : `${fmt(loss.best, 3)} (batch ${loss.bestStep})`),
+    loss.seconds !== null ? 'met' : 'missed',
+  ]);
+  const snapshotRow = (label, goal, r, extra = () => '') => {
+    const init =
+      (r.initial === undefined ? '' : `; the untrained model (batch 0): ${fmt(r.initial, 2)}`) +
+      (r.last ? `; the last snapshot (batch ${r.last.step}): ${fmt(r.last.value, 2)} (${headName(r.last)}${extra(r.last)})` : '');
+    const result =
+      r.seconds !== null
+        ? `**${secs(r.seconds)}** (batch ${r.step}, ${headName(r.reached)}: ${fmt(r.reached.value, 2)}${extra(r.reached)})${init}`
+        : missed(r.best ? `${fmt(r.best.value, 2)} (${headName(r.best)}, batch ${r.best.step}${extra(r.best)})${init}` : '–');
+    rows.push([label, `≥ ${goal}`, result, r.seconds !== null ? 'met' : 'missed']);
+  };
+  snapshotRow("some head's previous-token score", want.previousToken, g.previousToken);
+  snapshotRow("some head's induction score", want.induction, g.induction);
+  const tokens = p.probe ? `tokens ${p.probe.columns.join(', ')} from row ${p.probe.row}` : '';
+  snapshotRow(
+    `attention from 她 on 小红 (${tokens}) at the head with the best pronoun score`,
+    want.pronounAttention,
+    g.pronounAttention,
+    (v) => `, its pronoun score ${fmt(v.score, 2)}`,
+  );
+  return rows;
+}
+
+export function pageTrainingSection(p) {
+  const m = p.machine;
+  const s = p.settings;
+  const rows = pageGoalRows(p);
+  const allMet = rows.every((r) => r[3] === 'met');
+  const g = p.goals.pronounAttention;
+  const atInit = g.seconds !== null && g.step === 0;
+  return `${PAGE_TRAINING_BEGIN}
+## Training in the page
+
+The playground's Train panel (\`web/train_panel.mjs\`; the run in its own worker,
+\`web/train_worker.mjs\`, \`web/train_host.mjs\`, \`web/train_session.mjs\`) in headless ${m.chromium},
+measured by \`bench/page_training.mjs\` in one run of \`${p.command}\` on **${m.cpu}** (${m.cores} cores,
+shared with other work), ${m.date}, load average ${m.load} at the start and ${m.loadEnd} at the end. The bench
+opens the playground (1280×800, \`?lang=en\`), presses **Train** (\`#open-train\`: it opens the panel and
+starts the default run) and watches for up to ${p.limitSeconds / 60} minutes, stopping earlier when every goal
+is reached or the run ends. Times are the page's own (\`performance.now()\`), from the click to the
+loss report or the snapshot (every ${s.snapshotEvery} batches, and at batch 0) that reached the goal,
+read through \`#train\`'s read-only \`element.snapshots\` and \`element.trainer\`.
+
+The default run: a new generation-3 MiniMind (hidden ${s.hidden_size}, ${s.num_hidden_layers} layers, ${s.num_attention_heads} heads,
+${s.num_key_value_heads} kv heads, vocabulary 6400, model seed ${s.model_seed}) on ${s.lines} generated corpus lines
+(\`js/corpus.mjs\`${s.pack ? ', packed' : ''}), batch ${s.batchSize} × ${s.maxSeqLen}, learning rate ${s.learningRate}, gradient clip ${s.gradClip},
+${s.epochs} epochs: ${p.trainer.totalBatches} batches. The first batch was reported ${secs(p.firstBatchSeconds)} after the
+click (the worker loads the model, generates and tokenizes the corpus first). Stopped after
+${secs(p.seconds)} (${STOPPED[p.stopped]}), ${p.batches} batches done, ${p.snapshots} snapshots read.
+
+**Training tokens/s in the page: ${fmt(p.tokensPerSecond, 0)}** (the panel's own count: the trainer's
+positions, batch rows × ${s.maxSeqLen}, over its training time, snapshots included); ${fmt(p.wallTokensPerSecond, 0)} by the wall clock
+between the first and the last loss report.
+
+**Goal: all of these within ${p.limitSeconds / 60} minutes of the click: ${allMet ? 'met' : 'missed'}.** Head-role scores are the
+snapshots' (\`js/head_roles.mjs\` \`lightHeadProbes\` / \`scoreHeadRoles\`); the attention from 她 is the
+snapshot's attention of the probe \`${p.probe ? p.probe.text.slice(1).join('') : '–'}\` (after the bos), summed over 小红's
+tokens, at that snapshot's best pronoun head. L·H is layer · head.
+
+| measure | goal | result | |
+|---|---|---|---|
+${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+${
+  atInit
+    ? `
+The attention goal is met by the untrained model's own snapshot at batch 0 (seeded random weights):
+this measure alone does not show that the run learnt the pronoun; its best pronoun head's pronoun
+score (mean over held-out sentences) says more.
+`
+    : ''
+}${PAGE_TRAINING_END}
+`;
+}
+
+// The "Training in the page" section as it is in an existing report (empty if none).
+function existingPageTrainingSection(mdPath) {
+  return existingSection(mdPath, PAGE_TRAINING_BEGIN, PAGE_TRAINING_END);
+}
+
+/** Replaces the "Training in the page" section of an existing report (or appends one), leaving every other byte as it is. */
+export function writePageTrainingSection(pageTraining, mdPath) {
+  replaceSection(mdPath, PAGE_TRAINING_BEGIN, PAGE_TRAINING_END, pageTrainingSection(pageTraining));
 }
 
 // ------------------------------------------------------------------ SVG

@@ -16,17 +16,23 @@
 // (bench/torch_train.py: Debian's torch on one thread, on an OpenBLAS unpacked
 // into build/openblas) train the same configs batch by batch.
 //
+// Training in the page (bench/page_training.mjs): the playground's Train panel in
+// headless Chromium, its default run for up to 5 minutes: tokens/s and the time
+// to the loss, head-role and pronoun-attention goals.
+//
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward]
+//                           [--only train|forward|page-training]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
-// other sections keep their numbers; --only forward is the rest, and keeps the
-// Training section as it is.
+// other sections keep their numbers; --only page-training does the same for the
+// "Training in the page" section (≤ 5 minutes, after building the site);
+// --only forward is the rest, and keeps both training sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
 // (build/bench-native, build/bench-sse), the Wasm micro benchmark
 // (build/bench-wasm) and OpenBLAS (build/openblas). Raw samples go to
-// build/bench/results.json (--only train: build/bench/train-results.json).
+// build/bench/results.json (--only train: build/bench/train-results.json;
+// --only page-training: build/bench/page-training-results.json).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,7 +42,8 @@ import { fileURLToPath } from 'node:url';
 import { checkAgreement, selfPrediction } from './agreement.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
-import { writeReport, writeTrainingSection } from './report.mjs';
+import { measurePageTraining } from './page_training.mjs';
+import { writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
 import { benchTraining, summary } from './train.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -69,9 +76,12 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && only !== 'train' && only !== 'forward') fail(`--only takes "train" or "forward", got "${only}"`);
-const runForward = only !== 'train';
-const runTraining = only !== 'forward';
+if (only !== null && !['train', 'forward', 'page-training'].includes(only))
+  fail(`--only takes "train", "forward" or "page-training", got "${only}"`);
+const runForward = only === null || only === 'forward';
+const runTraining = only === null || only === 'train';
+const runPageTraining = only === null || only === 'page-training';
+const commandLine = ['npm run bench', ...(args.length ? ['--', ...args] : [])].join(' ');
 
 // Repetitions after one warm-up. The scalar build is ~3× slower than SIMD: it
 // gets fewer runs on the big presets so that the whole run stays near 10 minutes.
@@ -662,14 +672,35 @@ async function training(executables, wasmMicro) {
   }
 }
 
+// The Train panel's default run in headless Chromium (the site must be built).
+async function pageTraining() {
+  log('training in the page: the Train panel in headless Chromium, up to 5 minutes');
+  try {
+    const result = await measurePageTraining({ log });
+    return { ...result, command: commandLine };
+  } catch (error) {
+    fail(`training in the page: ${error.message}`);
+  }
+}
+
 async function main() {
   ensureWasm();
+  if (only === 'page-training') {
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    log('building the site (node scripts/build_site.mjs)');
+    run('node', ['scripts/build_site.mjs'], 'building the site');
+    const result = await pageTraining();
+    writeFileSync(`${root}build/bench/page-training-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    writePageTrainingSection(result, outFile);
+    log(`wrote the "Training in the page" section of ${outFile.replace(root, '')} (raw: build/bench/page-training-results.json)`);
+    return;
+  }
   if (runForward) ensureOnnx();
   ensureNative();
   const wasmMicro = ensureWasmMicro();
   const executables = Object.fromEntries(Object.entries(NATIVE_FLAVOURS).map(([name, f]) => [name, `${root}${f.dir}/bench/native_bench`]));
   mkdirSync(`${root}build/bench`, { recursive: true });
-  if (!runForward) {
+  if (only === 'train') {
     log(`training only, on ${os.cpus()[0]?.model} (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)})`);
     const train = await training(executables, wasmMicro);
     writeFileSync(`${root}build/bench/train-results.json`, `${JSON.stringify(train, null, 1)}\n`);
@@ -690,6 +721,7 @@ async function main() {
   run('node', ['scripts/build_site.mjs'], 'building the site');
   const page = await measurePageLatency({ presets: presets.filter((p) => p !== 'minimind-3'), runs: 5 });
   const train = runTraining ? await training(executables, wasmMicro) : undefined;
+  const pageTrain = runPageTraining ? await pageTraining() : undefined;
   info.seconds = Math.round((Date.now() - started) / 1000);
   info.loadEnd = os.loadavg()[0].toFixed(1);
   const reps = Object.fromEntries(
@@ -710,6 +742,7 @@ async function main() {
     prefillLengths: PREFILL_LENGTHS,
     traceTokens: TRACE_TOKENS,
     training: train,
+    pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);

@@ -16,8 +16,9 @@
 // load, so a cancel can load it again); "Download" saves those three files.
 // The panel element (#train) carries data-state (idle | running | paused |
 // done), data-step (batches done) and data-loss (the last batch's loss);
-// element.losses is every reported loss so far, and each report dispatches
-// `minimind-train-steps` ({detail: {steps}}).
+// element.losses is every reported loss so far, element.snapshots the
+// snapshots held and element.trainer the trainer's latest report (positions,
+// trainMs, ...), and each report dispatches `minimind-train-steps` ({detail: {steps}}).
 import { scaleFor } from './colors.mjs';
 import { download } from './export.mjs';
 import { applyTranslations } from './i18n.mjs';
@@ -130,6 +131,12 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     configInfo: null,
   };
   Object.defineProperty(root, 'losses', { get: () => Array.from(history.loss), configurable: true });
+  // Read-only, for scripts (bench/page_training.mjs): the snapshots held and the worker's latest trainer report.
+  Object.defineProperty(root, 'snapshots', {
+    get: () => Array.from({ length: snapshots.length }, (_, k) => snapshots.get(k)),
+    configurable: true,
+  });
+  Object.defineProperty(root, 'trainer', { get: () => (ui.trainer ? { ...ui.trainer } : null), configurable: true });
 
   // ------------------------------------------------------------ the DOM
 
