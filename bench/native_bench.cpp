@@ -192,8 +192,8 @@ int main(int argc, char** argv) {
     const minimind::RandomInit init =
         init_name == "minimind" ? minimind::RandomInit::MiniMind : minimind::RandomInit::Playground;
     const auto start = Clock::now();
-    const minimind::Model model = minimind::Model::random(minimind::preset_config(preset), seed, {},
-                                                          minimind::WeightPacking::Narrowest, init);
+    const minimind::Model model =
+        minimind::Model::random(minimind::preset_config(preset), seed, {}, minimind::WeightPacking::Narrowest, init);
     std::fprintf(stderr, "native_bench: %s (seed %llu, init %s, %s) built in %.0f ms\n", preset.c_str(),
                  static_cast<unsigned long long>(seed), init_name.c_str(), isa(), ms_since(start));
     if (flag(argc, argv, "--serve")) {
