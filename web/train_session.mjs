@@ -12,6 +12,7 @@
 // its caller can handle messages (pause, stop) between slices.
 import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
 import { encodeText } from './demo_model.mjs';
+import { topK } from './top_k.mjs';
 
 /** The probe sentence of the lessons: 她 refers to 小红. */
 export const LESSON_PROBE = '小明把苹果给了小红，她很开心';
@@ -48,16 +49,7 @@ export function topTokens(logits, k = TOP) {
   for (let i = 0; i < logits.length; i += 1) if (logits[i] > max) max = logits[i];
   let sum = 0;
   for (let i = 0; i < logits.length; i += 1) sum += Math.exp(logits[i] - max);
-  const top = [];
-  for (let id = 0; id < logits.length; id += 1) {
-    const logit = logits[id];
-    if (top.length < k || logit > top[top.length - 1].logit) {
-      top.push({ id, logit });
-      top.sort((a, b) => b.logit - a.logit);
-      if (top.length > k) top.pop();
-    }
-  }
-  return top.map(({ id, logit }) => ({ id, logit, p: Math.exp(logit - max) / sum }));
+  return topK(logits, k).map(({ id, value: logit }) => ({ id, logit, p: Math.exp(logit - max) / sum }));
 }
 
 export class TrainSession {

@@ -25,6 +25,7 @@ import { chatPrompt } from '../js/chat_template.mjs';
 import { loadMiniMind } from '../js/minimind.mjs';
 import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
+import { topK } from './top_k.mjs';
 
 export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
@@ -244,16 +245,9 @@ const GENERATION_TRACE = { layers: 'all', stages: TRACE_STAGES };
 
 // The top next-token candidates of a distribution: [{id, label, p}].
 function candidates(probabilities, k = 5) {
-  const top = [];
-  for (let id = 0; id < probabilities.length; id += 1) {
-    const p = probabilities[id];
-    if (top.length < k || p > top[top.length - 1].p) {
-      top.push({ id, p });
-      top.sort((a, b) => b.p - a.p);
-      if (top.length > k) top.pop();
-    }
-  }
-  return top.filter((c) => c.p > 0).map((c) => ({ ...c, label: labelOf(c.id) }));
+  return topK(probabilities, k)
+    .filter((c) => c.value > 0)
+    .map(({ id, value: p }) => ({ id, p, label: labelOf(id) }));
 }
 
 function handleGenStart(message) {
