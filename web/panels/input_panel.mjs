@@ -91,7 +91,9 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
   let computeTimer = null;
   function computeSoon() {
     clearTimeout(computeTimer);
-    if (lastComputeMs < SLOW_FORWARD_MS) return compute();
+    // An emptied text clears the matrix at once: nothing stale waits under the "empty" message.
+    const nothing = store.get().text.trim() === '';
+    if (lastComputeMs < SLOW_FORWARD_MS || nothing) return compute();
     client.supersede('forward'); // the answer for older text must not be drawn meanwhile
     computeTimer = setTimeout(compute, Math.min(MAX_TYPING_DEBOUNCE_MS, lastComputeMs));
   }
