@@ -417,13 +417,29 @@ export const LINE_KINDS = Object.freeze([
   { kind: 'habit', weight: 0.06, make: habitLine },
 ]);
 
-/** `count` corpus texts (no spaces, no newlines), the same for the same seed. */
-export function makeCorpusLines(count, seed = 1) {
+/**
+ * `count` corpus texts (no spaces, no newlines), the same for the same seed.
+ * mix: {kind: weight} in place of LINE_KINDS' weights (kinds left out are
+ * not written), e.g. more copying for a model that must learn fast.
+ */
+export function makeCorpusLines(count, seed = 1, { mix = null } = {}) {
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  const kinds = mix === null ? LINE_KINDS : mixedKinds(mix);
   const rng = makeRng(seed);
   const lines = new Array(count);
-  for (let i = 0; i < count; i++) lines[i] = rng.weighted(LINE_KINDS).make(rng);
+  for (let i = 0; i < count; i++) lines[i] = rng.weighted(kinds).make(rng);
   return lines;
+}
+
+function mixedKinds(mix) {
+  const known = new Set(LINE_KINDS.map((k) => k.kind));
+  for (const [kind, weight] of Object.entries(mix)) {
+    if (!known.has(kind)) throw new RangeError(`mix: unknown line kind "${kind}" (known: ${[...known].join(', ')})`);
+    if (!(Number.isFinite(weight) && weight >= 0)) throw new RangeError(`mix: the weight of "${kind}" must be a number ≥ 0, got ${weight}`);
+  }
+  const kinds = LINE_KINDS.filter((k) => mix[k.kind] > 0).map((k) => ({ ...k, weight: mix[k.kind] }));
+  if (kinds.length === 0) throw new RangeError('mix: give some line kind a weight above 0');
+  return kinds;
 }
 
 /**

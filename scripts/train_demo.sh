@@ -7,14 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# For experiments: DEMO_OUT, DEMO_WORK and DEMO_LR change the output folder,
-# the scratch folder and the learning rate (defaults: the committed model's).
+# For experiments: DEMO_OUT, DEMO_WORK, DEMO_LR and DEMO_CONFIG change the
+# output folder, the scratch folder, the learning rate and the model config
+# (defaults: the committed model's).
 began=$(date +%s)
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 bash scripts/setup.sh
 out=${DEMO_OUT:-models/minimind-demo}
 work=${DEMO_WORK:-build/demo}
 lr=${DEMO_LR:-2e-3}
+config=${DEMO_CONFIG:-scripts/demo_config.json}
 mkdir -p "$out" "$work"
 
 echo "== corpus (js/corpus.mjs, seed 1)"
@@ -24,7 +26,7 @@ echo "== native trainer"
 bash scripts/build.sh native minimind-train
 
 echo "== training (MiniMind's recipe, one epoch)"
-cp scripts/demo_config.json "$work/config.json"
+cp "$config" "$work/config.json"
 build/native/core/minimind-train --config "$work/config.json" --data "$work/corpus.jsonl" \
   --tokenizer models/minimind-tokenizer/tokenizer.json --out "$work/model" \
   --max-seq-len 64 --batch-size 32 --accumulation-steps 1 --lr "$lr" --grad-clip 1.0 \

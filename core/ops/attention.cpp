@@ -11,10 +11,14 @@
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "util/simd_lanes.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
 namespace {
+
+// Below this many multiply-adds in a call's scores, heads run on the caller alone.
+constexpr int64_t kMinParallelProducts = int64_t(1) << 17;
 
 // The shape becomes a Shape only when the trace wants the stage: an untraced
 // call allocates nothing here.
@@ -118,10 +122,14 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
   const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
   const float neg_inf = -std::numeric_limits<float>::infinity();
   float* concat = scratch(s.concat, T * H * Dh);  // [T, H·Dh]
-  float* p = scratch(s.scores, T * Tk);           // [T, Tk]
   const int64_t n = T * Tk;
-  for (int64_t h = 0; h < H; ++h) {
-    const int64_t kv = h / R;  // repeat_kv: q head h reads kv head h / R
+  // Heads in parallel when there is enough work (a long prompt), each on its
+  // thread's scores buffer; every head writes only its own outputs.
+  const bool in_parallel = thread_count() > 1 && H > 1 && n * Dh * H >= kMinParallelProducts;
+  const auto one_head = [&](int64_t h) {
+    thread_local std::vector<float> own_scores;
+    float* p = in_parallel ? scratch(own_scores, n) : scratch(s.scores, n);  // [T, Tk]
+    const int64_t kv = h / R;                                                // repeat_kv: q head h reads kv head h / R
     // QKᵀ: q[:, h] against the packed keys of kv head kv. Each score is one
     // sequential sum over d, as a hand-written q·k loop adds it (lesson 11's
     // manual attention matches the module to the bit).
@@ -158,6 +166,11 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
       if (head_outputs) std::copy(o, o + Dh, head_outputs + (h * T + i) * Dh);
       if (options.ablated_heads && options.ablated_heads[h]) std::fill(o, o + Dh, 0.0f);
     }
+  };
+  if (in_parallel) {
+    parallel_for(H, one_head);
+  } else {
+    for (int64_t h = 0; h < H; ++h) one_head(h);
   }
   record(target, stage::kAttnConcat, {T, H * Dh}, concat);
 

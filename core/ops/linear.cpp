@@ -6,6 +6,7 @@
 
 #include "ops/linear_avx2.h"
 #include "util/simd_lanes.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
@@ -185,10 +186,7 @@ void small_batch(const float* x, int64_t T, int64_t x_stride, const PanelsView& 
   if (T == 3) few_rows<3, Column>(x, x_stride, W, y, y_stride);
 }
 
-}  // namespace
-
-void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
-  if (T <= 0 || W.rows == 0) return;
+void linear_rows_serial(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   if (T >= 4) {
     many_rows(x, T, x_stride, W, y, y_stride);
     return;
@@ -213,6 +211,40 @@ void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& 
     case WeightStorage::BF16:
       return small_batch<BF16Column>(x, T, x_stride, W, y, y_stride);
   }
+}
+
+// Panels [p0, p1) of W: the outputs 8·p0 .. of the whole product.
+PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
+  PanelsView part = W;
+  part.rows = std::min(W.rows, p1 * kPanel) - p0 * kPanel;
+  if (W.storage == WeightStorage::F32) {
+    part.f32 = W.f32_panel(p0);
+  } else {
+    part.half = W.half_panel(p0);
+  }
+  return part;
+}
+
+// Below this many multiply-adds a part, waking threads costs more than it saves.
+constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
+// Parts are whole groups of 4 panels (the decoding tile's group).
+constexpr int64_t kPanelsPerUnit = 4;
+
+}  // namespace
+
+void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  if (T <= 0 || W.rows == 0) return;
+  // Split by output rows (panels of W): every output is still the one
+  // sequential sum it is on one thread, so any thread count gives the same bits.
+  const int64_t units = (W.panels() + kPanelsPerUnit - 1) / kPanelsPerUnit;
+  const int64_t by_work = T * W.rows * W.cols / kMinProductsPerThread;
+  const int64_t parts = std::min<int64_t>({thread_count(), units, std::max<int64_t>(1, by_work)});
+  if (parts <= 1) return linear_rows_serial(x, T, x_stride, W, y, y_stride);
+  parallel_for(parts, [&](int64_t part) {
+    const Range panels = split_range(W.panels(), parts, part, kPanelsPerUnit);
+    if (panels.begin >= panels.end) return;
+    linear_rows_serial(x, T, x_stride, panel_range(W, panels.begin, panels.end), y + panels.begin * kPanel, y_stride);
+  });
 }
 
 // ---- backward (training) ------------------------------------------------

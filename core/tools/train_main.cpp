@@ -7,7 +7,8 @@
 //        [--tokenizer tokenizer.json] [--epochs 1] [--batch-size 32]
 //        [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8]
 //        [--grad-clip 1.0] [--seed 42] [--order shuffle|file]
-//        [--dtype float32|float16] [--log FILE.jsonl]
+//        [--dtype float32|float16] [--log FILE.jsonl] [--threads 1]
+// --threads splits the products by output rows: the same bits for any count.
 // Writes DIR/config.json and DIR/model.safetensors; one line per batch on
 // stderr (and in --log as JSON, the fields of `minimind train --log`).
 #include <chrono>
@@ -26,6 +27,7 @@
 #include "model/presets.h"
 #include "tokenizer/tokenizer.h"
 #include "train/trainer.h"
+#include "util/thread_pool.h"
 
 namespace {
 
@@ -76,7 +78,8 @@ int run(const std::map<std::string, std::string>& args) {
                                        "seed",
                                        "order",
                                        "dtype",
-                                       "log"};
+                                       "log",
+                                       "threads"};
   for (const auto& [name, value] : args) {
     bool known = false;
     for (const char* flag : kFlags) known = known || name == flag;
@@ -88,6 +91,10 @@ int run(const std::map<std::string, std::string>& args) {
   };
   if (get("data").empty() || get("out").empty()) throw std::invalid_argument("give --data FILE and --out DIR");
   const uint64_t seed = uint64_t(integer(args, "seed", 42));
+  const int64_t threads = integer(args, "threads", 1);
+  if (threads < 1 || threads > kMaxThreads)
+    throw std::invalid_argument("--threads must be between 1 and " + std::to_string(kMaxThreads));
+  set_thread_count(int(threads));
   const std::string folder = get("model");
   const auto open_model = [&]() {
     if (!folder.empty()) {

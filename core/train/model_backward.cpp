@@ -10,6 +10,7 @@
 #include "ops/rmsnorm.h"
 #include "train/loss.h"
 #include "train/pretrain_data.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
@@ -23,6 +24,16 @@ void add_into(float* y, const float* x, int64_t n) {
 }
 
 }  // namespace
+
+template <typename Task>
+void ModelBackward::for_sequences(int64_t B, const Task& task) {
+  const int64_t parts = std::min<int64_t>(thread_count(), B);
+  if (int64_t(attention_.size()) < parts) attention_.resize(size_t(parts));
+  parallel_for(parts, [&](int64_t part) {
+    const Range sequences = split_range(B, parts, part);
+    for (int64_t b = sequences.begin; b < sequences.end; ++b) task(b, attention_[size_t(part)]);
+  });
+}
 
 ModelBackward::ModelBackward(const Model& model, const std::vector<Parameter>& params) : rope_(model.config()) {
   const ModelConfig& c = model.config();
@@ -86,28 +97,13 @@ size_t ModelBackward::activation_bytes() const {
       floats += v->capacity();
     }
   }
-  for (const std::vector<float>* v : {&cos_,
-                                      &sin_,
-                                      &final_input_,
-                                      &final_norm_,
-                                      &logits_,
-                                      &d_hidden_,
-                                      &d_branch_,
-                                      &d_other_,
-                                      &d_ffn_,
-                                      &d_up_,
-                                      &d_concat_,
-                                      &d_q_,
-                                      &d_k_,
-                                      &d_v_,
-                                      &linear_.dy_t,
-                                      &linear_.x_panels,
-                                      &linear_.dw,
-                                      &attention_.panels,
-                                      &attention_.row_major,
-                                      &attention_.dscores,
-                                      &attention_.product}) {
+  for (const std::vector<float>* v :
+       {&cos_, &sin_, &final_input_, &final_norm_, &logits_, &d_hidden_, &d_branch_, &d_other_, &d_ffn_, &d_up_,
+        &d_concat_, &d_q_, &d_k_, &d_v_, &linear_.dy_t, &linear_.x_panels, &linear_.dw}) {
     floats += v->capacity();
+  }
+  for (const AttentionCoreScratch& a : attention_) {
+    floats += a.panels.capacity() + a.row_major.capacity() + a.dscores.capacity() + a.product.capacity();
   }
   return floats * sizeof(float) + targets_.capacity() * sizeof(int32_t);
 }
@@ -154,10 +150,11 @@ void ModelBackward::forward_layer(const ModelConfig& c, const LayerWeights& w, L
   }
   float* probs = scratch(a.probs, B * H * T * T);
   float* concat = scratch(a.concat, N * qd);
-  for (int64_t b = 0; b < B; ++b) {
+  // Sequences in parallel (each writes its own rows), each on its thread's scratch.
+  for_sequences(B, [&](int64_t b, AttentionCoreScratch& scratch) {
     attention_core_forward(q + b * T * qd, k + b * T * kvd, v + b * T * kvd, T, H, Hkv, Dh, true, probs + b * H * T * T,
-                           concat + b * T * qd, attention_);
-  }
+                           concat + b * T * qd, scratch);
+  });
   // h = h + o_proj(concat)
   float* attn_residual = scratch(a.attn_residual, N * D);
   linear_rows(concat, N, qd, w.o_proj, attn_residual, D);
@@ -207,11 +204,11 @@ void ModelBackward::backward_layer(const ModelConfig& c, const LayerWeights& w, 
   float* dk = scratch(d_k_, N * kvd);
   float* dv = scratch(d_v_, N * kvd);
   linear_backward(a.concat.data(), N, qd, qd, dh, D, D, transposed(p.o_proj), d_concat, grad(p.o_proj), linear_);
-  for (int64_t b = 0; b < B; ++b) {
+  for_sequences(B, [&](int64_t b, AttentionCoreScratch& scratch) {
     attention_core_backward(a.q.data() + b * T * qd, a.k.data() + b * T * kvd, a.v.data() + b * T * kvd,
                             a.probs.data() + b * H * T * T, d_concat + b * T * qd, T, H, Hkv, Dh, true, dq + b * T * qd,
-                            dk + b * T * kvd, dv + b * T * kvd, attention_);
-  }
+                            dk + b * T * kvd, dv + b * T * kvd, scratch);
+  });
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t t = 0; t < T; ++t) {
       const int64_t row = b * T + t;

@@ -105,7 +105,12 @@ class ModelBackward {
   std::vector<float> d_q_;          // [N, H·Dh]
   std::vector<float> d_k_, d_v_;    // [N, Hkv·Dh]
   LinearBackwardScratch linear_;
-  AttentionCoreScratch attention_;
+  std::vector<AttentionCoreScratch> attention_;  // one per thread's part of the batch
+
+  // task(b, scratch) for every sequence b of B: the batch in one contiguous
+  // part per thread, each part with its own scratch.
+  template <typename Task>
+  void for_sequences(int64_t B, const Task& task);
 };
 
 }  // namespace minimind

@@ -1,0 +1,47 @@
+// A fixed pool of worker threads for splitting work by output rows.
+//
+// parallel_for(n, task) runs task(i) for every i in [0, n) and returns when
+// all are done. Each task writes its own outputs and computes them exactly
+// as a serial loop would, so results are bit-identical for any number of
+// threads: the pool only decides who computes a task, never how.
+//
+// Builds without threads (Wasm without -pthread) run every task on the
+// caller. A parallel_for from inside a task runs serially (no nesting).
+#pragma once
+
+#include <cstdint>
+
+namespace minimind {
+
+// Whether this build can start threads at all.
+bool threads_supported();
+
+// Threads that work on a parallel_for, the caller included (at least 1).
+int thread_count();
+
+// Sets the thread count (clamped to [1, kMaxThreads]; 1 where threads are
+// not supported). Starts or stops workers; call it between parallel_fors.
+void set_thread_count(int count);
+
+constexpr int kMaxThreads = 64;
+
+// Runs task(i) for i in [0, n): on the caller and the workers, tasks taken
+// in increasing order; returns after the last one finished. An exception in
+// a task is rethrown here (the first one; the other tasks still finish).
+// (Type-erased without allocating: training steps allocate nothing.)
+using TaskCall = void (*)(const void* task, int64_t i);
+void parallel_for_erased(int64_t n, TaskCall call, const void* task);
+template <typename Task>
+void parallel_for(int64_t n, const Task& task) {
+  parallel_for_erased(
+      n, [](const void* t, int64_t i) { (*static_cast<const Task*>(t))(i); }, &task);
+}
+
+// [begin, end) of part `part` of `parts` contiguous, near-equal parts of
+// [0, n), in units of `align` (the last part takes the remainder).
+struct Range {
+  int64_t begin, end;
+};
+Range split_range(int64_t n, int64_t parts, int64_t part, int64_t align = 1);
+
+}  // namespace minimind
