@@ -24,11 +24,22 @@ if(MINIMIND_FUZZ)
 endif()
 
 if(EMSCRIPTEN)
-  # Wasm exceptions so C++ catch works and errors reach JS as messages.
-  target_compile_options(minimind_flags INTERFACE -fwasm-exceptions)
-  target_link_options(minimind_flags INTERFACE -fwasm-exceptions)
+  # Wasm exceptions so C++ catch works and errors reach JS as messages. The
+  # pthreads build uses Emscripten's JS-based exceptions: 3.1.6's prebuilt
+  # threaded libc++abi does not catch Wasm exceptions (a throw ends the program).
+  if(MINIMIND_WASM_THREADS)
+    target_compile_options(minimind_flags INTERFACE -fexceptions)
+    target_link_options(minimind_flags INTERFACE -fexceptions)
+  else()
+    target_compile_options(minimind_flags INTERFACE -fwasm-exceptions)
+    target_link_options(minimind_flags INTERFACE -fwasm-exceptions)
+  endif()
   if(MINIMIND_WASM_SIMD)
     target_compile_options(minimind_flags INTERFACE -msimd128)
+  endif()
+  if(MINIMIND_WASM_THREADS)
+    target_compile_options(minimind_flags INTERFACE -pthread)
+    target_link_options(minimind_flags INTERFACE -pthread)
   endif()
   # em++ needs acorn at -O1 and above; nodesource's node does not search
   # Debian's module directory by itself.

@@ -31,35 +31,89 @@ function release(owner, native) {
 }
 
 /**
- * Loads (once per variant, module URL or module factory) and returns the module.
- * `moduleFactory` is the default export of an Emscripten module already
- * imported by the caller (a bundle with the .wasm inlined); nothing is fetched.
- * @param {{variant?: 'simd'|'scalar', moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
+ * Threads a new module uses by default, as ONNX Runtime Web chooses them:
+ * min(4, ceil(cores / 2)) where threads can run (Node, or a cross-origin
+ * isolated page), else 1.
  */
-export function loadMiniMind(options = {}) {
-  const variant = options.variant ?? 'simd';
-  if (variant !== 'simd' && variant !== 'scalar') throw new RangeError(`variant must be "simd" or "scalar", got ${String(variant)}`);
-  if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
-    throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
-  const key = options.moduleFactory ?? (options.moduleUrl ? String(options.moduleUrl) : variant);
-  if (!instances.has(key)) {
-    const loading = instantiate(variant, options).catch((error) => {
-      instances.delete(key); // a failed load can be retried
-      throw error;
-    });
-    instances.set(key, loading);
-  }
-  return instances.get(key);
+export function defaultThreadCount() {
+  if (!threadsAllowed()) return 1;
+  const cores = isNode ? nodeCores() : (globalThis.navigator?.hardwareConcurrency ?? 1);
+  return Math.min(4, Math.ceil(Math.max(1, Number(cores) || 1) / 2));
 }
 
-async function instantiate(variant, options) {
-  if (options.moduleFactory)
-    return new MiniMind(await options.moduleFactory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {}), variant);
-  const baseName = variant === 'simd' ? 'minimind' : 'minimind-scalar';
+/** Whether this context can run Wasm threads: Node, or a page with SharedArrayBuffer (cross-origin isolated). */
+export function threadsAllowed() {
+  if (typeof SharedArrayBuffer === 'undefined') return false;
+  return isNode || globalThis.crossOriginIsolated === true;
+}
+
+// Cores Node reports (os.availableParallelism), read without a top-level
+// import so that this file also bundles as a classic script.
+function nodeCores() {
+  const os = globalThis.process?.getBuiltinModule?.('node:os');
+  return os ? (os.availableParallelism?.() ?? os.cpus().length) : 1;
+}
+
+const MAX_THREADS = 16;
+
+/**
+ * Loads (once per variant, thread count, module URL or module factory) and
+ * returns the module. `moduleFactory` is the default export of an Emscripten
+ * module already imported by the caller (a bundle with the .wasm inlined);
+ * nothing is fetched.
+ * variant: 'auto' (default: the pthreads build when more than one thread is
+ * allowed and asked for, else 'simd'), 'simd', 'scalar' or 'threads'.
+ * threads: how many threads the module computes with (default
+ * defaultThreadCount()); above 1 only with the 'threads' build, and only in
+ * Node or a cross-origin isolated page. Results are the same bits for any
+ * count.
+ * @param {{variant?: 'auto'|'simd'|'scalar'|'threads', threads?: number, moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
+ */
+export function loadMiniMind(options = {}) {
+  const asked = options.variant ?? 'auto';
+  if (!['auto', 'simd', 'scalar', 'threads'].includes(asked))
+    throw new RangeError(`variant must be "auto", "simd", "scalar" or "threads", got ${String(asked)}`);
+  if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
+    throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
+  if (options.threads !== undefined) checkInteger(options.threads, 'threads', 1, MAX_THREADS);
+  if (asked === 'threads' && !threadsAllowed())
+    throw new Error('the threads build needs SharedArrayBuffer: Node, or a cross-origin isolated page (COOP and COEP headers)');
+  const threads = options.threads ?? (asked === 'auto' || asked === 'threads' ? defaultThreadCount() : 1);
+  if (threads > 1 && asked !== 'auto' && asked !== 'threads')
+    throw new RangeError(`threads ${threads} needs the "threads" variant (the "${asked}" build has one thread)`);
+  const variant =
+    asked === 'auto' ? (threads > 1 && threadsAllowed() && !options.moduleFactory && !options.moduleUrl ? 'threads' : 'simd') : asked;
+  const count = variant === 'threads' ? threads : 1;
+  const key = `${variant}:${count}:${options.moduleUrl ? String(options.moduleUrl) : ''}`;
+  const cache = options.moduleFactory ? factoryInstances(options.moduleFactory) : instances;
+  if (!cache.has(key)) {
+    const loading = instantiate(variant, count, options).catch((error) => {
+      cache.delete(key); // a failed load can be retried
+      throw error;
+    });
+    cache.set(key, loading);
+  }
+  return cache.get(key);
+}
+
+const byFactory = new WeakMap();
+function factoryInstances(factory) {
+  if (!byFactory.has(factory)) byFactory.set(factory, new Map());
+  return byFactory.get(factory);
+}
+
+const BASE_NAMES = { simd: 'minimind', scalar: 'minimind-scalar', threads: 'minimind-threads' };
+
+async function instantiate(variant, threads, options) {
+  // The pthreads build starts its workers with the module: one per thread beyond the caller's.
+  const moduleOptions = variant === 'threads' ? { threadPoolSize: threads - 1 } : {};
+  if (options.moduleFactory) {
+    if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
+    return new MiniMind(await options.moduleFactory(moduleOptions), variant, threads);
+  }
   const moduleUrl = options.moduleUrl
     ? new URL(options.moduleUrl, import.meta.url)
-    : new URL(`../dist/wasm/${baseName}.mjs`, import.meta.url);
-  const moduleOptions = {};
+    : new URL(`../dist/wasm/${BASE_NAMES[variant]}.mjs`, import.meta.url);
   if (options.wasmBinary) {
     moduleOptions.wasmBinary = options.wasmBinary;
   } else if (isNode) {
@@ -69,7 +123,8 @@ async function instantiate(variant, options) {
     try {
       moduleOptions.wasmBinary = await readFile(wasmUrl);
     } catch (error) {
-      throw new Error(`the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "npm run build:wasm"`, { cause: error });
+      const build = variant === 'threads' ? 'npm run build:wasm-threads' : 'npm run build:wasm';
+      throw new Error(`the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "${build}"`, { cause: error });
     }
   }
   let factory;
@@ -78,7 +133,10 @@ async function instantiate(variant, options) {
   } catch (error) {
     throw new Error(`cannot load the WebAssembly module from ${moduleUrl.href}: ${error.message}`, { cause: error });
   }
-  return new MiniMind(await factory(moduleOptions), variant);
+  const native = await factory(moduleOptions);
+  // Under Node the pool's workers must not keep the process alive once the script is done.
+  if (isNode && native.PThread) for (const worker of native.PThread.unusedWorkers ?? []) worker.unref?.();
+  return new MiniMind(native, variant, threads);
 }
 
 // ---------------------------------------------------------------- argument checks
@@ -202,10 +260,13 @@ function traceResult(entries) {
 export class MiniMind {
   #native;
 
-  constructor(native, variant) {
+  constructor(native, variant, threads = 1) {
     this.#native = native;
-    /** 'simd' or 'scalar' */
+    /** 'simd', 'scalar' or 'threads' */
     this.variant = variant;
+    if (typeof native.setThreadCount === 'function') native.setThreadCount(threads);
+    /** Threads the module computes with (1 unless variant is 'threads'). */
+    this.threads = typeof native.threadCount === 'function' ? native.threadCount() : 1;
     /** Every trace stage name, in pipeline order. */
     this.stages = JSON.parse(native.stageNames());
   }

@@ -5,6 +5,8 @@
 #   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128), minimind-single.mjs
 #                                   (the same with the .wasm inlined) and the Wasm tests
 #   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
+#   wasm-threads build/wasm-threads dist/wasm/minimind-threads.{mjs,wasm,worker.js} (SIMD128 + pthreads,
+#                                   for Node and cross-origin isolated pages)
 # Further arguments build only those targets (npm start: minimind_wasm minimind_wasm_single).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,8 @@ case "$flavour" in
   asan) args=(-DCMAKE_BUILD_TYPE=Debug -DMINIMIND_SANITIZE=ON) ;;
   wasm) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release) ;;
   wasm-scalar) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_SIMD=OFF -DMINIMIND_TESTS=OFF) ;;
-  *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar)" >&2; exit 2 ;;
+  wasm-threads) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_THREADS=ON -DMINIMIND_TESTS=OFF) ;;
+  *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar, wasm-threads)" >&2; exit 2 ;;
 esac
 "${configure[@]}" -S . -B "build/$flavour" "${args[@]}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)" "${target[@]}"

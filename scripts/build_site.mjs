@@ -20,10 +20,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/site/`;
 
 const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json'];
+// The pthreads build, which the page's workers load when the page is cross-origin isolated.
+const THREADS_FILES = ['minimind-threads.mjs', 'minimind-threads.wasm', 'minimind-threads.worker.js'];
 const inputs = {
   'dist/wasm/minimind.mjs': 'npm run build:wasm',
   'dist/wasm/minimind.wasm': 'npm run build:wasm',
   'dist/wasm/minimind-single.mjs': 'bash scripts/build.sh wasm minimind_wasm_single',
+  ...Object.fromEntries(THREADS_FILES.map((name) => [`dist/wasm/${name}`, 'npm run build:wasm-threads'])),
   ...Object.fromEntries(DEMO_FILES.map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
 };
 for (const [file, command] of Object.entries(inputs)) {
@@ -136,6 +139,7 @@ await copyFile(`${root}web/gallery.html`, `${out}gallery.html`);
 await copyFile(`${root}web/gallery.css`, `${out}gallery.css`);
 await copyFile(`${root}dist/wasm/minimind.mjs`, `${out}wasm/minimind.mjs`);
 await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
+for (const name of THREADS_FILES) await copyFile(`${root}dist/wasm/${name}`, `${out}wasm/${name}`);
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
 await mkdir(`${out}examples`, { recursive: true });

@@ -6,7 +6,11 @@
 // cross-origin), so that a course page served elsewhere can load
 // <minimind-attention>, its Wasm module and the trained model from here:
 // module scripts, dynamic imports and fetches across origins need CORS.
-//   node scripts/serve.mjs [root] [--port N] [--find-free-port]
+// Pages are also cross-origin isolated (COOP same-origin + COEP require-corp,
+// and Document-Isolation-Policy for an embedded view where the browser has
+// it), so that the page's workers may run the pthreads Wasm build;
+// --no-isolation leaves those headers out (the one-thread build then runs).
+//   node scripts/serve.mjs [root] [--port N] [--find-free-port] [--no-isolation]
 //   (port 0: any free port; --find-free-port: N, or the next free one)
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -15,7 +19,14 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Sent with every response (the files hold nothing private).
-const SHARED = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+const EVERY = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+
+// What makes a page cross-origin isolated (SharedArrayBuffer, so Wasm threads).
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Document-Isolation-Policy': 'isolate-and-require-corp',
+};
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -31,9 +42,10 @@ const TYPES = {
   '.safetensors': 'application/octet-stream',
 };
 
-/** Starts serving `root`; resolves to {url, close()}. */
-export function serve(root, { port = 0, host = '127.0.0.1' } = {}) {
+/** Starts serving `root`; resolves to {url, close()}. isolate: false leaves out the cross-origin isolation headers. */
+export function serve(root, { port = 0, host = '127.0.0.1', isolate = true } = {}) {
   const base = resolve(root);
+  const SHARED = isolate ? { ...EVERY, ...ISOLATION } : EVERY;
   const server = createServer(async (request, response) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { ...SHARED, Allow: 'GET, HEAD' }).end();
@@ -86,7 +98,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const tries = args.includes('--find-free-port') ? 20 : 1;
   for (let k = 0; k < tries; k += 1) {
     try {
-      const { url } = await serve(root, { port: port + k });
+      const { url } = await serve(root, { port: port + k, isolate: !args.includes('--no-isolation') });
       console.log(`MiniMind Playground: ${url}  (Ctrl+C to stop)`);
       break;
     } catch (error) {

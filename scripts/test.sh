@@ -23,9 +23,10 @@ bash scripts/build.sh asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --no-tests=error --output-on-failure -j "$jobs"
 
-echo "== WebAssembly builds (SIMD and scalar), the static site, and the Catch2 suite under Node"
+echo "== WebAssembly builds (SIMD, scalar and threads), the static site, and the Catch2 suite under Node"
 bash scripts/build.sh wasm
 bash scripts/build.sh wasm-scalar
+bash scripts/build.sh wasm-threads
 node scripts/build_site.mjs
 ctest --test-dir build/wasm --no-tests=error --output-on-failure -j "$jobs"
 

@@ -24,6 +24,7 @@
 #include "model/presets.h"
 #include "tokenizer/tokenizer.h"
 #include "train/trainer.h"
+#include "util/thread_pool.h"
 
 using emscripten::val;
 using nlohmann::json;
@@ -777,4 +778,8 @@ EMSCRIPTEN_BINDINGS(minimind) {
   emscripten::function("lessonSoftmax", &lesson_softmax_js);
   emscripten::function("describeConfig", &describe_config);
   emscripten::function("stageNames", &stage_names_json);
+  // Threads (the pthreads build; elsewhere 1): set between calls.
+  emscripten::function("threadsSupported", &minimind::threads_supported);
+  emscripten::function("threadCount", &minimind::thread_count);
+  emscripten::function("setThreadCount", &minimind::set_thread_count);
 }

@@ -9,6 +9,7 @@ import { RedrawTimer } from './frame_timing.mjs';
 import { setupEmbed } from './embed_dialog.mjs';
 import { setupPrediction } from './prediction.mjs';
 import { createStore } from './store.mjs';
+import { workerUrl } from './wasm_runtime.mjs';
 import { readUrlState, writeUrlState } from './url_state.mjs';
 import { addMatrixStateElements } from './views/matrix_state.mjs';
 import { setupTrainPanel } from './train_panel.mjs';
@@ -42,13 +43,14 @@ const store = createStore({
   busy: null, // {kind: 'forward' | 'generation', since}: a request the worker has not answered
   stale: false, // the matrix is for older text: its forward pass was cancelled
   notice: null, // what a cancel went back to
+  runtime: null, // {threads, isolated}: what the compute worker's module runs on
 });
 const t = (key, params) => translate(store.get().lang, key, params);
 
 // ---------------------------------------------------------------- worker
 
 // The panels below are set up before the worker can answer (its messages arrive later).
-const client = new ModelClient(new URL('./worker.js', import.meta.url), {
+const client = new ModelClient(workerUrl('./worker.js', import.meta.url, location.search), {
   onProgress: (message) => loading.progress(message),
   onLoaded: (message) => loading.loaded(message),
   onResult: (message) => input.showResult(message),
@@ -150,6 +152,6 @@ setupTrainPanel({
   t,
   client,
   loadFiles: files.loadFiles,
-  workerUrl: new URL('./train_worker.js', import.meta.url),
+  workerUrl: workerUrl('./train_worker.js', import.meta.url, location.search),
 });
 loading.load();

@@ -23,6 +23,7 @@
 // pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
 import { loadMiniMind } from '../js/minimind.mjs';
+import { runtimeSummary, workerRuntimeOptions } from './wasm_runtime.mjs';
 import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 import { topK } from './top_k.mjs';
@@ -38,7 +39,7 @@ let queue = [];
 let draining = false;
 
 function runtimeReady() {
-  runtime ??= loadMiniMind({ moduleUrl: new URL('./wasm/minimind.mjs', import.meta.url) });
+  runtime ??= loadMiniMind(workerRuntimeOptions(import.meta.url));
   return runtime;
 }
 
@@ -61,7 +62,7 @@ async function handleLoad(mm, message) {
   const onProgress = (fraction) => report(fraction, 'build');
   const spec = config ? { config: fullConfig(mm, preset, config), seed, onProgress } : { preset, seed, onProgress };
   model = mm.createModel(spec);
-  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null });
+  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, runtime: runtimeSummary(mm) });
 }
 
 // The project's trained model: its files (downloaded once), its tokenizer,
@@ -73,7 +74,7 @@ async function handleLoadDemo(mm, message, report) {
   tokenizerJson = files.tokenizer;
   report(1, 'download');
   const demo = { heads: files.heads, sentence: lessonPositions(tokenizer, files.heads.lesson?.[0]) };
-  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, demo });
+  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, demo, runtime: runtimeSummary(mm) });
 }
 
 // A few dozen reports are enough for a progress bar.
@@ -118,6 +119,7 @@ function handleLoadFiles(mm, message, report) {
     info,
     // A .pth loaded without config.json says what was inferred (the file is read into Wasm once).
     files: { tokenizer: tokenizer !== null, assumed: info.inferred?.assumed ?? [], inferred: info.inferred !== undefined },
+    runtime: runtimeSummary(mm),
   });
 }
 

@@ -27,7 +27,7 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     else store.set({ model: { ...store.get().model, status: 'building', fraction } });
   }
 
-  function loaded({ info, files, demo }) {
+  function loaded({ info, files, demo, runtime }) {
     const s = store.get();
     inlineModel.prepare(files || demo ? null : { preset: s.preset, seed: s.seed, config: s.config }, info);
     // After cancelling a forward pass the same model is back: its matrices still fit.
@@ -44,6 +44,7 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
       generation: null,
       playing: false,
       model: { status: 'ready', fraction: 1, info, error: null },
+      runtime: runtime ?? null,
     };
     // What the URL or the learner did not choose is the model's own view.
     // New files open on their own view too (the model before may have opened elsewhere).

@@ -61,6 +61,13 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
                 seed: s.seed,
               })
             : t('status.loadingModule');
+    // How many threads compute, and why only one where the page is not isolated.
+    if (info && s.model.status === 'ready' && s.runtime) {
+      const { threads, isolated } = s.runtime;
+      $('model-status').textContent +=
+        t('overview.separator') +
+        t(threads > 1 ? 'model.threads' : isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', { threads });
+    }
     $('model-status').classList.toggle('error', s.model.status === 'error');
   }
 
@@ -149,7 +156,7 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
   }
 
   store.subscribe((state, changed) => {
-    if (['model', 'preset', 'seed', 'config', 'lang', 'files'].some((k) => changed.has(k))) renderModelPanel();
+    if (['model', 'preset', 'seed', 'config', 'lang', 'files', 'runtime'].some((k) => changed.has(k))) renderModelPanel();
     if (changed.has('model') && state.model.info && !state.described) fillConfigForm(state.model.info);
     if (['model', 'described', 'result', 'lang', 'text'].some((k) => changed.has(k))) renderDerived();
   });
