@@ -61,6 +61,8 @@ its folder, else MiniMind's: generation 3's as shipped, or MiniMind2's), as Mini
 eval_llm.py does for SFT models; --thinking opens generation 3's think block.
 Warnings (unknown config.json keys, a tied lm_head that differs from the embedding)
 go to stderr.
+--threads N computes on N threads (the pthreads build; default min(4, ceil(cores/2)),
+as ONNX Runtime Web chooses): the same numbers for any N.
 
 train and grad also take --config FILE (a config.json: a model with seeded random
 weights, seeded by --seed) as MODEL. Their data is MiniMind's pretraining JSONL
@@ -75,6 +77,7 @@ class UsageError extends Error {}
 const BOS_ID = 1; // <|im_start|>, MiniMind's bos
 
 const OPTIONS = {
+  threads: { type: 'string' },
   preset: { type: 'string' },
   seed: { type: 'string' },
   model: { type: 'string' },
@@ -667,7 +670,9 @@ export async function main(argv) {
       console.log(USAGE);
       return 0;
     }
-    const mm = await loadMiniMind();
+    const threads = parsed.values.threads === undefined ? undefined : positiveIntegerOption(parsed.values, 'threads', 1);
+    if (threads !== undefined && threads > 16) throw new UsageError(`--threads must be between 1 and 16, got ${threads}`);
+    const mm = await loadMiniMind(threads === undefined ? {} : { variant: threads > 1 ? 'threads' : 'auto', threads });
     await COMMANDS[command](mm, parsed.values);
     return 0;
   } catch (error) {

@@ -3,7 +3,7 @@
 // loss_curve.svg, from config.json, train_log.jsonl, heads.json and
 // corpus_stats.json (scripts/make_corpus.mjs --stats).
 //
-//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"]
+//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"] [--threads N]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,7 +11,13 @@ import { parseArgs } from 'node:util';
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
 
 const { values } = parseArgs({
-  options: { model: { type: 'string' }, seconds: { type: 'string' }, cpu: { type: 'string' }, load: { type: 'string' } },
+  options: {
+    model: { type: 'string' },
+    seconds: { type: 'string' },
+    cpu: { type: 'string' },
+    load: { type: 'string' },
+    threads: { type: 'string' },
+  },
 });
 const dir = values.model ?? 'models/minimind-demo';
 const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -120,7 +126,7 @@ So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMA
 | learning rate | ${lrText(baseLr)}, MiniMind's \`get_lr\` cosine (${lrText(baseLr)} → ${lrText(log[log.length - 1].lr)}) |
 | optimizer | AdamW (β 0.9/0.999, eps 1e-8, weight decay 0.01), clip_grad_norm 1.0, accumulation 1 |
 | labelled tokens | ${tokens.toLocaleString('en-US')} |
-| time | ${minutes} for the whole \`npm run train:demo\` (corpus, build, training, head roles), training on one core of ${values.cpu ?? 'an unrecorded CPU'}${values.load ? ` (load average ${values.load} at the start and the end)` : ''} |
+| time | ${minutes} for the whole \`npm run train:demo\` (corpus, build, training, head roles), training on ${values.threads === '1' || values.threads === undefined ? 'one core' : `${values.threads} threads`} of ${values.cpu ?? 'an unrecorded CPU'}${values.load ? ` (load average ${values.load} at the start and the end)` : ''} |
 | loss | ${first.toFixed(2)} at the first batch (ln 6400 = 8.76), ${last50.toFixed(2)} over the last 50 |
 
 ![Loss per batch (light) and its mean over 50 batches (dark)](loss_curve.svg)

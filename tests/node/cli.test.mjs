@@ -13,7 +13,7 @@ const run = promisify(execFile);
 
 async function cli(...args) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args]);
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 256 << 20 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     return { code: error.code, stdout: error.stdout, stderr: error.stderr };
@@ -410,4 +410,20 @@ test("--chat renders the model folder's tokenizer_config.json, else MiniMind's t
   const noChat = await cli('generate', '--preset', 'lab-a', '--ids', '1', '--thinking');
   assert.equal(noChat.code, 2);
   assert.match(noChat.stderr, /--thinking goes with --chat/);
+});
+
+test('--threads N computes the same numbers on N threads, and refuses a count it cannot use', async () => {
+  const demo = fileURLToPath(new URL('../../models/minimind-demo', import.meta.url));
+  const args = ['run', '--model', demo, '--text', '小明把苹果给了小红，她很开心', '--json'];
+  const one = await cli(...args, '--threads', '1');
+  const two = await cli(...args, '--threads', '2');
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(two.code, 0, two.stderr);
+  assert.deepEqual(JSON.parse(two.stdout), JSON.parse(one.stdout));
+  const zero = await cli(...args, '--threads', '0');
+  assert.equal(zero.code, 2);
+  assert.match(zero.stderr, /--threads must be at least 1/);
+  const many = await cli(...args, '--threads', '17');
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /--threads must be between 1 and 16, got 17/);
 });
