@@ -631,7 +631,7 @@ ${TRAINING_END}
 }
 
 // The part of an existing report between `begin` and `end` (empty if none).
-function existingSection(mdPath, begin, end) {
+export function existingSection(mdPath, begin, end) {
   if (!existsSync(mdPath)) return '';
   const text = readFileSync(mdPath, 'utf8');
   const from = text.indexOf(begin);
@@ -642,7 +642,7 @@ function existingSection(mdPath, begin, end) {
 
 // Replaces the part between `begin` and `end` of an existing report with
 // `section` (or appends it), leaving every other byte as it is.
-function replaceSection(mdPath, begin, end, section) {
+export function replaceSection(mdPath, begin, end, section) {
   let text = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '# Benchmarks\n';
   const from = text.indexOf(begin);
   const to = text.indexOf(end);

@@ -21,12 +21,14 @@
 // to the loss, head-role and pronoun-attention goals.
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training]
+//                           [--only train|forward|page-training|threads]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
 // "Training in the page" section (≤ 5 minutes, after building the site);
-// --only forward is the rest, and keeps both training sections as they are.
+// --only threads measures 1 against 2 threads, ours and ONNX Runtime Web's
+// (bench/threads.mjs), and rewrites only the "Threads" section;
+// --only forward is the rest, and keeps the training and threads sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
 // (build/bench-native, build/bench-sse), the Wasm micro benchmark
@@ -43,7 +45,8 @@ import { checkAgreement, selfPrediction } from './agreement.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
 import { measurePageTraining } from './page_training.mjs';
-import { writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
+import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
+import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
 import { benchTraining, summary } from './train.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,8 +79,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training'].includes(only))
-  fail(`--only takes "train", "forward" or "page-training", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'threads'].includes(only))
+  fail(`--only takes "train", "forward", "page-training" or "threads", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -695,6 +698,15 @@ async function main() {
     log(`wrote the "Training in the page" section of ${outFile.replace(root, '')} (raw: build/bench/page-training-results.json)`);
     return;
   }
+  if (only === 'threads') {
+    ensureOnnx();
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = measureThreads({ log });
+    writeFileSync(`${root}build/bench/threads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, THREADS_BEGIN, THREADS_END, threadsSection(result));
+    log(`wrote the "Threads" section of ${outFile.replace(root, '')} (raw: build/bench/threads-results.json)`);
+    return;
+  }
   if (runForward) ensureOnnx();
   ensureNative();
   const wasmMicro = ensureWasmMicro();
@@ -745,7 +757,9 @@ async function main() {
     pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
+  const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END); // kept: only --only threads measures it
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
+  if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 
