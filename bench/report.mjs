@@ -8,6 +8,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
+import { capTable, normGains } from './prev_token_cap.mjs';
+
 const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
 const BASELINE = 'ort-web';
 // Okabe-Ito colours (colour-blind safe), plus a dash pattern each.
@@ -718,6 +720,18 @@ function pageGoalRows(p) {
   return rows;
 }
 
+// The trained demo model's batches (its train_log.jsonl) and q/k norm gains.
+function demoBatches() {
+  const log = new URL('../models/minimind-demo/train_log.jsonl', import.meta.url);
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length.toLocaleString('en') : '–';
+}
+function demoGains() {
+  const file = new URL('../models/minimind-demo/model.safetensors', import.meta.url);
+  if (!existsSync(file)) return '–';
+  const { min, max } = normGains(file);
+  return `${min.toFixed(2)}–${max.toFixed(2)}`;
+}
+
 export function pageTrainingSection(p) {
   const m = p.machine;
   const s = p.settings;
@@ -725,6 +739,7 @@ export function pageTrainingSection(p) {
   const allMet = rows.every((r) => r[3] === 'met');
   const g = p.goals.pronounAttention;
   const atInit = g.seconds !== null && g.step === 0;
+  const headsMissed = p.goals.previousToken.seconds === null || p.goals.induction.seconds === null;
   return `${PAGE_TRAINING_BEGIN}
 ## Training in the page
 
@@ -765,7 +780,25 @@ this measure alone does not show that the run learnt the pronoun; its best prono
 score (mean over held-out sentences) says more.
 `
     : ''
-}${PAGE_TRAINING_END}
+}${
+    headsMissed
+      ? `
+What bounds the previous-token score of a young model (\`bench/prev_token_cap.mjs\`, computed in this
+run): MiniMind's q/k norm scales every query and key to the RMS of its norm weights, which start at 1,
+and with RoPE (theta 1e6) a head whose scores depend on position alone can then put at most these
+weights on the previous token, however it turns q and k (mean over the rows of a sequence of that many
+tokens; a seeded search, so the cap is at least this):
+
+${capTable()}
+
+The default model has head_dim ${s.hidden_size / s.num_attention_heads}; its heads reach 0.8 only once training has grown the
+norm weights by about half, against MiniMind's weight decay (0.01 on every parameter). An induction
+head reads a previous-token head's output, so it forms after one. The project's trained model
+(\`models/minimind-demo\`, head_dim 32, trained for ${demoBatches()} batches of 32 × 64) has q/k norm weights of
+RMS ${demoGains()} (per layer and norm).
+`
+      : ''
+  }${PAGE_TRAINING_END}
 `;
 }
 

@@ -72,7 +72,12 @@ async function childOrt(preset, threads) {
   const config = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8'));
   const L = config.num_hidden_layers;
   const V = config.vocab_size;
-  const tensor = (list) => new ort.Tensor('int64', BigInt64Array.from(list, (v) => BigInt(v)), [1, list.length]);
+  const tensor = (list) =>
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from(list, (v) => BigInt(v)),
+      [1, list.length],
+    );
   const out = {};
   for (const T of PREFILL) {
     await prefill.run({ input_ids: tensor(ids(T)) });
