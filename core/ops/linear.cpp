@@ -14,6 +14,11 @@ namespace {
 
 using simd::Lanes;
 constexpr int kPanel = WeightMatrix::kPanelRows;  // 8 outputs = 2 vectors
+// Element-wise work below this many elements a thread stays on the caller.
+constexpr int64_t kMinElementsPerThread = int64_t(1) << 15;
+
+// Panels [p0, p1) of pack_transposed.
+void pack_panels(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* packed, int64_t p0, int64_t p1);
 
 // Where a tile reads one column (8 values) of a panel from.
 struct F32Column {
@@ -266,7 +271,17 @@ void transpose(const float* a, int64_t rows, int64_t cols, int64_t a_stride, flo
 PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
   const int64_t panels = (cols + kPanel - 1) / kPanel;
   float* packed = scratch(storage, panels * rows * kPanel);  // [⌈cols/8⌉, rows, 8]
-  for (int64_t p = 0; p < panels; ++p) {
+  // Panels in parallel (each a copy of its own values) when there are many.
+  const int64_t per_panel = rows * kPanel;
+  parallel_chunks(panels, std::max<int64_t>(1, kMinElementsPerThread / std::max<int64_t>(1, per_panel)),
+                  [&](int64_t p0, int64_t p1) { pack_panels(a, rows, cols, a_stride, packed, p0, p1); });
+  return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};
+}
+
+namespace {
+
+void pack_panels(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* packed, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t c0 = p * kPanel, valid = std::min<int64_t>(kPanel, cols - c0);
     float* panel = packed + p * rows * kPanel;
     for (int64_t i = 0; i < rows; ++i) {
@@ -281,8 +296,9 @@ PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a
       for (int64_t j = 0; j < kPanel; ++j) column[j] = j < valid ? from[j] : 0.0f;
     }
   }
-  return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};
 }
+
+}  // namespace
 
 void linear_backward(const float* x, int64_t N, int64_t in, int64_t x_stride, const float* dy, int64_t out,
                      int64_t dy_stride, const PanelsView& W_t, float* dx, float* dw, LinearBackwardScratch& s) {
@@ -295,7 +311,9 @@ void linear_backward(const float* x, int64_t N, int64_t in, int64_t x_stride, co
   const PanelsView x_t = pack_transposed(x, N, in, x_stride, s.x_panels);  // [in, N]
   float* product = scratch(s.dw, out * in);                                // [out, in]
   linear_rows(dy_t, out, N, x_t, product, in);
-  for (int64_t e = 0; e < out * in; ++e) dw[e] += product[e];
+  parallel_chunks(out * in, kMinElementsPerThread, [&](int64_t e0, int64_t e1) {
+    for (int64_t e = e0; e < e1; ++e) dw[e] += product[e];
+  });
 }
 
 }  // namespace minimind

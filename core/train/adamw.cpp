@@ -4,9 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/thread_pool.h"
+
 namespace minimind {
 
 namespace {
+
+constexpr int64_t kMinElementsPerThread = int64_t(1) << 15;
 
 void check_shapes(const std::vector<Parameter>& params, const std::vector<std::vector<float>>& m) {
   if (params.size() != m.size()) {
@@ -92,14 +96,16 @@ void AdamW::step(std::vector<Parameter>& params, double lr) {
     const size_t n = params[i].value.size();
     // torch runs each statement over the whole tensor before the next; per
     // element the statements do not interact, so one fused loop gives the
-    // same numbers.
-    for (size_t k = 0; k < n; ++k) {
-      p[k] = p[k] * decay;
-      m[k] = std::fma(g[k], one_minus_b1, m[k] * b1);
-      v[k] = std::fma(one_minus_b2 * g[k], g[k], v[k] * b2);
-      const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;
-      p[k] = p[k] + (neg_step_size * m[k]) / denom;
-    }
+    // same numbers (and so does any split of it across threads).
+    parallel_chunks(int64_t(n), kMinElementsPerThread, [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        p[k] = p[k] * decay;
+        m[k] = std::fma(g[k], one_minus_b1, m[k] * b1);
+        v[k] = std::fma(one_minus_b2 * g[k], g[k], v[k] * b2);
+        const float denom = std::sqrt(v[k]) / bc2_sqrt + eps_f;
+        p[k] = p[k] + (neg_step_size * m[k]) / denom;
+      }
+    });
   }
 }
 
