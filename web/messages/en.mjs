@@ -227,9 +227,9 @@ export default {
   'input.placeholderTokenizer': 'Type a sentence, e.g. 小明把苹果给了小红，她很开心',
   'chips.bos': 'bos: a pretrained MiniMind reads every text after it',
   'model.downloading': 'Downloading {name}: {percent}%',
-  'model.threads': 'computed on {threads} threads',
-  'model.oneThread': 'computed on 1 thread',
-  'model.oneThreadNotIsolated': '1 thread (this page is not cross-origin isolated, so the browser allows no Wasm threads)',
+  'model.threads': 'Computed on {threads} threads.',
+  'model.oneThread': 'Computed on 1 thread.',
+  'model.oneThreadNotIsolated': 'Computed on 1 thread: this page is not cross-origin isolated, so the browser allows no Wasm threads.',
   'model.readyTrained': '{name}: {params} parameters, {layers} layers × {heads} heads, weights trained by this project',
   'model.untrainedNote':
     'Random weights (untrained): these patterns come from random numbers, not from learning; they show the shapes and the computation. For learned attention, choose minimind-demo (trained).',

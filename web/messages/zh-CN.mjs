@@ -222,9 +222,9 @@ export default {
   'input.placeholderTokenizer': '输入一句话，例如：小明把苹果给了小红，她很开心',
   'chips.bos': '开始符（bos）：预训练的 MiniMind 读的每段文本都以它开头',
   'model.downloading': '正在下载 {name}：{percent}%',
-  'model.threads': '用 {threads} 个线程计算',
-  'model.oneThread': '用 1 个线程计算',
-  'model.oneThreadNotIsolated': '1 个线程（本页面未跨源隔离，浏览器不允许 Wasm 多线程）',
+  'model.threads': '用 {threads} 个线程计算。',
+  'model.oneThread': '用 1 个线程计算。',
+  'model.oneThreadNotIsolated': '用 1 个线程计算：本页面未跨源隔离，浏览器不允许 Wasm 多线程。',
   'model.readyTrained': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，本项目训练的权重',
   'model.untrainedNote':
     '随机权重（未训练）：这些注意力图案来自随机数，不是学出来的，可以用来看形状和计算过程。想看学到的注意力，请选 minimind-demo（已训练）。',

@@ -62,12 +62,12 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
               })
             : t('status.loadingModule');
     // How many threads compute, and why only one where the page is not isolated.
-    if (info && s.model.status === 'ready' && s.runtime) {
-      const { threads, isolated } = s.runtime;
-      $('model-status').textContent +=
-        t('overview.separator') +
-        t(threads > 1 ? 'model.threads' : isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', { threads });
-    }
+    const runtime = info && s.model.status === 'ready' ? s.runtime : null;
+    $('model-threads').textContent = runtime
+      ? t(runtime.threads > 1 ? 'model.threads' : runtime.isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', {
+          threads: runtime.threads,
+        })
+      : '';
     $('model-status').classList.toggle('error', s.model.status === 'error');
   }
 
