@@ -69,9 +69,9 @@ async function childOrt(preset, threads) {
   const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const prefill = await ort.InferenceSession.create(`${root}bench/models/${preset}.prefill.onnx`, options);
   const decode = await ort.InferenceSession.create(`${root}bench/models/${preset}.decode.onnx`, options);
-  const config = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8'));
-  const L = config.num_hidden_layers;
-  const V = config.vocab_size;
+  const { config } = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')); // bench/make_onnx.py's
+  const L = config.L;
+  const V = config.V;
   const tensor = (list) =>
     new ort.Tensor(
       'int64',
