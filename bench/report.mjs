@@ -785,9 +785,9 @@ score (mean over held-out sentences) says more.
       ? `
 What bounds the previous-token score of a young model (\`bench/prev_token_cap.mjs\`, computed in this
 run): MiniMind's q/k norm scales every query and key to the RMS of its norm weights, which start at 1,
-and with RoPE (theta 1e6) a head whose scores depend on position alone can then put at most these
-weights on the previous token, however it turns q and k (mean over the rows of a sequence of that many
-tokens; a seeded search, so the cap is at least this):
+and with RoPE (theta 1e6) the most a head whose scores depend on position alone can put on the
+previous token, mean over the rows of a sequence of that many tokens, is about this (the best a seeded
+search over q and k finds, from 6 starts: reachable, and no start found more):
 
 ${capTable()}
 
