@@ -323,7 +323,9 @@ export class Tokenizer {
 export class MiniMind {
   /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */
   wasmMemoryBytes(): number;
-  readonly variant: 'simd' | 'scalar';
+  readonly variant: 'simd' | 'scalar' | 'threads';
+  /** Threads the module computes with (1 unless variant is 'threads'); the same numbers for any count. */
+  readonly threads: number;
   readonly stages: StageName[];
   presets(): PresetName[];
   presetConfig(name: PresetName | string): Record<string, unknown>;
@@ -366,8 +368,16 @@ export class MiniMind {
   loadTokenizer(tokenizerJson: string | Record<string, unknown>): Tokenizer;
 }
 
+/** min(4, ceil(cores / 2)) where Wasm threads can run (Node, a cross-origin isolated page), else 1. */
+export function defaultThreadCount(): number;
+/** Whether Wasm threads can run here: Node, or a page with SharedArrayBuffer. */
+export function threadsAllowed(): boolean;
+
 export function loadMiniMind(options?: {
-  variant?: 'simd' | 'scalar';
+  /** 'auto' (default): the pthreads build when more than one thread is allowed and asked for, else 'simd'. */
+  variant?: 'auto' | 'simd' | 'scalar' | 'threads';
+  /** 1..16; default defaultThreadCount() for 'auto' and 'threads'. */
+  threads?: number;
   /** Where minimind.mjs is; its .wasm is looked up next to it. */
   moduleUrl?: string | URL;
   /** The .wasm bytes, when the caller has them already. */

@@ -12,6 +12,9 @@ import {
 
 async function usage(): Promise<number> {
   const mm = await loadMiniMind({ variant: 'simd' });
+  const threaded = await loadMiniMind({ variant: 'threads', threads: 2 });
+  const threadCount: number = threaded.threads;
+  void threadCount;
   const model = mm.createModel({ preset: 'lab-a', seed: 0 });
   const info: ModelInfo = model.info();
   const result: ForwardResult = model.forward([3, 4, 5], { trace: { layers: [0], stages: ['attn_weights'] }, causalMask: true });
