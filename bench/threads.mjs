@@ -254,7 +254,7 @@ export function threadsSection(r) {
     `| our Wasm (\`minimind.*\` / \`minimind-threads.*\`) | ${t('train-ours-1').toFixed(0)} | ${t('train-ours-2').toFixed(0)} | ${(t('train-ours-2') / t('train-ours-1')).toFixed(2)}× |`,
     `| native (\`minimind-train --threads N\`) | ${t('train-native-1').toFixed(0)} | ${t('train-native-2').toFixed(0)} | ${(t('train-native-2') / t('train-native-1')).toFixed(2)}× |`,
   ];
-  return `<!-- threads: written by node bench/run.mjs --only threads; do not edit by hand -->
+  return `${THREADS_BEGIN} written by node bench/run.mjs --only threads; do not edit by hand -->
 ## Threads
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
@@ -274,7 +274,7 @@ tokens/s (our Wasm: ${TRAIN.steps} batches after ${TRAIN.warmup}; native: the wh
 | trainer | 1 thread | 2 threads | 2 vs 1 |
 |---|---|---|---|
 ${trainRows.join('\n')}
-<!-- /threads -->
+${THREADS_END}
 `;
 }
 

@@ -779,7 +779,6 @@ EMSCRIPTEN_BINDINGS(minimind) {
   emscripten::function("describeConfig", &describe_config);
   emscripten::function("stageNames", &stage_names_json);
   // Threads (the pthreads build; elsewhere 1): set between calls.
-  emscripten::function("threadsSupported", &minimind::threads_supported);
   emscripten::function("threadCount", &minimind::thread_count);
   emscripten::function("setThreadCount", &minimind::set_thread_count);
 }

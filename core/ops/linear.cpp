@@ -17,9 +17,6 @@ constexpr int kPanel = WeightMatrix::kPanelRows;  // 8 outputs = 2 vectors
 // Element-wise work below this many elements a thread stays on the caller.
 constexpr int64_t kMinElementsPerThread = int64_t(1) << 15;
 
-// Panels [p0, p1) of pack_transposed.
-void pack_panels(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* packed, int64_t p0, int64_t p1);
-
 // Where a tile reads one column (8 values) of a panel from.
 struct F32Column {
   const float* base;
@@ -268,18 +265,9 @@ void transpose(const float* a, int64_t rows, int64_t cols, int64_t a_stride, flo
   }
 }
 
-PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
-  const int64_t panels = (cols + kPanel - 1) / kPanel;
-  float* packed = scratch(storage, panels * rows * kPanel);  // [⌈cols/8⌉, rows, 8]
-  // Panels in parallel (each a copy of its own values) when there are many.
-  const int64_t per_panel = rows * kPanel;
-  parallel_chunks(panels, std::max<int64_t>(1, kMinElementsPerThread / std::max<int64_t>(1, per_panel)),
-                  [&](int64_t p0, int64_t p1) { pack_panels(a, rows, cols, a_stride, packed, p0, p1); });
-  return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};
-}
-
 namespace {
 
+// Panels [p0, p1) of pack_transposed's [⌈cols/8⌉, rows, 8] buffer.
 void pack_panels(const float* a, int64_t rows, int64_t cols, int64_t a_stride, float* packed, int64_t p0, int64_t p1) {
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t c0 = p * kPanel, valid = std::min<int64_t>(kPanel, cols - c0);
@@ -299,6 +287,16 @@ void pack_panels(const float* a, int64_t rows, int64_t cols, int64_t a_stride, f
 }
 
 }  // namespace
+
+PanelsView pack_transposed(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
+  const int64_t panels = (cols + kPanel - 1) / kPanel;
+  float* packed = scratch(storage, panels * rows * kPanel);  // [⌈cols/8⌉, rows, 8]
+  // Panels in parallel (each a copy of its own values) when there are many.
+  const int64_t per_panel = rows * kPanel;
+  parallel_chunks(panels, std::max<int64_t>(1, kMinElementsPerThread / std::max<int64_t>(1, per_panel)),
+                  [&](int64_t p0, int64_t p1) { pack_panels(a, rows, cols, a_stride, packed, p0, p1); });
+  return PanelsView{cols, rows, WeightStorage::F32, packed, nullptr};
+}
 
 void linear_backward(const float* x, int64_t N, int64_t in, int64_t x_stride, const float* dy, int64_t out,
                      int64_t dy_stride, const PanelsView& W_t, float* dx, float* dw, LinearBackwardScratch& s) {

@@ -29,9 +29,8 @@ struct Job {
   std::exception_ptr error;
   std::mutex error_mutex;
 
-  // Takes tasks until none is left; true if this call finished the last one.
-  bool work() {
-    bool finished_last = false;
+  // Takes tasks until none is left.
+  void work() {
     in_task = true;
     for (int64_t i; (i = next.fetch_add(1)) < n;) {
       try {
@@ -40,10 +39,9 @@ struct Job {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
       }
-      if (remaining.fetch_sub(1) == 1) finished_last = true;
+      remaining.fetch_sub(1);
     }
     in_task = false;
-    return finished_last;
   }
 };
 

@@ -37,12 +37,6 @@ void parallel_for(int64_t n, const Task& task) {
       n, [](const void* t, int64_t i) { (*static_cast<const Task*>(t))(i); }, &task);
 }
 
-// body(begin, end) over [0, n) in one contiguous part per thread, for
-// element-wise work (each element computed alone, so the same bits); on the
-// caller alone below `min_per_thread` elements a thread.
-template <typename Body>
-void parallel_chunks(int64_t n, int64_t min_per_thread, const Body& body);
-
 // [begin, end) of part `part` of `parts` contiguous, near-equal parts of
 // [0, n), in units of `align` (the last part takes the remainder).
 struct Range {
@@ -50,6 +44,9 @@ struct Range {
 };
 Range split_range(int64_t n, int64_t parts, int64_t part, int64_t align = 1);
 
+// body(begin, end) over [0, n) in one contiguous part per thread, for
+// element-wise work (each element computed alone, so the same bits); on the
+// caller alone below `min_per_thread` elements a thread.
 template <typename Body>
 void parallel_chunks(int64_t n, int64_t min_per_thread, const Body& body) {
   int64_t parts = thread_count();
@@ -59,7 +56,7 @@ void parallel_chunks(int64_t n, int64_t min_per_thread, const Body& body) {
     return;
   }
   parallel_for(parts, [&](int64_t part) {
-    const Range r = split_range(n, parts, part, 16);  // 64-byte aligned parts of floats
+    const Range r = split_range(n, parts, part);
     if (r.begin < r.end) body(r.begin, r.end);
   });
 }
