@@ -865,7 +865,8 @@ TEST_CASE("float16: exact decoding, round-to-nearest-even encoding", "[ops][half
 
 TEST_CASE("float16 widening in vector lanes: every finite value exact, scaled and unscaled", "[ops][half]") {
   // The matrix kernels widen 8 float16 weights at a time (simd_lanes.h, in
-  // WASM SIMD128, SSE or plain C++): each lane must equal f16_to_f32, and the
+  // WASM SIMD128, SSE or plain C++), stored in lane-pair order: each lane
+  // must equal f16_to_f32 of its value, and the
   // unscaled widening f16_to_f32 times 2^-112 (exact in float32, subnormals too).
   std::vector<uint16_t> finite;
   for (uint32_t h = 0; h < 65536; ++h) {
@@ -873,9 +874,11 @@ TEST_CASE("float16 widening in vector lanes: every finite value exact, scaled an
   }
   REQUIRE(finite.size() % 8 == 0);
   for (size_t i = 0; i < finite.size(); i += 8) {
+    uint16_t paired[8];  // the 8 values in lane-pair order
+    for (int j = 0; j < 8; ++j) paired[simd::half_slot(j)] = finite[i + j];
     simd::Lanes low, high, low_unscaled, high_unscaled;
-    simd::widen_f16(&finite[i], low, high);
-    simd::widen_f16_unscaled(&finite[i], low_unscaled, high_unscaled);
+    simd::widen_f16(paired, low, high);
+    simd::widen_f16_unscaled(paired, low_unscaled, high_unscaled);
     float out[8], unscaled[8];
     simd::store(out, low);
     simd::store(out + 4, high);
@@ -888,6 +891,22 @@ TEST_CASE("float16 widening in vector lanes: every finite value exact, scaled an
       if (bits_of(unscaled[j]) != bits_of(float(double(expected) * 0x1p-112)))
         FAIL("widen_f16_unscaled of bits " << finite[i + j] << ": " << unscaled[j] << ", expected " << expected
                                            << " * 2^-112");
+    }
+  }
+}
+
+TEST_CASE("bfloat16 widening in vector lanes: every value exact, in lane-pair order", "[ops][half]") {
+  for (uint32_t b = 0; b < 65536; b += 8) {
+    uint16_t paired[8];
+    for (int j = 0; j < 8; ++j) paired[simd::half_slot(j)] = uint16_t(b + j);
+    simd::Lanes low, high;
+    simd::widen_bf16(paired, low, high);
+    float out[8];
+    simd::store(out, low);
+    simd::store(out + 4, high);
+    for (int j = 0; j < 8; ++j) {
+      if (bits_of(out[j]) != bits_of(bf16_to_f32(uint16_t(b + j))))
+        FAIL("widen_bf16 of bits " << b + j << ": " << out[j] << ", expected " << bf16_to_f32(uint16_t(b + j)));
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "util/half.h"
+#include "util/simd_lanes.h"
 
 namespace minimind {
 
@@ -62,10 +63,10 @@ WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, Weig
     half_.assign(padded, 0);
   }
   for (int64_t r = 0; r < rows; ++r) {
-    const size_t base = size_t((r / kPanelRows) * cols * kPanelRows + r % kPanelRows);
     const float* row = values + r * cols;
+    const size_t base = offset(r, 0), stride = column_stride(r / kPanelRows);
     for (int64_t i = 0; i < cols; ++i) {
-      const size_t at = base + size_t(i * kPanelRows);
+      const size_t at = base + size_t(i) * stride;
       switch (storage_) {
         case WeightStorage::F32:
           f32_[at] = row[i];
@@ -94,8 +95,20 @@ void WeightMatrix::assign_f32(const float* values) {
   }
 }
 
+size_t WeightMatrix::column_stride(int64_t p) const {
+  return storage_ == WeightStorage::F32 ? size_t(kPanelRows) : size_t(view().half_stride(p));
+}
+
+size_t WeightMatrix::offset(int64_t r, int64_t i) const {
+  const int64_t p = r / kPanelRows;
+  const int j = int(r % kPanelRows);
+  if (storage_ == WeightStorage::F32) return size_t(p * cols_ * kPanelRows + i * kPanelRows + j);
+  const PanelsView v = view();
+  return size_t(v.half_panel(p) - v.half) + size_t(i) * column_stride(p) + size_t(simd::half_slot(j));
+}
+
 float WeightMatrix::value(int64_t r, int64_t i) const {
-  const size_t at = size_t((r / kPanelRows) * cols_ * kPanelRows + i * kPanelRows + r % kPanelRows);
+  const size_t at = offset(r, i);
   switch (storage_) {
     case WeightStorage::F16:
       return f16_to_f32(half_[at]);
@@ -108,7 +121,21 @@ float WeightMatrix::value(int64_t r, int64_t i) const {
 }
 
 void WeightMatrix::row(int64_t r, float* out) const {
-  for (int64_t i = 0; i < cols_; ++i) out[i] = value(r, i);
+  const size_t base = offset(r, 0), stride = column_stride(r / kPanelRows);
+  for (int64_t i = 0; i < cols_; ++i) {
+    const size_t at = base + size_t(i) * stride;
+    switch (storage_) {
+      case WeightStorage::F32:
+        out[i] = f32_[at];
+        break;
+      case WeightStorage::F16:
+        out[i] = f16_to_f32(half_[at]);
+        break;
+      case WeightStorage::BF16:
+        out[i] = bf16_to_f32(half_[at]);
+        break;
+    }
+  }
 }
 
 Matrix WeightMatrix::unpacked() const {

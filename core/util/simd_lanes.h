@@ -20,6 +20,13 @@ namespace minimind::simd {
 
 constexpr int kLanes = 4;
 
+// 8 16-bit values (float16 or bfloat16) widen from one 128-bit load kept in
+// "lane pairs": 32-bit lane l holds value l in its upper half and value l + 4
+// in its lower half, so both halves become float32 lanes with shifts and
+// masks in 32-bit lanes, no shuffle. In memory (little-endian) that is
+// [v4, v0, v5, v1, v6, v2, v7, v3]; value j sits at half_slot(j).
+constexpr int half_slot(int j) { return j < 4 ? 2 * j + 1 : 2 * (j - 4); }
+
 #if defined(__wasm_simd128__)
 using Lanes = v128_t;
 inline Lanes zero() { return wasm_f32x4_splat(0.0f); }
@@ -42,23 +49,20 @@ inline Lanes pow2(Lanes k) {
   return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
 }
 
-// 8 float16 values, without the final ×2^112: the values come out 2^-112
-// times too small (normal or subnormal float32, so still exact), for a
-// caller that scales the other factor of each product by 2^112 instead.
+// 8 float16 values in lane pairs, without the final ×2^112: the values come
+// out 2^-112 times too small (normal or subnormal float32, so still exact),
+// for a caller that scales the other factor of each product by 2^112 instead.
 //
-// Built in 16-bit lanes, 8 values at a time, as the two halves of each
-// float32 (sign << 31 | (h & 0x7fff) << 13): the upper half is the sign and
-// the top 12 bits of exponent and mantissa (h >> 3 arithmetic, the sign's
-// copies in bits 12-14 masked off), the lower half the last 3 mantissa bits
-// (h << 13); interleaving the halves makes the float32 lanes. 5 operations
-// for 8 values where widening to 32 bits first takes 6 (the 1-row product
-// with float16 weights is bound by these, not by memory).
+// A float16 h in a lane's upper half becomes sign << 31 | (h & 0x7fff) << 13
+// by an arithmetic shift right by 3 (the sign's copies in bits 28-30 and the
+// lower half's bits in 0-12 masked off); the lower half is first moved up by
+// 16. 5 operations for 8 values, none of them a shuffle: the 1-row product
+// with float16 weights is bound by these, not by memory.
 inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
   const v128_t h = wasm_v128_load(p);
-  const v128_t upper = wasm_v128_and(wasm_i16x8_shr(h, 3), wasm_i16x8_splat(int16_t(0x8fff)));
-  const v128_t lower = wasm_i16x8_shl(h, 13);
-  low = wasm_i16x8_shuffle(lower, upper, 0, 8, 1, 9, 2, 10, 3, 11);
-  high = wasm_i16x8_shuffle(lower, upper, 4, 12, 5, 13, 6, 14, 7, 15);
+  const v128_t keep = wasm_i32x4_splat(int32_t(0x8fffe000u));
+  low = wasm_v128_and(wasm_i32x4_shr(h, 3), keep);
+  high = wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(h, 16), 3), keep);
 }
 // 8 float16 values -> two float32 vectors (values 0-3 and 4-7): the
 // unscaled ones times 2^112, which rebiases the exponent (15 -> 127),
@@ -68,11 +72,11 @@ inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   low = wasm_f32x4_mul(low, wasm_f32x4_splat(0x1p112f));
   high = wasm_f32x4_mul(high, wasm_f32x4_splat(0x1p112f));
 }
-// 8 bfloat16 values -> two float32 vectors: bfloat16 is a float32's upper half.
+// 8 bfloat16 values in lane pairs -> two float32 vectors: bfloat16 is a float32's upper half.
 inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
   const v128_t h = wasm_v128_load(p);
-  low = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16);
-  high = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16);
+  low = wasm_v128_and(h, wasm_i32x4_splat(int32_t(0xffff0000u)));
+  high = wasm_i32x4_shl(h, 16);
 }
 #elif defined(__SSE2__)
 using Lanes = __m128;
@@ -94,13 +98,12 @@ inline Lanes pow2(Lanes k) {
   return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k), _mm_set1_epi32(127)), 23));
 }
 
-// As the Wasm version: the float32 halves in 16-bit lanes, then interleaved.
+// As the Wasm version.
 inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
   const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i upper = _mm_and_si128(_mm_srai_epi16(h, 3), _mm_set1_epi16(int16_t(0x8fff)));
-  const __m128i lower = _mm_slli_epi16(h, 13);
-  low = _mm_castsi128_ps(_mm_unpacklo_epi16(lower, upper));
-  high = _mm_castsi128_ps(_mm_unpackhi_epi16(lower, upper));
+  const __m128i keep = _mm_set1_epi32(int32_t(0x8fffe000u));
+  low = _mm_castsi128_ps(_mm_and_si128(_mm_srai_epi32(h, 3), keep));
+  high = _mm_castsi128_ps(_mm_and_si128(_mm_srai_epi32(_mm_slli_epi32(h, 16), 3), keep));
 }
 inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   widen_f16_unscaled(p, low, high);
@@ -109,8 +112,8 @@ inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
 }
 inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
   const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  low = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), h));
-  high = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), h));
+  low = _mm_castsi128_ps(_mm_and_si128(h, _mm_set1_epi32(int32_t(0xffff0000u))));
+  high = _mm_castsi128_ps(_mm_slli_epi32(h, 16));
 }
 #else
 struct Lanes {
@@ -161,8 +164,8 @@ inline Lanes pow2(Lanes k) {
 }
 inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   for (int l = 0; l < kLanes; ++l) {
-    low.v[l] = f16_to_f32(p[l]);
-    high.v[l] = f16_to_f32(p[kLanes + l]);
+    low.v[l] = f16_to_f32(p[half_slot(l)]);
+    high.v[l] = f16_to_f32(p[half_slot(kLanes + l)]);
   }
 }
 inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
@@ -174,8 +177,8 @@ inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
 }
 inline void widen_bf16(const uint16_t* p, Lanes& low, Lanes& high) {
   for (int l = 0; l < kLanes; ++l) {
-    low.v[l] = bf16_to_f32(p[l]);
-    high.v[l] = bf16_to_f32(p[kLanes + l]);
+    low.v[l] = bf16_to_f32(p[half_slot(l)]);
+    high.v[l] = bf16_to_f32(p[half_slot(kLanes + l)]);
   }
 }
 #endif
