@@ -21,14 +21,16 @@
 // to the loss, head-role and pronoun-attention goals.
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|threads]
+//                           [--only train|forward|page-training|threads|wllama]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
 // "Training in the page" section (≤ 5 minutes, after building the site);
 // --only threads measures 1 against 2 threads, ours and ONNX Runtime Web's
-// (bench/threads.mjs), and rewrites only the "Threads" section;
-// --only forward is the rest, and keeps the training and threads sections as they are.
+// (bench/threads.mjs), and rewrites only the "Threads" section; --only wllama
+// times llama.cpp's Wasm build (@wllama/wllama), ONNX Runtime Web and ours in one
+// headless Chromium (bench/wllama.mjs) and rewrites only "llama.cpp in the browser";
+// --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
 // (build/bench-native, build/bench-sse), the Wasm micro benchmark
@@ -47,6 +49,7 @@ import { measurePageLatency } from './page_latency.mjs';
 import { measurePageTraining } from './page_training.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
+import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
 import { benchTraining, summary } from './train.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -79,8 +82,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'threads'].includes(only))
-  fail(`--only takes "train", "forward", "page-training" or "threads", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'threads', 'wllama'].includes(only))
+  fail(`--only takes "train", "forward", "page-training", "threads" or "wllama", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -707,6 +710,16 @@ async function main() {
     log(`wrote the "Threads" section of ${outFile.replace(root, '')} (raw: build/bench/threads-results.json)`);
     return;
   }
+  if (only === 'wllama') {
+    ensureWasm();
+    ensureOnnx();
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = await measureWllama({ log });
+    writeFileSync(`${root}build/bench/wllama-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllamaSection(result));
+    log(`wrote the "llama.cpp in the browser" section of ${outFile.replace(root, '')} (raw: build/bench/wllama-results.json)`);
+    return;
+  }
   if (runForward) ensureOnnx();
   ensureNative();
   const wasmMicro = ensureWasmMicro();
@@ -757,9 +770,12 @@ async function main() {
     pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
-  const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END); // kept: only --only threads measures it
+  // Kept: only --only threads and --only wllama measure them.
+  const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
+  const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
+  if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 
