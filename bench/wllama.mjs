@@ -15,15 +15,15 @@
 // Every measurement has a fresh page; ROUNDS rounds interleaved, medians of
 // the rounds' medians. The prompts are the same tokens for every runtime:
 // texts of characters that are one token each and never merge
-// (ALTERNATION_CHARACTERS of js/corpus.mjs), since wllama takes text only.
+// (bench/one_token_text.mjs), since wllama takes text only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { ALTERNATION_CHARACTERS } from '../js/corpus.mjs';
 import { serve } from '../scripts/serve.mjs';
 import { launchBrowser } from '../tests/browser/browser.mjs';
 import { seededGguf } from './make_gguf.mjs';
+import { oneTokenText } from './one_token_text.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -40,12 +40,6 @@ const median = (values) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Text of n one-token characters; variant v changes the first. */
-function promptText(n, v) {
-  const C = ALTERNATION_CHARACTERS;
-  return Array.from({ length: n }, (_, i) => C[(i * 37 + 11 + (i === 0 ? 1 + v * 13 : 0)) % C.length]).join('');
-}
-
 async function prompts() {
   const { loadMiniMind } = await import('../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: 'simd' });
@@ -53,7 +47,7 @@ async function prompts() {
   const texts = {};
   const ids = {};
   for (const n of [...PREFILL, DECODE.prompt]) {
-    texts[n] = Array.from({ length: VARIANTS }, (_, v) => promptText(n, v));
+    texts[n] = Array.from({ length: VARIANTS }, (_, v) => oneTokenText(n, v));
     ids[n] = texts[n].map((t) => Array.from(tokenizer.encode(t)));
     const wrong = ids[n].find((list) => list.length !== n);
     if (wrong) throw new Error(`a prompt of ${n} characters encodes to ${wrong.length} tokens`);

@@ -179,25 +179,6 @@ const INDUCTION_FRAMES = [
  */
 const BARE_REPEATS = [(x) => `${x}${x}。`, (x) => `${x}，${x}。`, (x) => ([...x].length <= 14 ? `${x}${x}${x}。` : `${x}${x}。`)];
 
-/**
- * Characters for two-character alternations (红蓝红蓝…): each is one token of
- * MiniMind's tokenizer and no two of them merge into one, so in such a line
- * the next token is always the one before the current one: the line kind
- * that makes a previous-token head pay at every position
- * (tests/node/corpus.test.mjs checks the tokenization).
- */
-export const ALTERNATION_CHARACTERS = Object.freeze([
-  ...'了在大说也就得可你年后着事所去十用日都三二么经法起与看将还分前又见只主没从知点长开高问力理意样月外头两机关文间老果重回百听白先表气身向立名给色路北员走门西吃山书黑红话平感真美花车爱做欢买早晚春夏秋冬风雨雪云星河海树草鸟鱼猫狗马米茶菜包杯笔桌床灯窗衣球画歌舞跑跳读写玩笑站坐飞南东左右远近快慢冷热甜酸香亮暗旧少干净金木火土石林村城楼房园校店友奶阿',
-]);
-const ALTERNATION_FRAMES = [
-  (x) => `${x}。`,
-  (x) => `${x}。`,
-  (x) => `鸟儿一直在叫：${x}。`,
-  (x) => `墙上写满了${x}。`,
-  (x) => `大家一起喊：${x}。`,
-  (x) => `钟声响着：${x}。`,
-];
-
 // ---------------------------------------------------------------- the generator
 
 /** xoshiro128** seeded through SplitMix32 from an integer seed: the same numbers on every platform. */
@@ -423,18 +404,6 @@ function moodLine(rng) {
 function habitLine(rng) {
   const name = pickName(rng);
   return `${contextPrefix(rng)}${name}${HABITS[name]}。`;
-}
-
-/**
- * Two characters taking turns, 3 to 8 times (红蓝红蓝红蓝): after the first
- * pair every next token is the token before the current one, whatever the
- * characters are, so only attending to position i - 1 predicts it.
- */
-function alternationLine(rng) {
-  const a = rng.pick(ALTERNATION_CHARACTERS);
-  let b = rng.pick(ALTERNATION_CHARACTERS);
-  while (b === a) b = rng.pick(ALTERNATION_CHARACTERS);
-  return rng.pick(ALTERNATION_FRAMES)(`${a}${b}`.repeat(3 + rng.int(6)));
 }
 
 /** Line kinds and their shares. */

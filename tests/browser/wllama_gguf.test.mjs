@@ -11,8 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { ALTERNATION_CHARACTERS } from '../../js/corpus.mjs';
 import { seededGguf } from '../../bench/make_gguf.mjs';
+import { oneTokenText } from '../../bench/one_token_text.mjs';
 import { openPage, useServedBrowser } from './browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,9 +25,7 @@ const CASES = [
   { name: 'gen2', config: { ...SMALL, use_qk_norm: false, intermediate_size: 192, rope_theta: 1e4, rms_norm_eps: 1e-5 } },
 ];
 // 24 characters that are one token each and never merge: the same ids in both tokenizers.
-const PROMPTS = [5, 61, 117].map((offset) =>
-  Array.from({ length: 24 }, (_, i) => ALTERNATION_CHARACTERS[(i * 37 + offset) % ALTERNATION_CHARACTERS.length]).join(''),
-);
+const PROMPTS = [0, 4, 9].map((variant) => oneTokenText(24, variant));
 
 for (const { name, config } of CASES) {
   for (const dtype of ['F32', 'F16']) {
