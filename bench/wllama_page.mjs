@@ -28,7 +28,7 @@ window.benchWllama = async ({ url, threads, prefill, decode, reps, prompts }) =>
   const makeIds = (n, variant) => prompts[n][variant];
   const wllama = new Wllama(WASM, { logger: quiet });
   const blob = await (await fetch(url)).blob();
-  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 1024, n_batch: 512, n_ubatch: 512, warmup: false });
+  await wllama.loadModel([blob], { n_threads: threads, n_ctx: 2048, n_parallel: 1, n_batch: 512, n_ubatch: 512, warmup: false });
   let variant = 0;
   const complete = async (prompt, maxTokens) => {
     const started = performance.now();
