@@ -386,7 +386,22 @@ function twoNames(rng) {
   }
 }
 
+/**
+ * A pronoun sentence said twice: copying it needs, at every position of the
+ * first saying, a head that reads the token before (the previous-token head
+ * an induction head composes with), on the same kind of text as the
+ * previous-token probe. Frames without names, so a sentence still names
+ * just its two people.
+ */
+const SENTENCE_REPEATS = [
+  (x) => `${x}。${x}。`,
+  (x) => `老师说：${x}。大家一起念：${x}。`,
+  (x) => `请记住：${x}。${x}。`,
+  (x) => `跟我念：${x}。${x}。`,
+];
+
 function inductionLine(rng) {
+  if (rng.chance(0.3)) return rng.pick(SENTENCE_REPEATS)(pronounSentence(rng).text);
   const [a, b] = twoNames(rng);
   const span = repeatedSpan(rng, a);
   return rng.chance(0.4) ? rng.pick(BARE_REPEATS)(span) : rng.pick(INDUCTION_FRAMES)(a, b, span);
