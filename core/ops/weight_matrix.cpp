@@ -107,8 +107,7 @@ size_t WeightMatrix::offset(int64_t r, int64_t i) const {
   return size_t(v.half_panel(p) - v.half) + size_t(i) * column_stride(p) + size_t(simd::half_slot(j));
 }
 
-float WeightMatrix::value(int64_t r, int64_t i) const {
-  const size_t at = offset(r, i);
+float WeightMatrix::stored(size_t at) const {
   switch (storage_) {
     case WeightStorage::F16:
       return f16_to_f32(half_[at]);
@@ -120,22 +119,11 @@ float WeightMatrix::value(int64_t r, int64_t i) const {
   return f32_[at];
 }
 
+float WeightMatrix::value(int64_t r, int64_t i) const { return stored(offset(r, i)); }
+
 void WeightMatrix::row(int64_t r, float* out) const {
   const size_t base = offset(r, 0), stride = column_stride(r / kPanelRows);
-  for (int64_t i = 0; i < cols_; ++i) {
-    const size_t at = base + size_t(i) * stride;
-    switch (storage_) {
-      case WeightStorage::F32:
-        out[i] = f32_[at];
-        break;
-      case WeightStorage::F16:
-        out[i] = f16_to_f32(half_[at]);
-        break;
-      case WeightStorage::BF16:
-        out[i] = bf16_to_f32(half_[at]);
-        break;
-    }
-  }
+  for (int64_t i = 0; i < cols_; ++i) out[i] = stored(base + size_t(i) * stride);
 }
 
 Matrix WeightMatrix::unpacked() const {

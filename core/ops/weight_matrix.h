@@ -92,6 +92,7 @@ class WeightMatrix {
 
  private:
   float value(int64_t r, int64_t i) const;
+  float stored(size_t at) const;              // the value stored at `at`, as float32
   size_t offset(int64_t r, int64_t i) const;  // where element (r, i) is stored
   size_t column_stride(int64_t p) const;      // from column i to i + 1 of panel p
 
