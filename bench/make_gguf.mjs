@@ -34,25 +34,23 @@ class Bytes {
     this.chunks.push(u8);
     this.length += u8.length;
   }
-  u32(v) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, v, true);
+  // One fixed-size little-endian value written by a DataView setter.
+  scalar(size, set) {
+    const b = new Uint8Array(size);
+    set(new DataView(b.buffer));
     this.push(b);
+  }
+  u32(v) {
+    this.scalar(4, (d) => d.setUint32(0, v, true));
   }
   i32(v) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setInt32(0, v, true);
-    this.push(b);
+    this.scalar(4, (d) => d.setInt32(0, v, true));
   }
   f32(v) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setFloat32(0, v, true);
-    this.push(b);
+    this.scalar(4, (d) => d.setFloat32(0, v, true));
   }
   u64(v) {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, BigInt(v), true);
-    this.push(b);
+    this.scalar(8, (d) => d.setBigUint64(0, BigInt(v), true));
   }
   string(s) {
     const u8 = new TextEncoder().encode(s);

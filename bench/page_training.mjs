@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 
 import { serve } from '../scripts/serve.mjs';
 import { CHROMIUM, launchBrowser, openPage } from '../tests/browser/browser.mjs';
+import { cpuModel } from './cpu_model.mjs';
 
 const site = fileURLToPath(new URL('../dist/site/', import.meta.url));
 
@@ -52,10 +53,6 @@ function chromiumVersion() {
   } catch {
     return 'unknown';
   }
-}
-
-function cpuModel() {
-  return /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
 }
 
 // In the page, before the click: records the click's time, every steps report

@@ -20,6 +20,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { cpuModel } from './cpu_model.mjs';
+import { median } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -30,10 +32,6 @@ const TRAIN = { batch: 32, seqLen: 64, warmup: 1, steps: 4 };
 const SEED = 0;
 const INIT = 'minimind';
 
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000));
 
 // ------------------------------------------------------------------ child processes
@@ -178,10 +176,6 @@ function child(args) {
   });
   if (r.status !== 0) throw new Error(`bench/threads.mjs --child ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
-}
-
-function cpuModel() {
-  return /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
 }
 
 /** Runs every measurement, ROUNDS times interleaved; returns the raw results and their medians. */

@@ -24,6 +24,8 @@ import { serve } from '../scripts/serve.mjs';
 import { launchBrowser } from '../tests/browser/browser.mjs';
 import { seededGguf } from './make_gguf.mjs';
 import { oneTokenText } from './one_token_text.mjs';
+import { cpuModel } from './cpu_model.mjs';
+import { median } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -39,11 +41,6 @@ const DECODE = { prompt: 32, steps: 32 };
 const SEED = 0;
 const INIT = 'minimind';
 const VARIANTS = 2 * (PREFILL.length + 1) * (REPS + 1) + 2; // prompts each runtime uses
-
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function prompts() {
   const { loadMiniMind } = await import('../js/minimind.mjs');
@@ -74,10 +71,6 @@ async function ensureGguf(log) {
       writeFileSync(file, await seededGguf({ preset, seed: SEED, init: INIT, dtype }));
     }
   }
-}
-
-function cpuModel() {
-  return /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
 }
 
 /** Runs every measurement, ROUNDS times interleaved; returns the raw results and their medians. */

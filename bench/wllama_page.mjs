@@ -5,6 +5,7 @@
 import * as ort from '../node_modules/onnxruntime-web/dist/ort.min.mjs';
 import { Wllama } from '../node_modules/@wllama/wllama/esm/index.js';
 import { loadMiniMind } from '../js/minimind.mjs';
+import { median } from './median.mjs';
 
 const WASM = { default: new URL('../node_modules/@wllama/wllama/esm/wasm/wllama.wasm', import.meta.url).href };
 const TOKENIZER = new URL('../models/minimind-tokenizer/tokenizer.json', import.meta.url).href;
@@ -13,11 +14,6 @@ const TOKENIZER = new URL('../models/minimind-tokenizer/tokenizer.json', import.
 const GREEDY_PROMPTS = 3;
 const GREEDY_TOKENS = 8;
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a) => console.error(...a) };
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 /**
  * llama.cpp on a GGUF: prefill of each length (a completion of 1 token,
  * llama.cpp's own prompt time) and greedy decoding (per generated token).
