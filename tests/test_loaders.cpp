@@ -4,7 +4,6 @@
 // runs these too).
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -428,7 +427,9 @@ TEST_CASE("the file decides q/k norm, and tied heads may carry lm_head.weight", 
 
 TEST_CASE("a header of 200k tensors is looked up by name in constant time", "[loaders][safetensors]") {
   // find() is a hash map lookup, not a scan: with a scan, the 200k lookups
-  // below would compare 2e10 names.
+  // below would compare 2e10 names (minutes, so a scan would also time the
+  // run out). The type says which it is; no clock here, since a loaded
+  // machine made a time limit fail.
   STATIC_REQUIRE(std::is_same<SafetensorsFile::NameIndex, std::unordered_map<std::string, size_t>>::value);
   const size_t n = 200000;
   std::string header = "{";
@@ -438,7 +439,6 @@ TEST_CASE("a header of 200k tensors is looked up by name in constant time", "[lo
   }
   header += "}";
   const std::vector<uint8_t> bytes = raw_file(header, 4 * n);
-  const auto start = std::chrono::steady_clock::now();
   const SafetensorsFile file(bytes.data(), bytes.size());
   REQUIRE(file.entries().size() == n);
   REQUIRE(file.name_index().size() == n);
@@ -448,13 +448,6 @@ TEST_CASE("a header of 200k tensors is looked up by name in constant time", "[lo
     if (e->begin != 4 * i) FAIL("t" << i << " begins at " << e->begin);
   }
   CHECK(file.find("t200000") == nullptr);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // Under a second on an idle machine (a sanitizer build is a few times slower); loose for loaded ones.
-#if defined(__SANITIZE_ADDRESS__)
-  CHECK(seconds < 30);
-#else
-  CHECK(seconds < 5);
-#endif
   // Loading it as a model names the first problems, as quickly.
   REQUIRE_THROWS_MATCHES(load_weights(preset_config("lab-a"), file), ConfigError, message_contains("... and"));
 }
