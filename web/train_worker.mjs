@@ -5,7 +5,7 @@
 // described there), fed from this thread's message port.
 import { loadMiniMind } from '../js/minimind.mjs';
 import { createTrainHost } from './train_host.mjs';
-import { workerRuntimeOptions } from './wasm_runtime.mjs';
+import { runtimeOptions } from './wasm_runtime.mjs';
 
 async function fetchText(path) {
   const response = await fetch(new URL(path, import.meta.url));
@@ -15,7 +15,7 @@ async function fetchText(path) {
 
 const host = createTrainHost({
   post: (message, transfer = []) => self.postMessage(message, transfer),
-  loadRuntime: () => loadMiniMind(workerRuntimeOptions(import.meta.url)),
+  loadRuntime: () => loadMiniMind(runtimeOptions(import.meta.url)),
   fetchText,
 });
 

@@ -23,7 +23,7 @@
 // pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
 import { loadMiniMind } from '../js/minimind.mjs';
-import { runtimeSummary, workerRuntimeOptions } from './wasm_runtime.mjs';
+import { runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
 import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 import { topK } from './top_k.mjs';
@@ -39,7 +39,7 @@ let queue = [];
 let draining = false;
 
 function runtimeReady() {
-  runtime ??= loadMiniMind(workerRuntimeOptions(import.meta.url));
+  runtime ??= loadMiniMind(runtimeOptions(import.meta.url));
   return runtime;
 }
 

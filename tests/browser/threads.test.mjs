@@ -2,7 +2,9 @@
 // isolated, so its workers run the pthreads build (?threads=N, or
 // min(4, ceil(cores / 2))); a host without those headers gets the
 // one-thread build with no error, only a note under the model's status line.
-// The matrix is the same, number for number, either way.
+// The matrix is the same, number for number, either way. The same for the
+// <minimind-attention> element (its script's ?threads=N), which keeps one
+// thread when its script comes from another origin.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -54,4 +56,46 @@ test('an isolated page computes on the threads asked for, a plain host on one th
   for (const r of [two, one, fallback]) assert.deepEqual(r.errors, []);
   const zh = await view(plain, '?lang=zh-CN');
   assert.match(zh.status, /^用 1 个线程计算：本页面未跨源隔离/);
+});
+
+// A course page holding one element (tests/browser/element_threads_host.html,
+// served from the repository as `host` serves it: isolated or not), whose
+// element script is `script`.
+async function element(host, script) {
+  const { page, errors } = await openPage(browser.context);
+  await page.goto(`${host.url}tests/browser/element_threads_host.html?script=${encodeURIComponent(script)}`);
+  await page.waitForFunction(() => document.querySelector('minimind-attention')?.getAttribute('data-state') === 'ready', null, {
+    timeout: 60000,
+  });
+  const result = await page.evaluate(() => {
+    const e = document.querySelector('minimind-attention');
+    return { isolated: crossOriginIsolated, threads: e.getAttribute('data-threads'), weights: e.weights };
+  });
+  await page.close();
+  return { ...result, errors };
+}
+
+test('the element computes on the threads its script asks for in an isolated page, on one thread elsewhere, with the same matrix', async () => {
+  const ROOT = new URL('../../', import.meta.url).pathname;
+  const [own, other, notIsolatedRoot] = await Promise.all([serve(ROOT), serve(ROOT), serve(ROOT, { isolate: false })]);
+  const script = (server, query) => `${server.url}dist/site/minimind-attention.js${query}`;
+  try {
+    const two = await element(own, script(own, '?threads=2'));
+    assert.equal(two.isolated, true);
+    assert.equal(two.threads, '2');
+    const one = await element(own, script(own, '?threads=1'));
+    assert.equal(one.threads, '1');
+    const notIsolated = await element(notIsolatedRoot, script(notIsolatedRoot, '?threads=2'));
+    assert.equal(notIsolated.isolated, false);
+    assert.equal(notIsolated.threads, '1');
+    // an isolated course page whose element script is another origin's: its threads' workers could not start there
+    const otherOrigin = await element(own, script(other, '?threads=2'));
+    assert.equal(otherOrigin.isolated, true);
+    assert.equal(otherOrigin.threads, '1');
+    assert.ok(one.weights.length > 5, `${one.weights.length} rows`);
+    for (const r of [two, notIsolated, otherOrigin]) assert.deepEqual(r.weights, one.weights);
+    for (const r of [two, one, notIsolated, otherOrigin]) assert.deepEqual(r.errors, []);
+  } finally {
+    await Promise.all([own.close(), other.close(), notIsolatedRoot.close()]);
+  }
 });

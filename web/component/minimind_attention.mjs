@@ -204,6 +204,7 @@ export class MiniMindAttention extends ElementBase {
       if (!this.#shown) this.#showStatus('loading', t('embed.loading'));
       const mm = await loadRuntime();
       if (run !== this.#run) return;
+      if (this.getAttribute('data-threads') !== String(mm.threads)) this.setAttribute('data-threads', String(mm.threads));
       if (spec.view === 'lesson' || spec.view === 'lab') return this.#showLesson(mm, spec);
       if (spec.preset === DEMO && !this.#shown) this.#showStatus('loading', t('embed.downloading', { name: DEMO }), { progress: true });
       const described = await describeModel(mm, spec, (fraction) => (this.#parts.progress.value = fraction));

@@ -1,19 +1,22 @@
 // Where the component's Wasm module comes from: wasm/minimind.mjs next to
 // the component's own script (dist/site/minimind-attention.js), fetched on
-// first use. The single-file build replaces this file with
-// module_source_single.mjs (scripts/build_site.mjs).
+// first use, or wasm/minimind-threads.mjs in a cross-origin isolated page
+// that loads the script from its own origin (web/wasm_runtime.mjs). The
+// single-file build replaces this file with module_source_single.mjs
+// (scripts/build_site.mjs), which has one thread.
+import { runtimeOptions } from '../wasm_runtime.mjs';
 
 /** Options for loadMiniMind(). */
 export function moduleSource() {
-  return { moduleUrl: new URL('./wasm/minimind.mjs', import.meta.url) };
+  return runtimeOptions(import.meta.url);
 }
 
 /**
  * Where the files the figure fetches live, for the messages when they do not
- * load: {module: wasm/minimind.mjs, wasm: wasm/minimind.wasm, model:
+ * load: {module: wasm/minimind.mjs (or -threads), wasm: its .wasm, model:
  * models/minimind-demo/} next to the script, as URLs; null for what is inlined.
  */
 export function sourceUrls() {
-  const url = (path) => new URL(path, import.meta.url).href;
-  return { module: url('./wasm/minimind.mjs'), wasm: url('./wasm/minimind.wasm'), model: url('./models/minimind-demo/') };
+  const module = moduleSource().moduleUrl.href;
+  return { module, wasm: module.replace(/\.mjs$/, '.wasm'), model: new URL('./models/minimind-demo/', import.meta.url).href };
 }
