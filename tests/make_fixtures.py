@@ -535,6 +535,8 @@ TRAIN_CASES = [
     dict(TRAIN_BASE, name="gen2_r4_tied", seed=302, gen=2, H=4, Hkv=1, Dh=8, eps=1e-5),
     dict(TRAIN_BASE, name="gen3_r1_untied", seed=303, gen=3, H=4, Hkv=4, Dh=8, eps=1e-6,
          tied=False),
+    # head_dim above hidden / heads (H * Dh = 64 > D = 32), as config.json's head_dim may set
+    dict(TRAIN_BASE, name="gen3_wide_heads", seed=304, gen=3, H=4, Hkv=2, Dh=16, eps=1e-6),
 ]
 # Two runs of train_pretrain.py's loop on each case's initial weights and data, file order.
 RECIPES = [

@@ -57,7 +57,7 @@ TrainCase load_train_case(const std::string& name) {
 }
 
 const std::vector<std::string>& train_case_names() {
-  static const std::vector<std::string> names = {"gen3_r2_tied", "gen2_r4_tied", "gen3_r1_untied"};
+  static const std::vector<std::string> names = {"gen3_r2_tied", "gen2_r4_tied", "gen3_r1_untied", "gen3_wide_heads"};
   return names;
 }
 

@@ -61,7 +61,7 @@ async function cli(...args) {
 const mm = await loadMiniMind();
 
 test('trainer.lossAndGradients matches PyTorch autograd in Wasm, for every parameter', () => {
-  for (const name of ['gen3_r2_tied', 'gen2_r4_tied', 'gen3_r1_untied']) {
+  for (const name of ['gen3_r2_tied', 'gen2_r4_tied', 'gen3_r1_untied', 'gen3_wide_heads']) {
     const c = trainCase(name);
     const expected = readSafetensors(c.file('gradients.safetensors'));
     const model = mm.loadModel({ config: c.config, weights: c.weights });
