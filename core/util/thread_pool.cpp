@@ -7,6 +7,7 @@
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define MINIMIND_THREADS 1
+#include <chrono>
 #include <condition_variable>
 #include <thread>
 #include <vector>
@@ -47,15 +48,46 @@ struct Job {
 
 #ifdef MINIMIND_THREADS
 
+// How long a worker (or the caller waiting for the workers) spins before it
+// sleeps on a condition variable. A decode step is ~100 parallel_fors of
+// 20-100 us each; waking a sleeping thread costs tens of microseconds (more
+// in Wasm, where a wait is Atomics.wait), which made 2 threads slower than 1.
+// Spinning that long between jobs keeps the workers awake through a forward
+// and costs an idle core no more than this after the last one.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpin has passed; whether done() held.
+template <typename Done>
+bool spin_until(const Done& done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
+
+// Every worker takes part in every job (taking tasks while any are left) and
+// reports when it has left it, so the caller returns only when no worker can
+// touch the Job again.
 class Pool {
  public:
   ~Pool() { resize(1); }
 
-  int count() const { return int(workers_.size()) + 1; }
+  int count() const { return worker_count_ + 1; }
 
+  // Between jobs only (set_thread_count's contract).
   void resize(int count) {
     stop_workers();
-    for (int w = 1; w < count; ++w) workers_.emplace_back([this] { loop(); });
+    worker_count_ = count - 1;
+    const uint64_t seen = generation_.load(std::memory_order_acquire);
+    for (int w = 1; w < count; ++w) workers_.emplace_back([this, seen] { loop(seen); });
   }
 
   void run(int64_t n, TaskCall call, const void* task) {
@@ -65,57 +97,67 @@ class Pool {
     job.task = task;
     job.n = n;
     job.remaining = n;
+    job_.store(&job, std::memory_order_relaxed);
+    left_.store(0, std::memory_order_relaxed);
     {
+      // Under the mutex, so that a worker about to sleep sees it.
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     job.work();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return job.remaining.load() == 0 && busy_ == 0; });
-    job_ = nullptr;
-    lock.unlock();
+    const auto all_left = [&] { return left_.load(std::memory_order_acquire) == worker_count_; };
+    if (!spin_until(all_left)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, all_left);
+    }
+    job_.store(nullptr, std::memory_order_relaxed);
     if (job.error) std::rethrow_exception(job.error);
   }
 
  private:
-  void loop() {
-    uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
+  // seen: the last job when the worker was started.
+  void loop(uint64_t seen) {
     for (;;) {
-      wake_.wait(lock, [&] { return stopping_ || (job_ && generation_ != seen); });
-      if (stopping_) return;
-      seen = generation_;
-      Job* job = job_;
-      ++busy_;
-      lock.unlock();
-      job->work();
-      lock.lock();
-      --busy_;
-      done_.notify_all();
+      const auto woken = [&] {
+        return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+      };
+      if (!spin_until(woken)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, woken);
+      }
+      if (stopping_.load(std::memory_order_acquire)) return;
+      seen = generation_.load(std::memory_order_acquire);
+      job_.load(std::memory_order_relaxed)->work();
+      if (left_.fetch_add(1, std::memory_order_acq_rel) + 1 == worker_count_) {
+        // Under the mutex, so that a caller about to sleep sees it.
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
     }
   }
 
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
     workers_.clear();
-    stopping_ = false;
+    worker_count_ = 0;
+    stopping_.store(false, std::memory_order_release);
   }
 
   std::vector<std::thread> workers_;
+  int worker_count_ = 0;  // workers_.size(), set before the workers start
   std::mutex run_mutex_;  // one parallel_for at a time
-  std::mutex mutex_;
+  std::mutex mutex_;      // for sleeping only: the job is handed over by the atomics
   std::condition_variable wake_, done_;
-  Job* job_ = nullptr;
-  uint64_t generation_ = 0;
-  int busy_ = 0;  // workers inside job_->work()
-  bool stopping_ = false;
+  std::atomic<Job*> job_{nullptr};
+  std::atomic<uint64_t> generation_{0};  // one more per job
+  std::atomic<int> left_{0};             // workers that have left the current job
+  std::atomic<bool> stopping_{false};
 };
 
 Pool& pool() {
