@@ -6,6 +6,7 @@
 #include "model/trace.h"
 #include "ops/exp_approx.h"
 #include "ops/linear.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
@@ -40,23 +41,32 @@ namespace {
 // e^-gate four lanes at a time (the same bits as exp_approx one by one), a
 // chunk at a time so that the exponentials stay on the stack.
 constexpr int64_t kChunk = 256;
+// Below this many chunks a thread, the elements stay on the caller.
+constexpr int64_t kMinChunksPerThread = 32;
+
+// body(start, m) for every chunk [start, start + m) of [0, n), the threads
+// taking runs of whole chunks: each element is computed alone, so the same bits.
+template <typename Body>
+void for_chunks(int64_t n, const Body& body) {
+  parallel_chunks((n + kChunk - 1) / kChunk, kMinChunksPerThread, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) body(c * kChunk, std::min(kChunk, n - c * kChunk));
+  });
+}
 }  // namespace
 
 void swiglu_act(const float* gate, const float* up, int64_t n, float* act) {
   // silu(gate) * up = gate / (1 + e^-gate) * up: silu()'s bits, times up.
-  float e[kChunk];
-  for (int64_t start = 0; start < n; start += kChunk) {
-    const int64_t m = std::min(kChunk, n - start);
+  for_chunks(n, [&](int64_t start, int64_t m) {
+    float e[kChunk];
     for (int64_t i = 0; i < m; ++i) e[i] = -gate[start + i];
     exp_approx_inplace(e, m);
     for (int64_t i = 0; i < m; ++i) act[start + i] = gate[start + i] / (1.0f + e[i]) * up[start + i];
-  }
+  });
 }
 
 void swiglu_act_backward(const float* gate, const float* up, const float* dact, int64_t n, float* dgate, float* dup) {
-  float e[kChunk];
-  for (int64_t start = 0; start < n; start += kChunk) {
-    const int64_t m = std::min(kChunk, n - start);
+  for_chunks(n, [&](int64_t start, int64_t m) {
+    float e[kChunk];
     for (int64_t i = 0; i < m; ++i) e[i] = -gate[start + i];
     exp_approx_inplace(e, m);
     for (int64_t i = 0; i < m; ++i) {
@@ -69,7 +79,7 @@ void swiglu_act_backward(const float* gate, const float* up, const float* dact, 
       dup[at] = d * silu_g;
       dgate[at] = d * u * (sigmoid * (1.0f + g * (1.0f - sigmoid)));
     }
-  }
+  });
 }
 
 }  // namespace minimind
