@@ -1,0 +1,100 @@
+// Training as JS sees it (NativeTrainer).
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+#include "js_options.h"
+#include "js_values.h"
+#include "model/model.h"
+#include "train/trainer.h"
+
+namespace minimind::wasm {
+
+// MiniMind's pretraining loop over a model, one batch per step(); keeps the
+// model alive, and writes each optimizer step into it.
+class WasmTrainer {
+ public:
+  WasmTrainer(std::shared_ptr<Model> model, PretrainDataset data, const TrainerOptions& options)
+      : model_(std::move(model)), trainer_(std::make_unique<Trainer>(*model_, std::move(data), options)) {}
+
+  // {epoch, batch, loss, lr, gradNorm (null when the optimizer did not
+  // step), tokens, optimizerStep, optimizerSteps, ms}
+  val step() {
+    return guarded([&] {
+      const TrainStep s = trainer_->step();
+      val out = val::object();
+      out.set("epoch", double(s.epoch));
+      out.set("batch", double(s.batch));
+      out.set("loss", s.loss);
+      out.set("lr", s.lr);
+      out.set("gradNorm", s.grad_norm ? val(*s.grad_norm) : val::null());
+      out.set("tokens", double(s.tokens));
+      out.set("optimizerStep", s.optimizer_step);
+      out.set("optimizerSteps", double(s.optimizer_steps));
+      out.set("ms", s.ms);
+      return out;
+    });
+  }
+
+  // samples: Int32Array of sample indices. {loss, tokens, gradients:
+  // [{name, shape, data: Float32Array}], safetensors: Uint8Array (F32,
+  // gradients keyed by parameter name)}.
+  val loss_and_gradients(const val& samples) {
+    return guarded([&] {
+      std::vector<int64_t> indices;
+      for (const int32_t i : to_ids(samples)) indices.push_back(i);
+      std::vector<Parameter> grads;
+      const BatchLoss loss = trainer_->loss_and_gradients(indices, grads);
+      val out = val::object();
+      out.set("loss", loss.loss);
+      out.set("tokens", double(loss.tokens));
+      val list = val::array();
+      std::vector<NamedTensor> tensors;
+      for (const Parameter& p : grads) {
+        val entry = val::object();
+        entry.set("name", p.name);
+        entry.set("shape", shape_array(p.shape));
+        entry.set("data", typed_copy(p.grad.data(), p.grad.size()));
+        list.call<void>("push", entry);
+        tensors.push_back({p.name, DType::F32, p.shape, p.grad});
+      }
+      out.set("gradients", list);
+      const std::vector<uint8_t> file = write_safetensors(tensors, {{"format", "pt"}});
+      out.set("safetensors", typed_copy(file.data(), file.size()));
+      return out;
+    });
+  }
+
+  std::string info() const {
+    return guarded([&] {
+      const TrainingMemory m = trainer_->memory();
+      return json{{"samples", trainer_->data().size()},
+                  {"maxSeqLen", trainer_->data().options().max_seq_len},
+                  {"batchesPerEpoch", trainer_->batches_per_epoch()},
+                  {"totalBatches", trainer_->total_batches()},
+                  {"batchesDone", trainer_->batches_done()},
+                  {"optimizerSteps", trainer_->optimizer().steps()},
+                  {"done", trainer_->done()},
+                  {"memory",
+                   {{"weights", m.weights},
+                    {"gradients", m.gradients},
+                    {"adam", m.adam},
+                    {"activations", m.activations},
+                    {"transposedWeights", m.transposed_weights},
+                    {"modelWeights", m.model_weights},
+                    {"total", m.total()}}}}
+          .dump();
+    });
+  }
+
+ private:
+  std::shared_ptr<Model> model_;
+  std::unique_ptr<Trainer> trainer_;
+};
+
+}  // namespace minimind::wasm
