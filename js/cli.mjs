@@ -629,8 +629,14 @@ async function commandHeads(mm, values) {
         `${String(h.layer).padStart(5)} ${String(h.head).padStart(4)}${f(h.previousToken)}${f(h.induction).padStart(10)}${f(h.pronoun)}${f(h.entropy)}${f(h.sink)}  ${h.role}`,
       );
     }
+    const split = r.previousTokenSplit;
+    console.log(
+      `\nbest previous-token head: layer ${split.layer} head ${split.head}, ` +
+        `${split.afterNameStart.mass.toFixed(2)} on i-1 where i-1 starts a name (${split.afterNameStart.queries} queries), ` +
+        `${split.elsewhere.mass.toFixed(2)} elsewhere (${split.elsewhere.queries})`,
+    );
     const { layer, head } = r.pronounHead;
-    console.log(`\npronoun head: layer ${layer} head ${head}`);
+    console.log(`pronoun head: layer ${layer} head ${head}`);
     for (const l of r.lesson) console.log(`  ${l.text}: ${l.mass.toFixed(2)} of the pronoun's attention on ${l.referent}`);
     console.log(
       `referent's habit predicted after the pronoun (${r.probes.heldOut} held-out sentences): ` +

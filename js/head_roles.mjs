@@ -11,7 +11,7 @@
 //   sink           mean attention on the first token (the bos)
 // and, causally, how often the model predicts the referent's own habit after
 // the pronoun with the best pronoun head on and switched off (ablated).
-import { heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
+import { HABITS, heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
 
 const BOS = 1;
 
@@ -60,7 +60,10 @@ function referentAccuracy(model, probes, ablate) {
  * Scores every head of `model` (MiniMind's tokenizer needed for the
  * sentences). Returns {heads: [{layer, head, previousToken, previousTokenRandom, induction,
  * pronoun, entropy, sink, role}], pronounHead: {layer, head}, lesson:
- * [{text, referent, mass}] for that head, referentAccuracy: {on, off}}.
+ * [{text, referent, mass}] for that head, previousTokenSplit: {layer, head,
+ * afterNameStart: {mass, queries}, elsewhere: {mass, queries}} (the best
+ * previous-token head's score where the previous token starts a name and
+ * elsewhere), referentAccuracy: {on, off}}.
  */
 export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductionLength = 20 } = {}) {
   const info = model.info();
@@ -72,9 +75,21 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
 
   const previous = [];
   const sink = [];
+  // The previous-token probes again, split by whether the previous token is
+  // the first of a name's tokens (小 of 小红 = 小|红), to show where a head
+  // that follows content rather than position looks past it.
+  const nameStarts = new Set(
+    Object.keys(HABITS)
+      .map((name) => tokenizer.encode(name))
+      .filter((t) => t.length > 1)
+      .map((t) => t[0]),
+  );
+  const previousSplit = { afterNameStart: [], elsewhere: [] };
   for (const ids of texts) {
     for (let i = 1; i < ids.length; i += 1) {
-      previous.push({ ids, query: i, keys: [i - 1] });
+      const probe = { ids, query: i, keys: [i - 1] };
+      previous.push(probe);
+      previousSplit[nameStarts.has(ids[i - 1]) ? 'afterNameStart' : 'elsewhere'].push(probe);
       sink.push({ ids, query: i, keys: [0] });
     }
   }
@@ -122,6 +137,17 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
     }
   }
   const pronounHead = { layer: best.layer, head: best.head };
+  const previousHead = heads.reduce((a, b) => (b.previousToken > a.previousToken ? b : a));
+  const splitMass = (probes) => ({
+    mass: probes.length ? model.attentionMass(probes)[previousHead.layer][previousHead.head] : 0,
+    queries: probes.length,
+  });
+  const previousTokenSplit = {
+    layer: previousHead.layer,
+    head: previousHead.head,
+    afterNameStart: splitMass(previousSplit.afterNameStart),
+    elsewhere: splitMass(previousSplit.elsewhere),
+  };
   const lessonMass = lesson.map((p) => ({
     text: p.text,
     referent: p.referent,
@@ -132,6 +158,7 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
     heads,
     pronounHead,
     lesson: lessonMass,
+    previousTokenSplit,
     referentAccuracy: {
       on: referentAccuracy(model, accuracyProbes, null),
       off: referentAccuracy(model, accuracyProbes, [[best.layer, best.head]]),

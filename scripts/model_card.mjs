@@ -3,7 +3,7 @@
 // loss_curve.svg, from config.json, train_log.jsonl, heads.json and
 // corpus_stats.json (scripts/make_corpus.mjs --stats).
 //
-//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"] [--threads N]
+//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"] [--threads N] [--batch-size N]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     cpu: { type: 'string' },
     load: { type: 'string' },
     threads: { type: 'string' },
+    'batch-size': { type: 'string' },
   },
 });
 const dir = values.model ?? 'models/minimind-demo';
@@ -25,6 +26,14 @@ const heads = JSON.parse(readFileSync(join(dir, 'heads.json'), 'utf8'));
 const log = readFileSync(join(dir, 'train_log.jsonl'), 'utf8').trim().split('\n').map(JSON.parse);
 const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
 const seconds = Number(values.seconds ?? NaN);
+// Where the best previous-token head looks on sentences: past a name's first
+// token (小 of 小|红) it reads the token before, so position i−1 gets less.
+const splitText = () => {
+  const s = heads.previousTokenSplit;
+  if (!s) return '';
+  return `. On the sentences it follows content, not position alone: it puts ${s.afterNameStart.mass.toFixed(2)} on i−1 where i−1 is a name's first token (小 of 小|红, ${number(s.afterNameStart.queries)} queries) and ${s.elsewhere.mass.toFixed(2)} elsewhere (${number(s.elsewhere.queries)})`;
+};
+const batchSize = Number(values['batch-size'] ?? 32);
 const number = (n) => n.toLocaleString('en-US');
 // MiniMind's get_lr starts at the base rate and ends at a tenth of it.
 const baseLr = log[0].lr;
@@ -54,7 +63,7 @@ function lossCurve(entries) {
 <rect width="${W}" height="${H}" fill="#ffffff"/>
 ${yTicks.map((v) => `<line x1="${left}" x2="${W - right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#374151">${v}</text>`).join('\n')}
 ${xTicks.map((i) => `<text x="${x(i)}" y="${H - bottom + 16}" text-anchor="middle" fill="#374151">${i + 1}</text>`).join('\n')}
-<text x="${(left + W - right) / 2}" y="${H - 6}" text-anchor="middle" fill="#111827">batch (32 × 64 tokens)</text>
+<text x="${(left + W - right) / 2}" y="${H - 6}" text-anchor="middle" fill="#111827">batch (${batchSize} × 64 tokens)</text>
 <text x="14" y="${(top + H - bottom) / 2}" text-anchor="middle" fill="#111827" transform="rotate(-90 14 ${(top + H - bottom) / 2})">loss</text>
 <path d="${path(losses)}" fill="none" stroke="#93c5fd" stroke-width="1"/>
 <path d="${path(smooth)}" fill="none" stroke="#1d4ed8" stroke-width="2"/>
@@ -122,7 +131,7 @@ So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMA
 |---|---|
 | trainer | this project's (\`build/native/core/minimind-train\`), MiniMind's \`train_pretrain.py\` recipe |
 | initial weights | the project's seeded recipe, seed 42, embedding at MiniMind's from-scratch scale (\`init: 'minimind'\`) |
-| data | ${steps.toLocaleString('en-US')} batches of 32 samples × 64 tokens (max_seq_len 64), shuffled with seed 42, 1 epoch |
+| data | ${steps.toLocaleString('en-US')} batches of ${batchSize} samples × 64 tokens (max_seq_len 64), shuffled with seed 42, 1 epoch |
 | learning rate | ${lrText(baseLr)}, MiniMind's \`get_lr\` cosine (${lrText(baseLr)} → ${lrText(log[log.length - 1].lr)}) |
 | optimizer | AdamW (β 0.9/0.999, eps 1e-8, weight decay 0.01), clip_grad_norm 1.0, accumulation 1 |
 | labelled tokens | ${tokens.toLocaleString('en-US')} |
@@ -142,7 +151,7 @@ Scores on probes the project generates fresh: previous-token (mean attention fro
 ${table}
 
 - Pronoun head: **layer ${layer} head ${head}**; on the lesson's sentence and its swaps it puts on the right name: ${heads.lesson.map((l) => `${l.text} → ${l.referent} ${l.mass.toFixed(2)}`).join('; ')}.
-- Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`}); best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
+- Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`})${splitText()}; best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
 - Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off.
 
 ## Targets

@@ -57,9 +57,26 @@ test('some head is a previous-token head (>= 0.8)', MISSED, () => {
   assert.ok(best('previousToken') >= 0.8, `previous-token ${best('previousToken').toFixed(3)}`);
 });
 
+test('the previous-token split by where i-1 starts a name adds up to the best head\'s score', () => {
+  const { layer, head, afterNameStart, elsewhere } = measured.previousTokenSplit;
+  const h = measured.heads.find((x) => x.layer === layer && x.head === head);
+  assert.equal(h.previousToken, best('previousToken'));
+  assert.ok(afterNameStart.queries > 0 && elsewhere.queries > 0);
+  assert.equal(afterNameStart.queries + elsewhere.queries, measured.probes.previousToken);
+  const mean = (afterNameStart.mass * afterNameStart.queries + elsewhere.mass * elsewhere.queries) / measured.probes.previousToken;
+  // The core averages in float32.
+  assert.ok(Math.abs(mean - h.previousToken) < 1e-6, `${mean} vs ${h.previousToken}`);
+});
+
 test('heads.json is what minimind heads measures on the committed weights', () => {
   const committed = JSON.parse(readFileSync(join(DIR, 'heads.json'), 'utf8'));
   assert.deepEqual(committed.pronounHead, measured.pronounHead);
+  const split = committed.previousTokenSplit;
+  assert.deepEqual([split.layer, split.head], [measured.previousTokenSplit.layer, measured.previousTokenSplit.head]);
+  for (const key of ['afterNameStart', 'elsewhere']) {
+    assert.equal(split[key].queries, measured.previousTokenSplit[key].queries);
+    assert.ok(Math.abs(split[key].mass - measured.previousTokenSplit[key].mass) < 1e-6, `previousTokenSplit.${key}`);
+  }
   for (const [i, h] of measured.heads.entries()) {
     for (const key of ['previousToken', 'induction', 'pronoun', 'entropy', 'sink']) {
       assert.ok(Math.abs(committed.heads[i][key] - h[key]) < 1e-6, `L${h.layer}H${h.head} ${key}`);
