@@ -57,7 +57,7 @@ test('some head is a previous-token head (>= 0.8)', MISSED, () => {
   assert.ok(best('previousToken') >= 0.8, `previous-token ${best('previousToken').toFixed(3)}`);
 });
 
-test('the previous-token split by where i-1 starts a name adds up to the best head\'s score', () => {
+test("the previous-token split by where i-1 starts a name adds up to the best head's score", () => {
   const { layer, head, afterNameStart, elsewhere } = measured.previousTokenSplit;
   const h = measured.heads.find((x) => x.layer === layer && x.head === head);
   assert.equal(h.previousToken, best('previousToken'));
