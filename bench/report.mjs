@@ -721,9 +721,11 @@ function pageGoalRows(p) {
 }
 
 // The trained demo model's batches (its train_log.jsonl) and q/k norm gains.
-function demoBatches() {
-  const log = new URL('../models/minimind-demo/train_log.jsonl', import.meta.url);
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length.toLocaleString('en') : '–';
+// "13,350 batches of 16 × 64", as the demo model's card (scripts/model_card.mjs) states its data.
+function demoTraining() {
+  const card = new URL('../models/minimind-demo/MODEL_CARD.md', import.meta.url);
+  const m = existsSync(card) && /([\d,]+) batches of (\d+) samples × (\d+) tokens/.exec(readFileSync(card, 'utf8'));
+  return m ? `${m[1]} batches of ${m[2]} × ${m[3]}` : 'an unrecorded number of batches';
 }
 function demoGains() {
   const file = new URL('../models/minimind-demo/model.safetensors', import.meta.url);
@@ -794,7 +796,7 @@ ${capTable()}
 The default model has head_dim ${s.hidden_size / s.num_attention_heads}; its heads reach 0.8 only once training has grown the
 norm weights by about half, against MiniMind's weight decay (0.01 on every parameter). An induction
 head reads a previous-token head's output, so it forms after one. The project's trained model
-(\`models/minimind-demo\`, head_dim 32, trained for ${demoBatches()} batches of 32 × 64) has q/k norm weights of
+(\`models/minimind-demo\`, head_dim 32, trained for ${demoTraining()}) has q/k norm weights of
 RMS ${demoGains()} (per layer and norm).
 `
       : ''
