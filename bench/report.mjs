@@ -720,7 +720,7 @@ function pageGoalRows(p) {
   return rows;
 }
 
-// The trained demo model's batches (its train_log.jsonl) and q/k norm gains.
+// The trained demo model's training (from its card) and q/k norm gains.
 // "13,350 batches of 16 × 64", as the demo model's card (scripts/model_card.mjs) states its data.
 function demoTraining() {
   const card = new URL('../models/minimind-demo/MODEL_CARD.md', import.meta.url);
