@@ -3,7 +3,7 @@
 // loss_curve.svg, from config.json, train_log.jsonl, heads.json and
 // corpus_stats.json (scripts/make_corpus.mjs --stats).
 //
-//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" [--load "before, after"] [--threads N] [--batch-size N]
+//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" --batch-size N [--load "before, after"] [--threads N]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,7 +33,12 @@ const splitText = () => {
   if (!s) return '';
   return `. On the sentences it follows content, not position alone: it puts ${s.afterNameStart.mass.toFixed(2)} on i−1 where i−1 is a name's first token (小 of 小|红, ${number(s.afterNameStart.queries)} queries) and ${s.elsewhere.mass.toFixed(2)} elsewhere (${number(s.elsewhere.queries)})`;
 };
-const batchSize = Number(values['batch-size'] ?? 32);
+// The trainer's --batch-size: the log does not record it.
+const batchSize = Number(values['batch-size']);
+if (!Number.isInteger(batchSize) || batchSize < 1) {
+  console.error(`model_card: --batch-size N (the trainer's samples per batch) is needed, got ${values['batch-size']}`);
+  process.exit(2);
+}
 const number = (n) => n.toLocaleString('en-US');
 // MiniMind's get_lr starts at the base rate and ends at a tenth of it.
 const baseLr = log[0].lr;

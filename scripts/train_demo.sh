@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 # For experiments: DEMO_OUT, DEMO_WORK, DEMO_LR, DEMO_BATCH, DEMO_CONFIG and
 # DEMO_LINES change the output folder, the scratch folder, the learning rate,
 # the batch size, the model config and the corpus size (defaults: the
-# committed model's). The trainer
-# uses every core up to 4 (DEMO_THREADS): the same bits on any count.
+# committed model's). The trainer uses every core up to 4 (DEMO_THREADS): the
+# same bits on any count.
 began=$(date +%s)
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 bash scripts/setup.sh
