@@ -21,7 +21,7 @@
 // to the loss, head-role and pronoun-attention goals.
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|threads|wllama]
+//                           [--only train|forward|page-training|threads|wllama|limits]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
@@ -30,6 +30,9 @@
 // (bench/threads.mjs), and rewrites only the "Threads" section; --only wllama
 // times llama.cpp's Wasm build (@wllama/wllama), ONNX Runtime Web and ours in one
 // headless Chromium (bench/wllama.mjs) and rewrites only "llama.cpp in the browser";
+// --only limits measures what one core and two can do at the module's width
+// (bench/machine_limits.cpp) beside ours and ONNX Runtime Web (bench/limits.mjs)
+// and rewrites only "Limits";
 // --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
@@ -44,10 +47,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { checkAgreement, selfPrediction } from './agreement.mjs';
+import { forwardFlops } from './flops.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
 import { measurePageTraining } from './page_training.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
+import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
 import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
 import { benchTraining, summary } from './train.mjs';
@@ -82,8 +87,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'threads', 'wllama'].includes(only))
-  fail(`--only takes "train", "forward", "page-training", "threads" or "wllama", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'threads', 'wllama', 'limits'].includes(only))
+  fail(`--only takes "train", "forward", "page-training", "threads", "wllama" or "limits", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -232,18 +237,6 @@ function maxAbs(a) {
   let m = 0;
   for (let i = 0; i < a.length; i += 1) m = Math.max(m, Math.abs(a[i]));
   return m;
-}
-
-// FLOPs of one forward of T new tokens after P cached ones: 2·m·n·k for every
-// matrix product, attention included (full T × Tk score matrices, as a dense
-// matmul computes them), elementwise work (norms, RoPE, softmax, SiLU) not counted.
-export function forwardFlops(c, T, P = 0) {
-  const { D, H, Hkv, Dh, F, V, L } = c;
-  const Tk = P + T;
-  const projections = 2 * T * D * H * Dh + 2 * 2 * T * D * Hkv * Dh + 2 * T * H * Dh * D; // q, k, v, o
-  const attention = 2 * H * T * Tk * Dh + 2 * H * T * Tk * Dh; // q·kᵀ, P·v
-  const ffn = 3 * 2 * T * D * F; // gate, up, down
-  return L * (projections + attention + ffn) + 2 * T * D * V; // + lm_head
 }
 
 function decodeFlops(c) {
@@ -720,6 +713,23 @@ async function main() {
     log(`wrote the "llama.cpp in the browser" section of ${outFile.replace(root, '')} (raw: build/bench/wllama-results.json)`);
     return;
   }
+  if (only === 'limits') {
+    ensureOnnx();
+    buildBench('build/bench-sse', ['cmake', `-DCMAKE_CXX_FLAGS=${NATIVE_FLAVOURS['native-sse'].flags}`], 'native-sse', ['machine_limits']);
+    buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128', ['machine_limits']);
+    if (!existsSync(`${root}build/native/core/minimind-train`))
+      run('bash', ['scripts/build.sh', 'native', 'minimind-train'], 'building minimind-train');
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = measureLimits({
+      wasmLimits: `${root}build/bench-wasm/bench/machine_limits.js`,
+      nativeLimits: `${root}build/bench-sse/bench/machine_limits`,
+      log,
+    });
+    writeFileSync(`${root}build/bench/limits-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limitsSection(result));
+    log(`wrote the "Limits" section of ${outFile.replace(root, '')} (raw: build/bench/limits-results.json)`);
+    return;
+  }
   if (runForward) ensureOnnx();
   ensureNative();
   const wasmMicro = ensureWasmMicro();
@@ -770,12 +780,14 @@ async function main() {
     pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
-  // Kept: only --only threads and --only wllama measure them.
+  // Kept: only --only threads, --only wllama and --only limits measure them.
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
+  const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
   if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
+  if (limits) replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limits);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 

@@ -36,10 +36,11 @@ const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000
 
 // ------------------------------------------------------------------ child processes
 
-async function childOurs(preset, threads) {
+// weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32'.
+async function childOurs(preset, threads, weightStorage = 'narrowest') {
   const { loadMiniMind } = await import('../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
-  const model = mm.createModel({ preset, seed: SEED, init: INIT });
+  const model = mm.createModel({ preset, seed: SEED, init: INIT, weightStorage });
   const out = {};
   for (const T of PREFILL) {
     model.forward(ids(T));
@@ -149,7 +150,8 @@ function nativeTrainCorpus() {
   return file;
 }
 
-function nativeTrain(threads) {
+/** The native trainer on `threads` threads, 40 batches of the demo config: {tokensPerSecond, threads}. */
+export function nativeTrain(threads) {
   const out = `${root}build/bench/threads-train-${threads}`;
   mkdirSync(out, { recursive: true });
   const r = spawnSync(
@@ -169,7 +171,12 @@ function nativeTrain(threads) {
 
 // ------------------------------------------------------------------ the parent
 
-function child(args) {
+/**
+ * One measurement in a child process of its own: ['ours', preset, threads,
+ * weightStorage?], ['ort', preset, threads] (prefill64, prefill256 and decode
+ * per step, ms) or ['train', '-', threads] (tokensPerSecond).
+ */
+export function child(args) {
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', ...args], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
@@ -276,9 +283,10 @@ ${THREADS_END}
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
-  const [kind, preset, threads] = args.slice(1);
+  const [kind, preset, threads, storage] = args.slice(1);
   const n = Number(threads);
-  const result = kind === 'ours' ? await childOurs(preset, n) : kind === 'ort' ? await childOrt(preset, n) : await childTrainOurs(n);
+  const result =
+    kind === 'ours' ? await childOurs(preset, n, storage) : kind === 'ort' ? await childOrt(preset, n) : await childTrainOurs(n);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 } else if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,0 +1,286 @@
+// Limits: how close the forward passes and training run to what one core (and
+// two) of this machine can do at the module's width, measured side by side in
+// one run (npm run bench -- --only limits writes the "Limits" section of
+// BENCHMARKS.md).
+//
+// The machine (bench/machine_limits.cpp, in Wasm under Node and natively with
+// 128-bit SSE, the width Wasm SIMD has): the matrix kernel's tile on data in
+// L1 (arithmetic, GFLOP/s, multiply and add apart: Wasm SIMD has no FMA),
+// re-reading arrays of each decode step's weight bytes (stream, GB/s), the
+// float16 widening and multiply-add on weights in L1 (G weights/s), and the
+// native build's arithmetic and stream on 2 threads at once.
+// The work (bench/threads.mjs's child processes, 1 thread each, seeded weights):
+// prefill of 64 and 256 tokens and decode per step for minimind2-small and
+// minimind-3 in ONNX Runtime Web and ours (float16 and float32 weights), and
+// the native trainer on 1 and 2 threads. ROUNDS rounds, interleaved; medians.
+//
+// What follows from them, per piece of work: a prefill's FLOPs at the tile's
+// rate give the fastest it could run if nothing but the products took time;
+// a decode step's weight bytes at the stream rate (and, for float16, its
+// weights at the widening rate) give the fastest a step can run. Dividing
+// ONNX Runtime Web's measured time by that floor gives the largest speed-up
+// over it that any kernel of this width could show.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+import { cpuModel } from './cpu_model.mjs';
+import { forwardFlops, matrixWeights } from './flops.mjs';
+import { median } from './median.mjs';
+import { child, nativeTrain } from './threads.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ROUNDS = 3;
+const PRESETS = ['minimind2-small', 'minimind-3'];
+const GOAL = 1.43; // × ONNX Runtime Web at 1 thread, every row
+const F16_GOAL = 1.6; // float16 decode against float32 decode
+const THREADS_GOAL = 1.7; // 2 threads against 1
+const MiB = 2 ** 20;
+
+const presetConfig = (preset) => JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')).config;
+
+function machineLimits(command, args) {
+  const out = execFileSync(command[0], [...command.slice(1), ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+// The first repetition warms the core up (clock, caches); the rest's median.
+const settled = (list) => median(list.length > 1 ? list.slice(1) : list);
+
+function summarise(raw) {
+  return {
+    isa: raw.isa,
+    threads: raw.threads,
+    arithmetic: settled(raw.arithmetic),
+    widen16: settled(raw.widen16),
+    stream: Object.fromEntries(Object.entries(raw.stream).map(([mib, list]) => [mib, settled(list)])),
+  };
+}
+
+/**
+ * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
+ * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
+ * run by node, and build/bench-sse's). Returns raw samples and medians.
+ */
+export function measureLimits({ wasmLimits, nativeLimits, log = console.log }) {
+  const started = new Date();
+  const load0 = os.loadavg()[0];
+  // Stream sizes: each preset's weight bytes per decode step, float32 and float16.
+  const sizes = new Set();
+  for (const preset of PRESETS) {
+    const w = matrixWeights(presetConfig(preset));
+    sizes.add(Math.round((4 * w) / MiB));
+    sizes.add(Math.round((2 * w) / MiB));
+  }
+  const streamArg = ['--stream-mib', [...sizes].sort((a, b) => a - b).join(',')];
+  const jobs = [
+    { key: 'machine-wasm', run: () => machineLimits([process.execPath, wasmLimits], ['--reps', '4', ...streamArg]) },
+    { key: 'machine-sse-1', run: () => machineLimits([nativeLimits], ['--reps', '4', ...streamArg]) },
+    { key: 'machine-sse-2', run: () => machineLimits([nativeLimits], ['--reps', '4', '--threads', '2', ...streamArg]) },
+  ];
+  for (const preset of PRESETS) {
+    jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
+    jobs.push({ key: `f16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest']) });
+    jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
+  }
+  jobs.push({ key: 'train-native-1', run: () => nativeTrain(1) });
+  jobs.push({ key: 'train-native-2', run: () => nativeTrain(2) });
+  const samples = {};
+  for (let round = 0; round < ROUNDS; round += 1) {
+    // Rotated, so that load from outside falls on every job alike.
+    for (let j = 0; j < jobs.length; j += 1) {
+      const job = jobs[(j + round * 3) % jobs.length];
+      const result = job.key.startsWith('machine') ? summarise(job.run()) : job.run();
+      (samples[job.key] ??= []).push(result);
+      log(`limits: round ${round + 1}/${ROUNDS} ${job.key} ${JSON.stringify(result)}`);
+    }
+  }
+  const medians = {};
+  for (const [key, list] of Object.entries(samples)) {
+    medians[key] = {};
+    for (const [field, value] of Object.entries(list[0])) {
+      if (typeof value === 'number') medians[key][field] = median(list.map((r) => r[field]));
+      else if (value && typeof value === 'object')
+        medians[key][field] = Object.fromEntries(Object.keys(value).map((k) => [k, median(list.map((r) => r[field][k]))]));
+      else medians[key][field] = value;
+    }
+  }
+  return {
+    cpu: cpuModel(),
+    cores: os.cpus().length,
+    date: started.toISOString(),
+    load: [load0, os.loadavg()[0]],
+    rounds: ROUNDS,
+    configs: Object.fromEntries(PRESETS.map((p) => [p, presetConfig(p)])),
+    samples,
+    medians,
+  };
+}
+
+/** The nearest measured stream size to `bytes`: its GB/s. */
+function streamAt(stream, bytes) {
+  const sizes = Object.keys(stream).map(Number);
+  const nearest = sizes.reduce((a, b) => (Math.abs(b * MiB - bytes) < Math.abs(a * MiB - bytes) ? b : a));
+  return stream[String(nearest)];
+}
+
+/**
+ * For each piece of work: our times, ONNX Runtime Web's, and the floor the
+ * machine sets (ms), so that the largest reachable speed-up is ort / floor.
+ */
+export function limitRows(r) {
+  const m = r.medians;
+  const wasm = m['machine-wasm'];
+  const rows = [];
+  for (const preset of PRESETS) {
+    const c = r.configs[preset];
+    const weights = matrixWeights(c);
+    for (const T of [64, 256]) {
+      const flops = forwardFlops(c, T);
+      const floor = (flops / (wasm.arithmetic * 1e9)) * 1e3;
+      rows.push({
+        preset,
+        work: `prefill ${T}`,
+        ort: m[`ort:${preset}`][`prefill${T}`],
+        f16: m[`f16:${preset}`][`prefill${T}`],
+        f32: m[`f32:${preset}`][`prefill${T}`],
+        floor16: floor,
+        floor32: floor,
+        bound: 'arithmetic',
+        flops,
+      });
+    }
+    const bytes32 = 4 * weights;
+    const bytes16 = 2 * weights;
+    const floor32 = (bytes32 / (streamAt(wasm.stream, bytes32) * 1e9)) * 1e3;
+    const memory16 = (bytes16 / (streamAt(wasm.stream, bytes16) * 1e9)) * 1e3;
+    const widen16 = (weights / (wasm.widen16 * 1e9)) * 1e3;
+    rows.push({
+      preset,
+      work: 'decode, per step',
+      ort: m[`ort:${preset}`].decode,
+      f16: m[`f16:${preset}`].decode,
+      f32: m[`f32:${preset}`].decode,
+      floor16: Math.max(memory16, widen16),
+      floor32,
+      bound: widen16 > memory16 ? 'widening' : 'memory',
+      bytes32,
+      bytes16,
+      memory16,
+      widen16,
+    });
+  }
+  return rows;
+}
+
+export const LIMITS_BEGIN = '<!-- limits:';
+export const LIMITS_END = '<!-- /limits -->';
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const x = (v) => `${v.toFixed(2)}×`;
+
+/** The "Limits" section of BENCHMARKS.md, between its markers. */
+export function limitsSection(r) {
+  const m = r.medians;
+  const wasm = m['machine-wasm'];
+  const sse1 = m['machine-sse-1'];
+  const sse2 = m['machine-sse-2'];
+  const sizes = Object.keys(wasm.stream)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const machineRows = [
+    `| arithmetic: the kernel's 4 × 8 tile, data in L1 (GFLOP/s) | ${wasm.arithmetic.toFixed(1)} | ${sse1.arithmetic.toFixed(1)} | ${sse2.arithmetic.toFixed(1)} (${x(sse2.arithmetic / sse1.arithmetic)}) |`,
+    `| float16 widening + multiply-add, data in L1 (G weights/s) | ${wasm.widen16.toFixed(2)} | ${sse1.widen16.toFixed(2)} | ${sse2.widen16.toFixed(2)} (${x(sse2.widen16 / sse1.widen16)}) |`,
+    ...sizes.map(
+      (s) =>
+        `| stream: re-reading ${s} MiB (GB/s) | ${wasm.stream[s].toFixed(1)} | ${sse1.stream[s].toFixed(1)} | ${sse2.stream[s].toFixed(1)} (${x(sse2.stream[s] / sse1.stream[s])}) |`,
+    ),
+  ];
+  const rows = limitRows(r);
+  const workRows = rows.map((w) => {
+    const rate = (ms) => (w.flops ? `${(w.flops / ms / 1e6).toFixed(1)} GFLOP/s` : `${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s`);
+    const rate16 = (ms) => (w.flops ? rate(ms) : `${(w.bytes16 / ms / 1e6).toFixed(1)} GB/s`);
+    return (
+      `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms (${rate(w.ort)}) | ${fmt(w.f16)} ms (${rate16(w.f16)}, ${x(w.ort / w.f16)}) | ` +
+      `${fmt(w.f32)} ms (${rate(w.f32)}, ${x(w.ort / w.f32)}) | ${fmt(w.floor16)} ms: ${x(w.ort / w.floor16)} | ${fmt(w.floor32)} ms: ${x(w.ort / w.floor32)} |`
+    );
+  });
+  // Each goal, measured, and what bounds it where it is missed.
+  const verdicts = [];
+  for (const w of rows) {
+    for (const [storage, ms, floor] of [
+      ['float16', w.f16, w.floor16],
+      ['float32', w.f32, w.floor32],
+    ]) {
+      const speedup = w.ort / ms;
+      if (speedup >= GOAL) {
+        verdicts.push(`| ${w.preset} ${w.work}, ${storage}: ≥ ${GOAL}× ORT-web | ${x(speedup)} | met |`);
+        continue;
+      }
+      const reachable = w.ort / floor;
+      const what = w.flops
+        ? `arithmetic: at the tile's ${wasm.arithmetic.toFixed(1)} GFLOP/s with nothing else to do, ${x(reachable)}; ours runs its FLOPs at ${((w.flops / ms / 1e6 / wasm.arithmetic) * 100).toFixed(0)}% of that rate, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%`
+        : storage === 'float32'
+          ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${streamAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
+          : `${w.bound}: ${(w.bytes16 / MiB).toFixed(0)} MiB a step take ${fmt(w.memory16)} ms to stream, and widening ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights at ${wasm.widen16.toFixed(2)} G/s takes ${fmt(w.widen16)} ms: ${x(reachable)} at most`;
+      verdicts.push(`| ${w.preset} ${w.work}, ${storage}: ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; ${what} |`);
+    }
+    if (!w.flops) {
+      const speedup = w.f32 / w.f16;
+      const reachable = w.f32 / w.floor16;
+      verdicts.push(
+        speedup >= F16_GOAL
+          ? `| ${w.preset} decode, float16 ≥ ${F16_GOAL}× float32 | ${x(speedup)} | met |`
+          : `| ${w.preset} decode, float16 ≥ ${F16_GOAL}× float32 | ${x(speedup)} | missed; ${w.bound}: against our own float32 step (${fmt(w.f32)} ms) the float16 floor (${fmt(w.floor16)} ms) allows ${x(reachable)} |`,
+      );
+    }
+  }
+  const t1 = m['train-native-1'].tokensPerSecond;
+  const t2 = m['train-native-2'].tokensPerSecond;
+  const trainScale = t2 / t1;
+  verdicts.push(
+    trainScale >= THREADS_GOAL
+      ? `| training, 2 threads ≥ ${THREADS_GOAL}× 1 thread (native) | ${x(trainScale)} | met |`
+      : `| training, 2 threads ≥ ${THREADS_GOAL}× 1 thread (native) | ${x(trainScale)} | missed; the machine itself: 2 threads of the arithmetic tile do ${x(sse2.arithmetic / sse1.arithmetic)} the work of one, and stream ${x(sse2.stream[sizes[0]] / sse1.stream[sizes[0]])}–${x(sse2.stream[sizes.at(-1)] / sse1.stream[sizes.at(-1)])} the bytes |`,
+  );
+  return `${LIMITS_BEGIN} written by node bench/run.mjs --only limits; do not edit by hand -->
+## Limits
+
+**${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
+(\`npm run bench -- --only limits\`, \`bench/limits.mjs\`, \`bench/machine_limits.cpp\`). ${r.rounds} rounds, interleaved and
+rotated; medians. What one core does at the module's width (4 float lanes; a multiply and an add, no FMA, which Wasm SIMD
+lacks), in Wasm under Node and natively with SSE 4.2; the last column runs the native measurement on 2 threads at once,
+each on its own data, and sums them (in brackets: against 1 thread):
+
+| measure | Wasm, 1 thread | native SSE, 1 thread | native SSE, 2 threads |
+|---|---|---|---|
+${machineRows.join('\n')}
+
+The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
+weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the Wasm
+tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
+at the Wasm stream rate for that many bytes, and for float16 also its weights at the widening rate, whichever is longer.
+After the floor, the largest speed-up over ONNX Runtime Web it leaves:
+
+| work | ONNX Runtime Web | ours, float16 weights | ours, float32 weights | floor, float16: ORT ÷ floor | floor, float32: ORT ÷ floor |
+|---|---|---|---|---|---|
+${workRows.join('\n')}
+
+Training (the native trainer, demo config, batch 32 × 64): ${t1.toFixed(0)} tokens/s on 1 thread, ${t2.toFixed(0)} on 2.
+
+| goal | measured | |
+|---|---|---|
+${verdicts.join('\n')}
+${LIMITS_END}
+`;
+}
+
+// ------------------------------------------------------------------ main
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const wasmLimits = `${root}build/bench-wasm/bench/machine_limits.js`;
+  const nativeLimits = `${root}build/bench-sse/bench/machine_limits`;
+  for (const f of [wasmLimits, nativeLimits])
+    if (!existsSync(f)) throw new Error(`${f} is missing: npm run bench -- --only limits builds it`);
+  console.log(limitsSection(measureLimits({ wasmLimits, nativeLimits })));
+}

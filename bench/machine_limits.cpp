@@ -1,0 +1,213 @@
+// machine_limits: what the cores of this machine can do at the width the
+// module computes in (4 float lanes: Wasm SIMD128, or SSE natively), so that
+// bench/limits.mjs can say how close each piece of work runs to it.
+//
+//   arithmetic  the core's matrix-kernel tile (4 rows x 8 columns, as
+//               core/ops/linear.cpp's tile<4, 1>) on data in the L1 cache:
+//               per k step 2 vector loads, 4 splats and 8 products added into
+//               8 accumulators (a multiply and an add: no FMA), GFLOP/s;
+//   stream      reading a float32 array of the given size again and again
+//               (as decode steps re-read the weights), summed in 4 lanes by
+//               8 accumulators, GB/s;
+//   widen16     the float16 1-row product's inner work on weights in the L1
+//               cache (16 KiB): load 8 float16 values, widen them
+//               (util/simd_lanes.h) and multiply-add both halves, G weights/s:
+//               what bounds that product when memory does not.
+//
+// Usage: machine_limits [--reps N] [--stream-mib M[,M...]] [--threads T]
+// With --threads T (native builds), T threads run each measurement at once on
+// their own data, and the rates reported are their sum: whether two threads
+// get twice the arithmetic or the bandwidth of one.
+// Prints one JSON object: {"isa", "threads", "arithmetic": [GFLOP/s per rep],
+// "stream": {"MiB": [GB/s per rep], ...}, "widen16": [G weights/s per rep]}.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "isa.h"
+#include "util/simd_lanes.h"
+
+namespace {
+
+namespace simd = minimind::simd;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Keeps a result alive so that the compiler cannot drop the loop computing it.
+volatile float g_sink;
+void keep(simd::Lanes v) {
+  float out[simd::kLanes];
+  simd::store(out, v);
+  g_sink = out[0] + out[1] + out[2] + out[3];
+}
+
+double arithmetic_gflops() {
+  constexpr int64_t K = 256, kPasses = 100'000;
+  std::vector<float> A(size_t(K) * 4), B(size_t(K) * 8);  // A [K, 4] (splatted), B [K, 8]
+  for (size_t i = 0; i < A.size(); ++i) A[i] = float(i % 5) * 0.25f;
+  for (size_t i = 0; i < B.size(); ++i) B[i] = float(i % 3) * 0.5f;
+  simd::Lanes acc[4][2];
+  for (auto& row : acc) row[0] = row[1] = simd::zero();
+  const auto start = Clock::now();
+  for (int64_t pass = 0; pass < kPasses; ++pass) {
+    const float* a = A.data();
+    const float* b = B.data();
+    for (int64_t k = 0; k < K; ++k, a += 4, b += 8) {
+      const simd::Lanes b0 = simd::load(b), b1 = simd::load(b + 4);
+      for (int r = 0; r < 4; ++r) {
+        const simd::Lanes ar = simd::splat(a + r);
+        acc[r][0] = simd::mul_add(acc[r][0], ar, b0);
+        acc[r][1] = simd::mul_add(acc[r][1], ar, b1);
+      }
+    }
+  }
+  const double s = seconds_since(start);
+  simd::Lanes total = simd::zero();
+  for (auto& row : acc) total = simd::add(total, simd::add(row[0], row[1]));
+  keep(total);
+  return 2.0 * 4 * 8 * double(K) * double(kPasses) / s / 1e9;
+}
+
+double stream_gbs(const std::vector<float>& data) {
+  constexpr int kAcc = 8;
+  constexpr size_t kStep = kAcc * simd::kLanes;
+  // At least ~1 GB read in all, whatever the size.
+  const int passes = int(std::max<size_t>(2, (size_t(1) << 30) / (data.size() * sizeof(float))));
+  simd::Lanes acc[kAcc];
+  for (auto& v : acc) v = simd::zero();
+  const float* p = data.data();
+  const size_t n = data.size() / kStep * kStep;
+  const auto start = Clock::now();
+  for (int pass = 0; pass < passes; ++pass)
+    for (size_t i = 0; i < n; i += kStep)
+      for (int k = 0; k < kAcc; ++k) acc[k] = simd::add(acc[k], simd::load(p + i + size_t(k) * simd::kLanes));
+  const double s = seconds_since(start);
+  simd::Lanes total = simd::zero();
+  for (auto& v : acc) total = simd::add(total, v);
+  keep(total);
+  return double(passes) * double(n) * sizeof(float) / s / 1e9;
+}
+
+double widen16_gweights(const std::vector<uint16_t>& weights) {
+  // Four accumulator pairs, as the kernel's group of 4 panels keeps.
+  constexpr int kGroups = 4;
+  constexpr int64_t kPasses = 40'000;
+  simd::Lanes low_acc[kGroups], high_acc[kGroups];
+  for (int g = 0; g < kGroups; ++g) low_acc[g] = high_acc[g] = simd::zero();
+  volatile float x_value = 0.5f;
+  const float x_scalar = x_value;
+  const simd::Lanes x = simd::splat(&x_scalar);
+  const uint16_t* w = weights.data();
+  const size_t n = weights.size() / (8 * kGroups) * (8 * kGroups);
+  const auto start = Clock::now();
+  for (int64_t pass = 0; pass < kPasses; ++pass) {
+    for (size_t i = 0; i < n; i += 8 * kGroups) {
+      for (int g = 0; g < kGroups; ++g) {
+        simd::Lanes low, high;
+        simd::widen_f16_unscaled(w + i + size_t(g) * 8, low, high);
+        low_acc[g] = simd::mul_add(low_acc[g], low, x);
+        high_acc[g] = simd::mul_add(high_acc[g], high, x);
+      }
+    }
+  }
+  const double s = seconds_since(start);
+  simd::Lanes total = simd::zero();
+  for (int g = 0; g < kGroups; ++g) total = simd::add(total, simd::add(low_acc[g], high_acc[g]));
+  keep(total);
+  return double(kPasses) * double(n) / s / 1e9;
+}
+
+// Runs measure(t) on `threads` threads at once (t = 0 on this one) and sums
+// their rates. Each thread waits until all have started.
+double on_threads(int threads, const std::function<double(int)>& measure) {
+  if (threads == 1) return measure(0);
+  std::atomic<int> ready{0};
+  std::vector<double> rates(size_t(threads), 0.0);
+  auto body = [&](int t) {
+    ready.fetch_add(1);
+    while (ready.load() < threads) {
+    }
+    rates[size_t(t)] = measure(t);
+  };
+  std::vector<std::thread> others;
+  for (int t = 1; t < threads; ++t) others.emplace_back(body, t);
+  body(0);
+  for (auto& th : others) th.join();
+  double sum = 0.0;
+  for (double r : rates) sum += r;
+  return sum;
+}
+
+std::string json_list(const std::vector<double>& values) {
+  std::string out = "[";
+  char number[32];
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::snprintf(number, sizeof number, "%s%.4g", i ? "," : "", values[i]);
+    out += number;
+  }
+  return out + "]";
+}
+
+const char* option(int argc, char** argv, const char* name, const char* fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = std::atoi(option(argc, argv, "--reps", "5"));
+  const int threads = std::atoi(option(argc, argv, "--threads", "1"));
+  std::vector<int> sizes_mib;
+  for (const char* p = option(argc, argv, "--stream-mib", "64,256"); *p;) {
+    char* end = nullptr;
+    sizes_mib.push_back(int(std::strtol(p, &end, 10)));
+    if (end == p) break;
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (reps < 1 || reps > 1000 || threads < 1 || threads > 64 || sizes_mib.empty()) {
+    std::fprintf(stderr, "machine_limits: --reps 1..1000, --threads 1..64, --stream-mib M[,M...]\n");
+    return 2;
+  }
+  for (int mib : sizes_mib) {
+    if (mib < 1 || mib > 1024) {
+      std::fprintf(stderr, "machine_limits: --stream-mib sizes are 1..1024 MiB, got %d\n", mib);
+      return 2;
+    }
+  }
+  // Each thread its own data. Finite, normal float16 values (16 KiB: in L1).
+  std::vector<std::vector<uint16_t>> halves(size_t(threads), std::vector<uint16_t>(8192));
+  for (auto& h : halves)
+    for (size_t i = 0; i < h.size(); ++i) h[i] = uint16_t(0x3c00 + (i % 61));
+  std::vector<double> arithmetic, widen16;
+  std::vector<std::vector<double>> stream(sizes_mib.size());
+  for (int r = 0; r < reps; ++r) {
+    arithmetic.push_back(on_threads(threads, [](int) { return arithmetic_gflops(); }));
+    widen16.push_back(on_threads(threads, [&](int t) { return widen16_gweights(halves[size_t(t)]); }));
+    for (size_t s = 0; s < sizes_mib.size(); ++s) {
+      std::vector<std::vector<float>> data(static_cast<size_t>(threads));
+      for (auto& d : data) {
+        d.resize(size_t(sizes_mib[s]) << 18);  // MiB of float32
+        for (size_t i = 0; i < d.size(); ++i) d[i] = float(i % 7);
+      }
+      stream[s].push_back(on_threads(threads, [&](int t) { return stream_gbs(data[size_t(t)]); }));
+    }
+  }
+  std::string streams = "{";
+  for (size_t s = 0; s < sizes_mib.size(); ++s)
+    streams += (s ? ",\"" : "\"") + std::to_string(sizes_mib[s]) + "\":" + json_list(stream[s]);
+  streams += "}";
+  std::printf("{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"stream\":%s,\"widen16\":%s}\n", isa(), threads,
+              json_list(arithmetic).c_str(), streams.c_str(), json_list(widen16).c_str());
+  return 0;
+}

@@ -1,0 +1,88 @@
+// bench/flops.mjs and bench/limits.mjs: the weight count a decode step
+// streams matches the module's own parameter count, and the floors and
+// verdicts of the "Limits" section follow from the measured rates.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
+import { limitRows, limitsSection } from '../../bench/limits.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
+
+const mm = await loadMiniMind();
+
+// bench/make_onnx.py's names for a config, from the module's info().
+function benchConfig(info) {
+  return {
+    D: info.hidden_size,
+    H: info.num_attention_heads,
+    Hkv: info.num_key_value_heads,
+    Dh: info.head_dim,
+    F: info.intermediate_size,
+    V: info.vocab_size,
+    L: info.num_hidden_layers,
+  };
+}
+
+for (const preset of ['lab-a', 'minimind2-small', 'minimind-3']) {
+  test(`matrixWeights is ${preset}'s parameter count less its norm weights`, () => {
+    const model = mm.createModel({ preset, seed: 0 });
+    const info = model.info();
+    const c = benchConfig(info);
+    // Per layer two RMSNorms over D, and q/k norms over head_dim where the config has them; one final norm.
+    const norms = c.L * (2 * c.D + (info.use_qk_norm ? 2 * c.Dh : 0)) + c.D;
+    assert.equal(matrixWeights(c) + norms, info.parameters);
+    model.dispose();
+  });
+}
+
+test('forwardFlops counts 2·m·n·k per product, attention over the cached keys too', () => {
+  const c = { D: 4, H: 2, Hkv: 1, Dh: 2, F: 6, V: 10, L: 1 };
+  // q 2·1·4·4, k and v 2·2·1·4·2, o 2·1·4·4; attention 2·(2·2·1·3·2) with 3 keys; SwiGLU 3·2·4·6; lm_head 2·4·10.
+  assert.equal(forwardFlops(c, 1, 2), 32 + 32 + 32 + 48 + 144 + 80);
+});
+
+// A measurement as measureLimits returns it, with round numbers.
+function fakeResult({ ortDecode, f32Decode, f16Decode, stream = 10, widen16 = 2, arithmetic = 20, ortPrefill = 100 }) {
+  const configs = {
+    'minimind2-small': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
+    'minimind-3': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
+  };
+  const work = (decode, prefill) => ({ prefill64: prefill, prefill256: prefill * 4, decode });
+  const machine = { isa: 'x', threads: 1, arithmetic, widen16, stream: { 1: stream } };
+  const medians = {
+    'machine-wasm': machine,
+    'machine-sse-1': machine,
+    'machine-sse-2': { ...machine, threads: 2, arithmetic: arithmetic * 1.5, widen16: widen16 * 1.5, stream: { 1: stream * 1.2 } },
+    'train-native-1': { tokensPerSecond: 1000 },
+    'train-native-2': { tokensPerSecond: 1500 },
+  };
+  for (const p of Object.keys(configs)) {
+    medians[`ort:${p}`] = work(ortDecode, ortPrefill);
+    medians[`f16:${p}`] = work(f16Decode, ortPrefill / 2);
+    medians[`f32:${p}`] = work(f32Decode, ortPrefill / 2);
+  }
+  return { cpu: 'test CPU', cores: 2, date: 'today', load: [0, 0], rounds: 1, configs, samples: {}, medians };
+}
+
+test('the floors are the weight bytes at the stream rate, the weights at the widening rate, the FLOPs at the tile rate', () => {
+  const r = fakeResult({ ortDecode: 1, f32Decode: 1, f16Decode: 1, stream: 10, widen16: 2, arithmetic: 20 });
+  const c = r.configs['minimind-3'];
+  const w = matrixWeights(c);
+  const decode = limitRows(r).find((row) => row.preset === 'minimind-3' && row.work.startsWith('decode'));
+  assert.ok(Math.abs(decode.floor32 - ((4 * w) / 10e9) * 1e3) < 1e-12);
+  // Widening w weights at 2 G/s takes longer than streaming 2w bytes at 10 GB/s.
+  assert.equal(decode.bound, 'widening');
+  assert.ok(Math.abs(decode.floor16 - (w / 2e9) * 1e3) < 1e-12);
+  const prefill = limitRows(r).find((row) => row.preset === 'minimind-3' && row.work === 'prefill 256');
+  assert.ok(Math.abs(prefill.floor32 - (forwardFlops(c, 256) / 20e9) * 1e3) < 1e-12);
+});
+
+test('a goal is met or missed by the measured ratio, and a miss names its bound', () => {
+  const fast = limitsSection(fakeResult({ ortDecode: 10, f32Decode: 5, f16Decode: 2 }));
+  assert.match(fast, /minimind-3 decode, per step, float32: ≥ 1\.43× ORT-web \| 2\.00× \| met \|/);
+  assert.match(fast, /minimind-3 decode, float16 ≥ 1\.6× float32 \| 2\.50× \| met \|/);
+  const slow = limitsSection(fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8 }));
+  assert.match(slow, /minimind-3 decode, per step, float32: ≥ 1\.43× ORT-web \| 1\.11× \| missed; memory: /);
+  assert.match(slow, /minimind-3 decode, float16 ≥ 1\.6× float32 \| 1\.13× \| missed; (memory|widening): /);
+  assert.match(slow, /training, 2 threads ≥ 1\.7× 1 thread \(native\) \| 1\.50× \| missed; /);
+});
