@@ -25,23 +25,20 @@ struct F32Column {
     high = simd::load(base + i * kPanel + 4);
   }
 };
-// 16-bit panels: column i is `stride` values after column i - 1 (weight_matrix.h).
+// 16-bit panels: 8 values per column, in lane-pair order (weight_matrix.h).
 struct F16Column {
   const uint16_t* base;
-  int64_t stride;
-  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16(base + i * stride, low, high); }
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16(base + i * kPanel, low, high); }
 };
 // float16 weights 2^-112 too small, against rows of x scaled by 2^112: the
 // same products, bit for bit (both scalings are exact), one multiply less.
 struct F16UnscaledColumn {
   const uint16_t* base;
-  int64_t stride;
-  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16_unscaled(base + i * stride, low, high); }
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_f16_unscaled(base + i * kPanel, low, high); }
 };
 struct BF16Column {
   const uint16_t* base;
-  int64_t stride;
-  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_bf16(base + i * stride, low, high); }
+  void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_bf16(base + i * kPanel, low, high); }
 };
 
 // R rows of x against P panels: R·P·2 vector accumulators, one per output
@@ -91,20 +88,20 @@ F32Column column_of<F32Column>(const PanelsView& W, int64_t p) {
 }
 template <>
 F16Column column_of<F16Column>(const PanelsView& W, int64_t p) {
-  return {W.half_panel(p), W.half_stride(p)};
+  return {W.half_panel(p)};
 }
 template <>
 F16UnscaledColumn column_of<F16UnscaledColumn>(const PanelsView& W, int64_t p) {
-  return {W.half_panel(p), W.half_stride(p)};
+  return {W.half_panel(p)};
 }
 template <>
 BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
-  return {W.half_panel(p), W.half_stride(p)};
+  return {W.half_panel(p)};
 }
 
 // A few rows (decoding: one): 4 panels at a time, so that 8 independent sums
-// hide the latency of each add; weights stream straight from storage (with
-// 16-bit storage the 4 panels of a group are one run of memory).
+// hide the latency of each add; weights stream straight from storage, 4 runs
+// of memory side by side (one per panel).
 template <int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   constexpr int kGroup = R == 1 ? 4 : R == 2 ? 2 : 1;
@@ -162,14 +159,13 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
         source[q] = W.f32_panel(p + q);
         if (W.storage == WeightStorage::F32) continue;
         const uint16_t* half = W.half_panel(p + q);
-        const int64_t stride = W.half_stride(p + q);
         float* wide = widened.data() + q * n * kPanel;
         for (int64_t i = 0; i < n; ++i) {
           Lanes low, high;
           if (W.storage == WeightStorage::F16) {
-            simd::widen_f16(half + i * stride, low, high);
+            simd::widen_f16(half + i * kPanel, low, high);
           } else {
-            simd::widen_bf16(half + i * stride, low, high);
+            simd::widen_bf16(half + i * kPanel, low, high);
           }
           simd::store(wide + i * kPanel, low);
           simd::store(wide + i * kPanel + 4, high);
@@ -221,9 +217,7 @@ void linear_rows_serial(const float* x, int64_t T, int64_t x_stride, const Panel
   }
 }
 
-// Panels [p0, p1) of W: the outputs 8·p0 .. of the whole product. p0 is a
-// multiple of 4 and p1 too or the last panel, so that 16-bit storage's
-// groups of 4 panels are the part's groups too.
+// Panels [p0, p1) of W: the outputs 8·p0 .. of the whole product.
 PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
   PanelsView part = W;
   part.rows = std::min(W.rows, p1 * kPanel) - p0 * kPanel;
@@ -237,8 +231,9 @@ PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
 
 // Below this many multiply-adds a part, waking threads costs more than it saves.
 constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
-// Parts are whole groups of 4 panels (the decoding tile's group).
-constexpr int64_t kPanelsPerUnit = PanelsView::kGroupPanels;
+// Parts are whole groups of 4 panels (the decoding tile's group), so that no
+// part ends in a narrower tile than one thread alone would use.
+constexpr int64_t kPanelsPerUnit = 4;
 
 }  // namespace
 

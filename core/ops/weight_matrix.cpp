@@ -64,9 +64,9 @@ WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, Weig
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = values + r * cols;
-    const size_t base = offset(r, 0), stride = column_stride(r / kPanelRows);
+    const size_t base = offset(r, 0);
     for (int64_t i = 0; i < cols; ++i) {
-      const size_t at = base + size_t(i) * stride;
+      const size_t at = base + size_t(i) * kPanelRows;
       switch (storage_) {
         case WeightStorage::F32:
           f32_[at] = row[i];
@@ -95,16 +95,11 @@ void WeightMatrix::assign_f32(const float* values) {
   }
 }
 
-size_t WeightMatrix::column_stride(int64_t p) const {
-  return storage_ == WeightStorage::F32 ? size_t(kPanelRows) : size_t(view().half_stride(p));
-}
-
 size_t WeightMatrix::offset(int64_t r, int64_t i) const {
   const int64_t p = r / kPanelRows;
   const int j = int(r % kPanelRows);
-  if (storage_ == WeightStorage::F32) return size_t(p * cols_ * kPanelRows + i * kPanelRows + j);
-  const PanelsView v = view();
-  return size_t(v.half_panel(p) - v.half) + size_t(i) * column_stride(p) + size_t(simd::half_slot(j));
+  const size_t column = size_t(p * cols_ * kPanelRows + i * kPanelRows);
+  return column + size_t(storage_ == WeightStorage::F32 ? j : simd::half_slot(j));
 }
 
 float WeightMatrix::stored(size_t at) const {
@@ -122,8 +117,8 @@ float WeightMatrix::stored(size_t at) const {
 float WeightMatrix::value(int64_t r, int64_t i) const { return stored(offset(r, i)); }
 
 void WeightMatrix::row(int64_t r, float* out) const {
-  const size_t base = offset(r, 0), stride = column_stride(r / kPanelRows);
-  for (int64_t i = 0; i < cols_; ++i) out[i] = stored(base + size_t(i) * stride);
+  const size_t base = offset(r, 0);
+  for (int64_t i = 0; i < cols_; ++i) out[i] = stored(base + size_t(i) * kPanelRows);
 }
 
 Matrix WeightMatrix::unpacked() const {

@@ -6,11 +6,14 @@
 //   consecutive values: two 4-lane vectors (float32) or one 128-bit load
 //   (16-bit storage).
 //   float32: panel after panel, element (8p + j, i) at p·cols·8 + i·8 + j.
-//   16-bit: groups of 4 panels interleaved column by column (the last group
-//   may have fewer, c), so that the 1-row product, which reads 4 panels at
-//   once, streams one run of memory: element (8p + j, i) at
-//   (p / 4)·4·cols·8 + i·c·8 + (p % 4)·8 + half_slot(j), the 8 values of a
-//   column in simd_lanes.h's lane-pair order.
+//   16-bit: panel after panel too, element (8p + j, i) at
+//   p·cols·8 + i·8 + half_slot(j), the 8 values of a column in simd_lanes.h's
+//   lane-pair order. The 1-row product reads 4 panels at once: 4 runs of
+//   memory, which the hardware prefetchers follow side by side. One run (the
+//   4 panels interleaved column by column) made a decode step of minimind-3
+//   with float16 weights take 1.9x as long natively on an Intel Xeon (28.5
+//   against 14.6 ms; BENCHMARKS.md, "Limits": one core streams ~11 GB/s
+//   from one run, ~14 from 4).
 //
 // Storage is the narrowest type that holds every value exactly: float16
 // (MiniMind's released checkpoints, and the seeded presets, whose values are
@@ -37,7 +40,6 @@ const char* weight_storage_name(WeightStorage storage);  // "F32", "F16", "BF16"
 // memory someone else owns (a WeightMatrix, or the keys of a KV cache).
 struct PanelsView {
   static constexpr int kPanelRows = 8;
-  static constexpr int kGroupPanels = 4;  // 16-bit storage: panels interleaved in groups of 4
 
   int64_t rows = 0, cols = 0;
   WeightStorage storage = WeightStorage::F32;
@@ -47,16 +49,8 @@ struct PanelsView {
   int64_t panels() const { return (rows + kPanelRows - 1) / kPanelRows; }
   // Panel p: cols·8 values, column-major within the panel.
   const float* f32_panel(int64_t p) const { return f32 + p * cols * kPanelRows; }
-  // 16-bit storage: panel p's first column; column i is half_stride(p)·i further on.
-  const uint16_t* half_panel(int64_t p) const {
-    return half + (p / kGroupPanels) * kGroupPanels * cols * kPanelRows + (p % kGroupPanels) * kPanelRows;
-  }
-  int64_t half_stride(int64_t p) const { return group_panels(p) * kPanelRows; }
-  // Panels in p's group: 4, fewer in the last group.
-  int64_t group_panels(int64_t p) const {
-    const int64_t first = p / kGroupPanels * kGroupPanels;
-    return panels() - first < kGroupPanels ? panels() - first : kGroupPanels;
-  }
+  // 16-bit storage: panel p, cols·8 values, column-major within the panel.
+  const uint16_t* half_panel(int64_t p) const { return half + p * cols * kPanelRows; }
 };
 
 class WeightMatrix {
@@ -94,7 +88,6 @@ class WeightMatrix {
   float value(int64_t r, int64_t i) const;
   float stored(size_t at) const;              // the value stored at `at`, as float32
   size_t offset(int64_t r, int64_t i) const;  // where element (r, i) is stored
-  size_t column_stride(int64_t p) const;      // from column i to i + 1 of panel p
 
   int64_t rows_ = 0, cols_ = 0;
   WeightStorage storage_ = WeightStorage::F32;
