@@ -99,12 +99,15 @@ BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
   return {W.half_panel(p)};
 }
 
-// A few rows (decoding: one): 4 panels at a time, so that 8 independent sums
-// hide the latency of each add; weights stream straight from storage, 4 runs
-// of memory side by side (one per panel).
+// A few rows (decoding: one): one row reads 8 panels at a time, 8 runs of
+// memory side by side (one per panel), so that the hardware prefetchers
+// follow 8 streams; 16 independent sums (some of them spilled to the stack)
+// also hide the latency of each add. Measured on an Intel Xeon, 1 thread, a
+// minimind-3 decode step in Wasm against 4 panels: float16 16.4 -> 15.2 ms,
+// float32 20.8 -> 19.4 ms (natively with SSE, float16: 14.3 -> 12.9 ms).
 template <int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
-  constexpr int kGroup = R == 1 ? 4 : R == 2 ? 2 : 1;
+  constexpr int kGroup = R == 1 ? 8 : R == 2 ? 2 : 1;
   const int64_t n = W.cols, panels = W.panels();
   int64_t p = 0;
   for (; p + kGroup <= panels; p += kGroup) {
@@ -231,9 +234,9 @@ PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
 
 // Below this many multiply-adds a part, waking threads costs more than it saves.
 constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
-// Parts are whole groups of 4 panels (the decoding tile's group), so that no
+// Parts are whole groups of 8 panels (the decoding tile's group), so that no
 // part ends in a narrower tile than one thread alone would use.
-constexpr int64_t kPanelsPerUnit = 4;
+constexpr int64_t kPanelsPerUnit = 8;
 
 }  // namespace
 

@@ -8,7 +8,7 @@
 //   float32: panel after panel, element (8p + j, i) at p·cols·8 + i·8 + j.
 //   16-bit: panel after panel too, element (8p + j, i) at
 //   p·cols·8 + i·8 + half_slot(j), the 8 values of a column in simd_lanes.h's
-//   lane-pair order. The 1-row product reads 4 panels at once: 4 runs of
+//   lane-pair order. The 1-row product reads 8 panels at once: 8 runs of
 //   memory, which the hardware prefetchers follow side by side. One run (the
 //   4 panels interleaved column by column) made a decode step of minimind-3
 //   with float16 weights take 1.9x as long natively on an Intel Xeon (28.5
