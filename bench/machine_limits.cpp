@@ -7,8 +7,8 @@
 //               per k step 2 vector loads, 4 splats and 8 products added into
 //               8 accumulators (a multiply and an add: no FMA), GFLOP/s;
 //   stream      reading a float32 array of the given size again and again
-//               (as decode steps re-read the weights), summed in 4 lanes by
-//               8 accumulators, GB/s;
+//               (as decode steps re-read the weights), 8 runs of it side by
+//               side as the 1-row product reads 8 panels, GB/s;
 //   widen16     the float16 1-row product's inner work on weights in the L1
 //               cache (16 KiB): load 8 float16 values, widen them
 //               (util/simd_lanes.h) and multiply-add both halves, G weights/s:
@@ -77,24 +77,26 @@ double arithmetic_gflops() {
   return 2.0 * 4 * 8 * double(K) * double(kPasses) / s / 1e9;
 }
 
+// 8 runs of the array side by side (its eighths, one accumulator each), as
+// the 1-row product reads 8 panels: one core streams more from several runs
+// than from one (the hardware prefetchers follow each run on its own).
 double stream_gbs(const std::vector<float>& data) {
-  constexpr int kAcc = 8;
-  constexpr size_t kStep = kAcc * simd::kLanes;
+  constexpr int kRuns = 8;
   // At least ~1 GB read in all, whatever the size.
   const int passes = int(std::max<size_t>(2, (size_t(1) << 30) / (data.size() * sizeof(float))));
-  simd::Lanes acc[kAcc];
+  simd::Lanes acc[kRuns];
   for (auto& v : acc) v = simd::zero();
+  const size_t run = data.size() / kRuns / simd::kLanes * simd::kLanes;
   const float* p = data.data();
-  const size_t n = data.size() / kStep * kStep;
   const auto start = Clock::now();
   for (int pass = 0; pass < passes; ++pass)
-    for (size_t i = 0; i < n; i += kStep)
-      for (int k = 0; k < kAcc; ++k) acc[k] = simd::add(acc[k], simd::load(p + i + size_t(k) * simd::kLanes));
+    for (size_t i = 0; i < run; i += simd::kLanes)
+      for (int k = 0; k < kRuns; ++k) acc[k] = simd::add(acc[k], simd::load(p + size_t(k) * run + i));
   const double s = seconds_since(start);
   simd::Lanes total = simd::zero();
   for (auto& v : acc) total = simd::add(total, v);
   keep(total);
-  return double(passes) * double(n) * sizeof(float) / s / 1e9;
+  return double(passes) * double(run) * kRuns * sizeof(float) / s / 1e9;
 }
 
 double widen16_gweights(const std::vector<uint16_t>& weights) {
