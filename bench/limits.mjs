@@ -25,7 +25,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { cpuModel } from './cpu_model.mjs';
+import { runHeader } from './cpu_model.mjs';
 import { forwardFlops, matrixWeights } from './flops.mjs';
 import { median } from './median.mjs';
 import { child, nativeTrain } from './threads.mjs';
@@ -107,10 +107,7 @@ export function measureLimits({ wasmLimits, nativeLimits, log = console.log }) {
     }
   }
   return {
-    cpu: cpuModel(),
-    cores: os.cpus().length,
-    date: started.toISOString(),
-    load: [load0, os.loadavg()[0]],
+    ...runHeader(started, load0),
     rounds: ROUNDS,
     configs: Object.fromEntries(PRESETS.map((p) => [p, presetConfig(p)])),
     samples,

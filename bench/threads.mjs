@@ -20,7 +20,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { cpuModel } from './cpu_model.mjs';
+import { runHeader } from './cpu_model.mjs';
 import { median } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -215,10 +215,7 @@ export function measureThreads({ log = console.log } = {}) {
     for (const field of Object.keys(list[0])) medians[key][field] = median(list.map((r) => r[field]));
   }
   return {
-    cpu: cpuModel(),
-    cores: os.cpus().length,
-    date: started.toISOString(),
-    load: [load0, os.loadavg()[0]],
+    ...runHeader(started, load0),
     rounds: ROUNDS,
     samples,
     medians,
