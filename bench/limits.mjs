@@ -61,9 +61,23 @@ function summarise(raw) {
 /**
  * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
  * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
- * run by node, and build/bench-sse's). Returns raw samples and medians.
+ * run by node, and build/bench-sse's), `wasmBench` build/bench-wasm's
+ * native_bench.js. Returns raw samples and medians.
  */
-export function measureLimits({ wasmLimits, nativeLimits, log = console.log }) {
+// The prefill's largest product alone (SwiGLU's gate or up: T·D·F, float16
+// weights) in the same Wasm build as machine_limits: how near the tile's rate
+// the products run when nothing else does.
+function productRate(wasmBench, c, T) {
+  const tokens = `${T}x${c.D}x${c.F}:f16`;
+  const out = execFileSync(process.execPath, [wasmBench, '--work', 'matmul', '--tokens', tokens, '--reps', '10'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const ms = JSON.parse(out.trim().split('\n').at(-1)).ms.slice(3); // after warming up
+  return { gflops: (2 * T * c.D * c.F) / median(ms) / 1e6 };
+}
+
+export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = console.log }) {
   const started = new Date();
   const load0 = os.loadavg()[0];
   // Stream sizes: each preset's weight bytes per decode step, float32 and float16.
@@ -80,6 +94,7 @@ export function measureLimits({ wasmLimits, nativeLimits, log = console.log }) {
     { key: 'machine-sse-2', run: () => machineLimits([nativeLimits], ['--reps', '4', '--threads', '2', ...streamArg]) },
   ];
   for (const preset of PRESETS) {
+    for (const T of [64, 256]) jobs.push({ key: `product${T}:${preset}`, run: () => productRate(wasmBench, presetConfig(preset), T) });
     jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
     jobs.push({ key: `f16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest']) });
     jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
@@ -146,6 +161,7 @@ export function limitRows(r) {
         floor32: floor,
         bound: 'arithmetic',
         flops,
+        product: m[`product${T}:${preset}`].gflops,
       });
     }
     const bytes32 = 4 * weights;
@@ -217,7 +233,7 @@ export function limitsSection(r) {
       }
       const reachable = w.ort / floor;
       const what = w.flops
-        ? `arithmetic: at the tile's ${wasm.arithmetic.toFixed(1)} GFLOP/s with nothing else to do, ${x(reachable)}; ours runs its FLOPs at ${((w.flops / ms / 1e6 / wasm.arithmetic) * 100).toFixed(0)}% of that rate, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%`
+        ? `arithmetic: at the tile's ${wasm.arithmetic.toFixed(1)} GFLOP/s with nothing else to do, ${x(reachable)}; ${GOAL}× needs the whole prefill at ${((GOAL * floor * 100) / w.ort).toFixed(0)}% of that rate, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16) runs at ${((w.product / wasm.arithmetic) * 100).toFixed(0)}%; ours runs its FLOPs at ${((w.flops / ms / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%`
         : storage === 'float32'
           ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${streamAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
           : `${w.bound}: ${(w.bytes16 / MiB).toFixed(0)} MiB a step take ${fmt(w.memory16)} ms to stream, and widening ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights at ${wasm.widen16.toFixed(2)} G/s takes ${fmt(w.widen16)} ms: ${x(reachable)} at most`;
@@ -277,8 +293,9 @@ ${LIMITS_END}
 // ------------------------------------------------------------------ main
 if (import.meta.url === `file://${process.argv[1]}`) {
   const wasmLimits = `${root}build/bench-wasm/bench/machine_limits.js`;
+  const wasmBench = `${root}build/bench-wasm/bench/native_bench.js`;
   const nativeLimits = `${root}build/bench-sse/bench/machine_limits`;
-  for (const f of [wasmLimits, nativeLimits])
+  for (const f of [wasmLimits, wasmBench, nativeLimits])
     if (!existsSync(f)) throw new Error(`${f} is missing: npm run bench -- --only limits builds it`);
-  console.log(limitsSection(measureLimits({ wasmLimits, nativeLimits })));
+  console.log(limitsSection(measureLimits({ wasmLimits, wasmBench, nativeLimits })));
 }

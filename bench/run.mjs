@@ -716,12 +716,13 @@ async function main() {
   if (only === 'limits') {
     ensureOnnx();
     buildBench('build/bench-sse', ['cmake', `-DCMAKE_CXX_FLAGS=${NATIVE_FLAVOURS['native-sse'].flags}`], 'native-sse', ['machine_limits']);
-    buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128', ['machine_limits']);
+    buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128', ['machine_limits', 'native_bench']);
     if (!existsSync(`${root}build/native/core/minimind-train`))
       run('bash', ['scripts/build.sh', 'native', 'minimind-train'], 'building minimind-train');
     mkdirSync(`${root}build/bench`, { recursive: true });
     const result = measureLimits({
       wasmLimits: `${root}build/bench-wasm/bench/machine_limits.js`,
+      wasmBench: `${root}build/bench-wasm/bench/native_bench.js`,
       nativeLimits: `${root}build/bench-sse/bench/machine_limits`,
       log,
     });

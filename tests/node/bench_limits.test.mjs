@@ -42,7 +42,7 @@ test('forwardFlops counts 2·m·n·k per product, attention over the cached keys
 });
 
 // A measurement as measureLimits returns it, with round numbers.
-function fakeResult({ ortDecode, f32Decode, f16Decode, stream = 10, widen16 = 2, arithmetic = 20, ortPrefill = 100 }) {
+function fakeResult({ ortDecode, f32Decode, f16Decode, stream = 10, widen16 = 2, arithmetic = 20, ortPrefill = 100, oursPrefill = 50 }) {
   const configs = {
     'minimind2-small': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
     'minimind-3': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
@@ -57,9 +57,11 @@ function fakeResult({ ortDecode, f32Decode, f16Decode, stream = 10, widen16 = 2,
     'train-native-2': { tokensPerSecond: 1500 },
   };
   for (const p of Object.keys(configs)) {
+    medians[`product64:${p}`] = { gflops: arithmetic * 0.9 };
+    medians[`product256:${p}`] = { gflops: arithmetic * 0.9 };
     medians[`ort:${p}`] = work(ortDecode, ortPrefill);
-    medians[`f16:${p}`] = work(f16Decode, ortPrefill / 2);
-    medians[`f32:${p}`] = work(f32Decode, ortPrefill / 2);
+    medians[`f16:${p}`] = work(f16Decode, oursPrefill);
+    medians[`f32:${p}`] = work(f32Decode, oursPrefill);
   }
   return { cpu: 'test CPU', cores: 2, date: 'today', load: [0, 0], rounds: 1, configs, samples: {}, medians };
 }
@@ -84,5 +86,18 @@ test('a goal is met or missed by the measured ratio, and a miss names its bound'
   const slow = limitsSection(fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8 }));
   assert.match(slow, /minimind-3 decode, per step, float32: ≥ 1\.43× ORT-web \| 1\.11× \| missed; memory: /);
   assert.match(slow, /minimind-3 decode, float16 ≥ 1\.6× float32 \| 1\.13× \| missed; (memory|widening): /);
+  // Prefill: 100 ms of ORT-web against ours at 50 ms (2×): met; a floor of FLOPs at the tile's rate.
+  assert.match(slow, /minimind-3 prefill 64, float16: ≥ 1\.43× ORT-web \| 2\.00× \| met \|/);
+  // Ours as fast as ORT-web: missed, and the share of the tile's rate 1.43× would need.
+  const tied = limitsSection(fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8, oursPrefill: 100 }));
+  const c = fakeResult({ ortDecode: 1, f32Decode: 1, f16Decode: 1 }).configs['minimind-3'];
+  const floor = (forwardFlops(c, 64) / 20e9) * 1e3;
+  const needed = ((1.43 * floor * 100) / 100).toFixed(0);
+  assert.match(
+    tied,
+    new RegExp(
+      `minimind-3 prefill 64, float16: ≥ 1\\.43× ORT-web \\| 1\\.00× \\| missed; arithmetic: .* needs the whole prefill at ${needed}% of that rate, and its largest product alone \\(64·D·F, float16\\) runs at 90%`,
+    ),
+  );
   assert.match(slow, /training, 2 threads ≥ 1\.7× 1 thread \(native\) \| 1\.50× \| missed; /);
 });
