@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 
 import { runHeader } from './cpu_model.mjs';
 import { forwardFlops, matrixWeights } from './flops.mjs';
-import { median } from './median.mjs';
+import { median, medianFields } from './median.mjs';
 import { child, nativeTrain } from './threads.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,12 +58,6 @@ function summarise(raw) {
   };
 }
 
-/**
- * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
- * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
- * run by node, and build/bench-sse's), `wasmBench` build/bench-wasm's
- * native_bench.js. Returns raw samples and medians.
- */
 // The prefill's largest product alone (SwiGLU's gate or up: T·D·F, float16
 // weights) in the same Wasm build as machine_limits: how near the tile's rate
 // the products run when nothing else does.
@@ -77,13 +71,20 @@ function productRate(wasmBench, c, T) {
   return { gflops: (2 * T * c.D * c.F) / median(ms) / 1e6 };
 }
 
+/**
+ * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
+ * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
+ * run by node, and build/bench-sse's), `wasmBench` build/bench-wasm's
+ * native_bench.js. Returns raw samples and medians.
+ */
 export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = console.log }) {
   const started = new Date();
   const load0 = os.loadavg()[0];
   // Stream sizes: each preset's weight bytes per decode step, float32 and float16.
+  const configs = Object.fromEntries(PRESETS.map((p) => [p, presetConfig(p)]));
   const sizes = new Set();
   for (const preset of PRESETS) {
-    const w = matrixWeights(presetConfig(preset));
+    const w = matrixWeights(configs[preset]);
     sizes.add(Math.round((4 * w) / MiB));
     sizes.add(Math.round((2 * w) / MiB));
   }
@@ -94,7 +95,7 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
     { key: 'machine-sse-2', run: () => machineLimits([nativeLimits], ['--reps', '4', '--threads', '2', ...streamArg]) },
   ];
   for (const preset of PRESETS) {
-    for (const T of [64, 256]) jobs.push({ key: `product${T}:${preset}`, run: () => productRate(wasmBench, presetConfig(preset), T) });
+    for (const T of [64, 256]) jobs.push({ key: `product${T}:${preset}`, run: () => productRate(wasmBench, configs[preset], T) });
     jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
     jobs.push({ key: `f16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest']) });
     jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
@@ -111,22 +112,12 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
       log(`limits: round ${round + 1}/${ROUNDS} ${job.key} ${JSON.stringify(result)}`);
     }
   }
-  const medians = {};
-  for (const [key, list] of Object.entries(samples)) {
-    medians[key] = {};
-    for (const [field, value] of Object.entries(list[0])) {
-      if (typeof value === 'number') medians[key][field] = median(list.map((r) => r[field]));
-      else if (value && typeof value === 'object')
-        medians[key][field] = Object.fromEntries(Object.keys(value).map((k) => [k, median(list.map((r) => r[field][k]))]));
-      else medians[key][field] = value;
-    }
-  }
   return {
     ...runHeader(started, load0),
     rounds: ROUNDS,
-    configs: Object.fromEntries(PRESETS.map((p) => [p, presetConfig(p)])),
+    configs,
     samples,
-    medians,
+    medians: medianFields(samples),
   };
 }
 

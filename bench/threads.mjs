@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
-import { median } from './median.mjs';
+import { median, medianFields } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -209,16 +209,11 @@ export function measureThreads({ log = console.log } = {}) {
       log(`threads: round ${round + 1}/${ROUNDS} ${job.key} ${JSON.stringify(result)}`);
     }
   }
-  const medians = {};
-  for (const [key, list] of Object.entries(samples)) {
-    medians[key] = {};
-    for (const field of Object.keys(list[0])) medians[key][field] = median(list.map((r) => r[field]));
-  }
   return {
     ...runHeader(started, load0),
     rounds: ROUNDS,
     samples,
-    medians,
+    medians: medianFields(samples),
   };
 }
 

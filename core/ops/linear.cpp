@@ -105,9 +105,10 @@ BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
 // also hide the latency of each add. Measured on an Intel Xeon, 1 thread, a
 // minimind-3 decode step in Wasm against 4 panels: float16 16.4 -> 15.2 ms,
 // float32 20.8 -> 19.4 ms (natively with SSE, float16: 14.3 -> 12.9 ms).
+constexpr int kDecodePanels = 8;
 template <int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
-  constexpr int kGroup = R == 1 ? 8 : R == 2 ? 2 : 1;
+  constexpr int kGroup = R == 1 ? kDecodePanels : R == 2 ? 2 : 1;
   const int64_t n = W.cols, panels = W.panels();
   int64_t p = 0;
   for (; p + kGroup <= panels; p += kGroup) {
@@ -236,7 +237,7 @@ PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
 constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
 // Parts are whole groups of 8 panels (the decoding tile's group), so that no
 // part ends in a narrower tile than one thread alone would use.
-constexpr int64_t kPanelsPerUnit = 8;
+constexpr int64_t kPanelsPerUnit = kDecodePanels;
 
 }  // namespace
 

@@ -89,7 +89,7 @@ void WeightMatrix::assign_f32(const float* values) {
     storage_ = WeightStorage::F32;
   }
   for (int64_t r = 0; r < rows_; ++r) {
-    float* base = f32_.data() + (r / kPanelRows) * cols_ * kPanelRows + r % kPanelRows;
+    float* base = f32_.data() + offset(r, 0);
     const float* row = values + r * cols_;
     for (int64_t i = 0; i < cols_; ++i) base[i * kPanelRows] = row[i];
   }

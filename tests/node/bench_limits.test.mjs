@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
 import { limitRows, limitsSection } from '../../bench/limits.mjs';
+import { medianFields } from '../../bench/median.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
 const mm = await loadMiniMind();
@@ -100,4 +101,15 @@ test('a goal is met or missed by the measured ratio, and a miss names its bound'
     ),
   );
   assert.match(slow, /training, 2 threads ≥ 1\.7× 1 thread \(native\) \| 1\.50× \| missed; /);
+});
+
+test('medianFields takes the median of every numeric field, one object deep too', () => {
+  const samples = {
+    a: [
+      { ms: 3, isa: 'x', stream: { 49: 10, 99: 1 } },
+      { ms: 1, isa: 'x', stream: { 49: 30, 99: 2 } },
+      { ms: 2, isa: 'x', stream: { 49: 20, 99: 4 } },
+    ],
+  };
+  assert.deepEqual(medianFields(samples), { a: { ms: 2, isa: 'x', stream: { 49: 20, 99: 2 } } });
 });
