@@ -727,7 +727,7 @@ async function main() {
       log,
     });
     writeFileSync(`${root}build/bench/limits-results.json`, `${JSON.stringify(result, null, 1)}\n`);
-    replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limitsSection(result));
+    replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limitsSection(result, existingSection(outFile, LIMITS_BEGIN, LIMITS_END)));
     log(`wrote the "Limits" section of ${outFile.replace(root, '')} (raw: build/bench/limits-results.json)`);
     return;
   }

@@ -166,7 +166,9 @@ export function nativeTrain(threads) {
   if (r.status !== 0) throw new Error(`minimind-train --threads ${threads} failed: ${r.stderr}`);
   // The last line's tokens/s covers the whole run (its first batch included).
   const rates = [...r.stderr.matchAll(/([\d.]+) tokens\/s/g)].map((m) => Number(m[1]));
-  return { tokensPerSecond: rates.at(-1), threads };
+  // On 2+ threads: the share of the run's wall time split across threads (the rest ran on one).
+  const split = r.stderr.match(/split across threads \(([\d.]+)%\)/);
+  return { tokensPerSecond: rates.at(-1), threads, ...(split ? { splitShare: Number(split[1]) / 100 } : {}) };
 }
 
 // ------------------------------------------------------------------ the parent

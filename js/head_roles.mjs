@@ -163,7 +163,7 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
       on: referentAccuracy(model, accuracyProbes, null),
       off: referentAccuracy(model, accuracyProbes, [[best.layer, best.head]]),
     },
-    probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length },
+    probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length, texts: texts.length },
   };
 }
 

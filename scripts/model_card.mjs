@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { previousTokenCap } from '../bench/prev_token_cap.mjs';
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
 
 const { values } = parseArgs({
@@ -56,7 +57,21 @@ function lossCurve(entries) {
   const maxLoss = Math.ceil(Math.max(...losses));
   const x = (i) => left + ((W - left - right) * i) / Math.max(1, losses.length - 1);
   const y = (v) => top + (H - top - bottom) * (1 - v / maxLoss);
-  const path = (series) => series.map((v, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join('');
+  // Thousands of batches share each pixel column: a column's points are drawn
+  // as its first, lowest, highest and last value, which looks the same as
+  // every point and keeps the file small (a few points per column, not per batch).
+  const path = (series, keep) => {
+    const columns = new Map();
+    series.forEach((v, i) => {
+      const c = Math.round(x(i));
+      if (!columns.has(c)) columns.set(c, []);
+      columns.get(c).push(v);
+    });
+    const points = [...columns].flatMap(([c, vs]) => keep(vs).map((v) => `${c},${y(v).toFixed(1)}`));
+    return `M${points.join('L')}`;
+  };
+  const range = (vs) => [vs[0], Math.min(...vs), Math.max(...vs), vs[vs.length - 1]];
+  const ends = (vs) => [vs[0], vs[vs.length - 1]];
   const smooth = losses.map((_, i) => {
     const from = Math.max(0, i - 49);
     const window = losses.slice(from, i + 1);
@@ -70,8 +85,8 @@ ${yTicks.map((v) => `<line x1="${left}" x2="${W - right}" y1="${y(v)}" y2="${y(v
 ${xTicks.map((i) => `<text x="${x(i)}" y="${H - bottom + 16}" text-anchor="middle" fill="#374151">${i + 1}</text>`).join('\n')}
 <text x="${(left + W - right) / 2}" y="${H - 6}" text-anchor="middle" fill="#111827">batch (${batchSize} × 64 tokens)</text>
 <text x="14" y="${(top + H - bottom) / 2}" text-anchor="middle" fill="#111827" transform="rotate(-90 14 ${(top + H - bottom) / 2})">loss</text>
-<path d="${path(losses)}" fill="none" stroke="#93c5fd" stroke-width="1"/>
-<path d="${path(smooth)}" fill="none" stroke="#1d4ed8" stroke-width="2"/>
+<path d="${path(losses, range)}" fill="none" stroke="#93c5fd" stroke-width="1"/>
+<path d="${path(smooth, ends)}" fill="none" stroke="#1d4ed8" stroke-width="2"/>
 </svg>
 `;
 }
@@ -113,9 +128,16 @@ function targets() {
   ].join('\n');
 }
 
+// The previous-token cap of a head at q/k gain 1 (the norm weights' start),
+// at the held-out probes' mean length, for this head_dim and for 64, the
+// narrowest head of MiniMind's released models.
+const probeLength = Math.round(1 + heads.probes.previousToken / heads.probes.texts);
+const shapeCaps = [...new Set([config.head_dim, 64])].map((d) => [d, previousTokenCap(d, probeLength, 1)]);
+
 const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
+
 
 Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
 
@@ -157,6 +179,7 @@ ${table}
 
 - Pronoun head: **layer ${layer} head ${head}**; on the lesson's sentence and its swaps it puts on the right name: ${heads.lesson.map((l) => `${l.text} → ${l.referent} ${l.mass.toFixed(2)}`).join('; ')}.
 - Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`})${splitText()}; best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
+- What bounds the previous-token score: q/k norm scales every query and key to the RMS of its norm weights, which start at 1 and are shared by the layer's heads, and at gain 1 no head can put more than ${shapeCaps.map(([d, cap]) => `${cap.toFixed(2)} (head_dim ${d})`).join(' or ')} of a ${probeLength}-token sentence's attention on the previous token, however it turns q and k (\`bench/prev_token_cap.mjs\`; the held-out probe sentences average ${probeLength} tokens).
 - Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off.
 
 ## Targets

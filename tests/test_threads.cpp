@@ -86,6 +86,26 @@ TEST_CASE("the thread pool runs every task once, on several threads, and rethrow
   CHECK(sum.load() == 4950);
 }
 
+TEST_CASE("split_seconds counts the wall time of split parallel_fors only", "[threads]") {
+  const auto sleepy = [](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); };
+  {
+    ThreadCount one(1);
+    const double before = split_seconds();
+    parallel_for(4, sleepy);  // 20 ms on the caller alone: not split
+    CHECK(split_seconds() == before);
+  }
+  ThreadCount two(2);
+  const double before = split_seconds();
+  parallel_for(1, sleepy);  // one task: runs on the caller, not split
+  CHECK(split_seconds() == before);
+  const auto start = std::chrono::steady_clock::now();
+  parallel_for(4, sleepy);  // two threads, two tasks each: about 10 ms
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double split = split_seconds() - before;
+  CHECK(split >= 0.009);
+  CHECK(split <= wall);
+}
+
 TEST_CASE("split_range covers [0, n) in aligned, near-equal parts", "[threads]") {
   for (int64_t n : {0, 1, 7, 8, 33, 800}) {
     for (int64_t parts : {1, 2, 3, 4}) {

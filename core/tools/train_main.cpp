@@ -143,6 +143,7 @@ int run(const std::map<std::string, std::string>& args) {
   std::ofstream log;
   if (!get("log").empty()) log.open(get("log"));
   const auto start = std::chrono::steady_clock::now();
+  const double split_before = split_seconds();
   int64_t tokens = 0;
   while (!trainer.done()) {
     const TrainStep s = trainer.step();
@@ -161,6 +162,13 @@ int run(const std::map<std::string, std::string>& args) {
                     (long long)s.tokens, s.ms);
       log << line;
     }
+  }
+  if (thread_count() > 1) {
+    // What share of the run the threads shared (the rest ran on one thread).
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double split = split_seconds() - split_before;
+    std::fprintf(stderr, "%d threads: %.2f s of %.2f s split across threads (%.1f%%)\n", thread_count(), split, seconds,
+                 100.0 * split / seconds);
   }
   std::filesystem::create_directories(get("out"));
   write_file(get("out") + "/config.json", config_to_json(model.config()) + "\n");

@@ -17,7 +17,8 @@ namespace minimind {
 
 namespace {
 
-thread_local bool in_task = false;  // nested parallel_fors run serially
+thread_local bool in_task = false;          // nested parallel_fors run serially
+std::atomic<int64_t> split_nanoseconds{0};  // split_seconds(), summed over callers
 
 // One parallel_for at a time: its tasks, the next index to take, how many
 // are still running, and the first exception.
@@ -197,7 +198,17 @@ void set_thread_count(int count) {
 void parallel_for_erased(int64_t n, TaskCall call, const void* task) {
   if (n <= 0) return;
 #ifdef MINIMIND_THREADS
-  if (n > 1 && !in_task && pool().count() > 1) return pool().run(n, call, task);
+  if (n > 1 && !in_task && pool().count() > 1) {
+    // Counted on the way out, thrown or not.
+    struct SplitTimer {
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+      ~SplitTimer() {
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        split_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count();
+      }
+    } timer;
+    return pool().run(n, call, task);
+  }
 #endif
   if (in_task) {
     for (int64_t i = 0; i < n; ++i) call(task, i);
@@ -211,6 +222,8 @@ void parallel_for_erased(int64_t n, TaskCall call, const void* task) {
   job.work();
   if (job.error) std::rethrow_exception(job.error);
 }
+
+double split_seconds() { return double(split_nanoseconds.load()) * 1e-9; }
 
 Range split_range(int64_t n, int64_t parts, int64_t part, int64_t align) {
   const int64_t units = (n + align - 1) / align;

@@ -25,6 +25,12 @@ void set_thread_count(int count);
 
 constexpr int kMaxThreads = 64;
 
+// Wall time (seconds, since the process started) that callers spent in
+// parallel_fors split across more than one thread. The rest of a run ran on
+// one thread: with a run's wall time, it says how much of the run threads
+// can speed up at all (Amdahl's serial share), as minimind-train reports.
+double split_seconds();
+
 // Runs task(i) for i in [0, n): on the caller and the workers, tasks taken
 // in increasing order; returns after the last one finished. An exception in
 // a task is rethrown here (the first one; the other tasks still finish).

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
-import { limitRows, limitsSection } from '../../bench/limits.mjs';
+import { limitRows, limitsBlocks, limitsSection, trainingAmdahl } from '../../bench/limits.mjs';
 import { medianFields } from '../../bench/median.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
@@ -112,4 +112,40 @@ test('medianFields takes the median of every numeric field, one object deep too'
     ],
   };
   assert.deepEqual(medianFields(samples), { a: { ms: 2, isa: 'x', stream: { 49: 20, 99: 2 } } });
+});
+
+test("a run replaces its own x86 kind's block of the section and keeps the other kinds'", () => {
+  const intel = { ...fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8 }), cpu: 'Intel Xeon' };
+  const amd = { ...fakeResult({ ortDecode: 10, f32Decode: 5, f16Decode: 2 }), cpu: 'AMD EPYC' };
+  const first = limitsSection(intel);
+  assert.deepEqual([...limitsBlocks(first).keys()], ['Intel Xeon']);
+  const both = limitsSection(amd, first);
+  assert.deepEqual([...limitsBlocks(both).keys()], ['AMD EPYC', 'Intel Xeon']);
+  assert.equal(limitsBlocks(both).get('Intel Xeon'), limitsBlocks(first).get('Intel Xeon'));
+  assert.match(limitsBlocks(both).get('AMD EPYC'), /minimind-3 decode, per step, float32: ≥ 1\.43× ORT-web \| 2\.00× \| met \|/);
+  // The same kind again: its block replaced, not doubled.
+  const again = limitsSection({ ...amd, date: 'tomorrow' }, both);
+  assert.equal(limitsBlocks(again).size, 2);
+  assert.match(limitsBlocks(again).get('AMD EPYC'), /tomorrow/);
+  assert.doesNotMatch(limitsBlocks(again).get('AMD EPYC'), /today/);
+});
+
+test("the training verdict splits the 2-thread step into work on one thread and split work (Amdahl's law)", () => {
+  // All split and twice as fast: nothing on one thread, the split work 2× faster.
+  const ideal = trainingAmdahl(1000, 2000, 1, 1.9);
+  assert.ok(Math.abs(ideal.serial1) < 1e-12 && Math.abs(ideal.splitScale - 2) < 1e-12 && Math.abs(ideal.atTwo - 2) < 1e-12);
+  // 1000 → 1500 tokens/s with 60% split: per token T1 = 1 ms, T2 = 0.667 ms, of which
+  // 0.267 ms on one thread; the split work took 0.733 ms on one thread and 0.4 ms on two.
+  const a = trainingAmdahl(1000, 1500, 0.6, 1.9);
+  assert.ok(Math.abs(a.serial1 - 0.8 / 3) < 1e-12);
+  assert.ok(Math.abs(a.splitScale - 2.2 / 1.2) < 1e-12);
+  assert.ok(Math.abs(a.atTwo - 1 / (0.8 / 3 + 2.2 / 6)) < 1e-12);
+  assert.ok(Math.abs(a.atMachine - 1 / (0.8 / 3 + 2.2 / 3 / 1.9)) < 1e-12);
+  assert.equal(trainingAmdahl(1000, 1500, undefined, 1.9), null);
+  const r = fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8 });
+  r.medians['train-native-2'].splitShare = 0.6;
+  assert.match(
+    limitsSection(r),
+    /training, 2 threads ≥ 1\.7× 1 thread \(native\) \| 1\.50× \| missed; one thread's share: on 2 threads 40% of the step's wall time is work that is not split \(27% of the 1-thread step\), and the split work runs 1\.83× faster/,
+  );
 });
