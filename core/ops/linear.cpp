@@ -99,13 +99,18 @@ BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
   return {W.half_panel(p)};
 }
 
-// A few rows (decoding: one): one row reads 8 panels at a time, 8 runs of
-// memory side by side (one per panel), so that the hardware prefetchers
-// follow 8 streams; 16 independent sums (some of them spilled to the stack)
-// also hide the latency of each add. Measured on an Intel Xeon, 1 thread, a
-// minimind-3 decode step in Wasm against 4 panels: float16 16.4 -> 15.2 ms,
-// float32 20.8 -> 19.4 ms (natively with SSE, float16: 14.3 -> 12.9 ms).
-constexpr int kDecodePanels = 8;
+// A few rows (decoding: one): one row reads 4 panels at a time, 4 runs of
+// memory side by side (one per panel) that the hardware prefetchers follow,
+// and 8 independent sums that hide the latency of each add. 4, not 8: 8
+// panels' 16 sums, their 16 loaded vectors and x do not fit the 16 vector
+// registers V8 (and SSE) have on x86: 4 loses less on an Intel Xeon than 8
+// loses on an AMD EPYC. Measured in Wasm, 1 thread, medians of 5
+// interleaved rounds, 8 -> 4 panels: on an AMD EPYC a decode step of
+// minimind2-small 7.26 -> 6.24 ms (float16), minimind-3 16.7 -> 15.5 ms
+// (float16) and 17.8 -> 16.7 ms (float32), the product alone (768 x 32768,
+// float16) 9.4-9.9 -> 4.0-5.0 ms; on an Intel Xeon 8 panels had been the
+// faster, by 7% (minimind-3, float16 15.2 against 16.4 ms).
+constexpr int kDecodePanels = 4;
 template <int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   constexpr int kGroup = R == 1 ? kDecodePanels : R == 2 ? 2 : 1;
@@ -235,7 +240,7 @@ PanelsView panel_range(const PanelsView& W, int64_t p0, int64_t p1) {
 
 // Below this many multiply-adds a part, waking threads costs more than it saves.
 constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
-// Parts are whole groups of 8 panels (the decoding tile's group), so that no
+// Parts are whole groups of kDecodePanels panels (the decoding tile's group), so that no
 // part ends in a narrower tile than one thread alone would use.
 constexpr int64_t kPanelsPerUnit = kDecodePanels;
 
