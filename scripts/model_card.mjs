@@ -138,7 +138,6 @@ const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
 
-
 Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
 
 ## Corpus: generated, and what the model can know
