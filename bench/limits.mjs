@@ -296,7 +296,7 @@ ${machineRows.join('\n')}
 The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
 weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the Wasm
 tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
-at the Wasm stream rate for that many bytes (8 runs side by side, as the 1-row product reads 8 panels), and for float16
+at the Wasm stream rate for that many bytes (4 runs side by side, as the 1-row product reads 4 panels), and for float16
 also its weights at the widening rate, whichever is longer.
 After the floor, the largest speed-up over ONNX Runtime Web it leaves:
 

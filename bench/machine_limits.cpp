@@ -7,8 +7,8 @@
 //               per k step 2 vector loads, 4 splats and 8 products added into
 //               8 accumulators (a multiply and an add: no FMA), GFLOP/s;
 //   stream      reading a float32 array of the given size again and again
-//               (as decode steps re-read the weights), 8 runs of it side by
-//               side as the 1-row product reads 8 panels, GB/s;
+//               (as decode steps re-read the weights), 4 runs of it side by
+//               side as the 1-row product reads 4 panels, GB/s;
 //   widen16     the float16 1-row product's inner work on weights in the L1
 //               cache (16 KiB): load 8 float16 values, widen them
 //               (util/simd_lanes.h) and multiply-add both halves, G weights/s:
@@ -77,11 +77,11 @@ double arithmetic_gflops() {
   return 2.0 * 4 * 8 * double(K) * double(kPasses) / s / 1e9;
 }
 
-// 8 runs of the array side by side (its eighths, one accumulator each), as
-// the 1-row product reads 8 panels: one core streams more from several runs
+// 4 runs of the array side by side (its quarters, one accumulator each), as
+// the 1-row product reads 4 panels: one core streams more from several runs
 // than from one (the hardware prefetchers follow each run on its own).
 double stream_gbs(const std::vector<float>& data) {
-  constexpr int kRuns = 8;
+  constexpr int kRuns = 4;
   // At least ~1 GB read in all, whatever the size.
   const int passes = int(std::max<size_t>(2, (size_t(1) << 30) / (data.size() * sizeof(float))));
   simd::Lanes acc[kRuns];

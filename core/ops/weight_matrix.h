@@ -8,12 +8,17 @@
 //   float32: panel after panel, element (8p + j, i) at p·cols·8 + i·8 + j.
 //   16-bit: panel after panel too, element (8p + j, i) at
 //   p·cols·8 + i·8 + half_slot(j), the 8 values of a column in simd_lanes.h's
-//   lane-pair order. The 1-row product reads 8 panels at once: 8 runs of
+//   lane-pair order. The 1-row product reads 4 panels at once: 4 runs of
 //   memory, which the hardware prefetchers follow side by side. One run (the
 //   4 panels interleaved column by column) made a decode step of minimind-3
 //   with float16 weights take 1.9x as long natively on an Intel Xeon (28.5
-//   against 14.6 ms; BENCHMARKS.md, "Limits": one core streams ~11 GB/s
-//   from one run, ~14 from 4).
+//   against 14.6 ms; one core streamed ~11 GB/s from one run, ~14 from 4).
+//   On an AMD EPYC it goes the other way in a single large product (Wasm,
+//   768 x 33792 float32: one interleaved run of 4 panels streamed 1.10-1.46x
+//   what 4 runs did, in 10 side-by-side measurements), but a whole decode
+//   step reading 1 panel (one run) or 4 at a time took the same time within
+//   7% either way (minimind2-small and minimind-3, float16 and float32), so
+//   the layout stays.
 //
 // Storage is the narrowest type that holds every value exactly: float16
 // (MiniMind's released checkpoints, and the seeded presets, whose values are
