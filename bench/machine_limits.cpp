@@ -78,8 +78,8 @@ double arithmetic_gflops() {
 }
 
 // 4 runs of the array side by side (its quarters, one accumulator each), as
-// the 1-row product reads 4 panels: one core streams more from several runs
-// than from one (the hardware prefetchers follow each run on its own).
+// the 1-row product reads 4 panels. On an Intel Xeon one core streamed more
+// from several runs than from one; on an AMD EPYC less (weight_matrix.h).
 double stream_gbs(const std::vector<float>& data) {
   constexpr int kRuns = 4;
   // At least ~1 GB read in all, whatever the size.
