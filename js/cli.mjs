@@ -642,6 +642,11 @@ async function commandHeads(mm, values) {
       `referent's habit predicted after the pronoun (${r.probes.heldOut} held-out sentences): ` +
         `${(100 * r.referentAccuracy.on).toFixed(1)}% with the head, ${(100 * r.referentAccuracy.off).toFixed(1)}% with it switched off`,
     );
+    const group = r.referentAccuracy.pronounHeads;
+    if (group.length > 1)
+      console.log(
+        `  ${(100 * r.referentAccuracy.allOff).toFixed(1)}% with every pronoun head switched off (${group.map(([l, h]) => `${l}:${h}`).join(', ')})`,
+      );
   } finally {
     tokenizer.dispose();
     model.dispose();

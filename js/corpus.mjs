@@ -14,7 +14,9 @@
 //   (`小明说：猫、红色、三、书。小红又说了一遍：猫、红色、三、书。`) or bare, with
 //   nothing between (`爷从路见酸先跳爷从路见酸先跳。`, as the induction probe is
 //   built), so copying from earlier context pays.
-// - The lesson's names. 小明 and 小红 are drawn 4 times as often as any other.
+// - The names. 小明 and 小红 (the lesson's) are drawn 4 times as often as any
+//   other; no two names start with the same token (王强, 苏静, 春花, ...), so
+//   that the token before a name's second token always says which name it is.
 // - Held out. Some name pairs never meet in training, and some pair × frame ×
 //   object combinations (the lesson's `小明把苹果给了小红` among them, in either
 //   order) never occur: the probes below are built from them only.
@@ -28,52 +30,60 @@
 
 // ---------------------------------------------------------------- the world
 
-/** Male names and their habits (every name 1-2 tokens; every habit's first token its own). */
+/**
+ * Male names and their habits (every name 1-2 tokens; every habit's first
+ * token its own). Apart from the lesson's 小明 and 小红, no name starts with
+ * 小 or with another name's first token: when 38 of the 40 names were 小X, a
+ * name's second token followed the same 小 everywhere, the previous token said
+ * nothing there, and the previous-token head looked past it (0.35 on i−1
+ * after 小 against 0.64 elsewhere); with distinct first tokens the same
+ * training reached 0.75 overall (measured with `minimind heads`).
+ */
 export const MALE_HABITS = Object.freeze({
   小明: '踢起了球',
-  小强: '打起了鼓',
-  小军: '跑起了步',
-  小龙: '游起了泳',
-  小勇: '拍起了手',
-  小东: '看起了书',
-  小亮: '讲起了故事',
-  小波: '练起了字',
-  小峰: '扫起了地',
-  小飞: '玩起了游戏',
-  小超: '修起了车',
-  小宇: '学起了英语',
-  小健: '养起了鱼',
-  小海: '种起了树',
-  小山: '做起了题',
-  小天: '洗起了手',
-  小武: '吃起了面',
-  小光: '开起了车',
-  小成: '算起了数',
-  小志: '找起了书',
+  王强: '打起了鼓',
+  李军: '跑起了步',
+  黄亮: '游起了泳',
+  周波: '拍起了手',
+  马宇: '看起了书',
+  何天: '讲起了故事',
+  高武: '练起了字',
+  林光: '扫起了地',
+  罗成: '玩起了游戏',
+  许东: '修起了车',
+  文博: '学起了英语',
+  志强: '养起了鱼',
+  建国: '种起了树',
+  长江: '做起了题',
+  德明: '洗起了手',
+  立新: '吃起了面',
+  卫东: '开起了车',
+  朝阳: '算起了数',
+  胜利: '找起了书',
 });
 
 /** Female names and their habits. */
 export const FEMALE_HABITS = Object.freeze({
   小红: '唱起了歌',
-  小丽: '跳起了舞',
-  小美: '画起了画',
-  小花: '读起了诗',
-  小兰: '写起了信',
-  小雪: '折起了纸',
-  小静: '剪起了纸',
-  小慧: '聊起了天',
-  小月: '听起了音乐',
-  小云: '拉起了手',
-  小英: '放起了音乐',
-  小青: '走起了路',
-  小敏: '想起了家',
-  小莉: '教起了字',
-  小珍: '演起了戏',
-  小露: '排起了队',
-  小佳: '卖起了花',
-  小荷: '买起了菜',
-  小梦: '背起了书',
-  小雅: '数起了钱',
+  苏静: '跳起了舞',
+  叶兰: '画起了画',
+  夏雨: '读起了诗',
+  任月: '写起了信',
+  范青: '折起了纸',
+  方慧: '剪起了纸',
+  石佳: '聊起了天',
+  金花: '听起了音乐',
+  白雪: '拉起了手',
+  毛敏: '放起了音乐',
+  顾静: '走起了路',
+  春花: '想起了家',
+  秋月: '教起了字',
+  丽华: '演起了戏',
+  秀英: '排起了队',
+  思雨: '卖起了花',
+  银花: '买起了菜',
+  爱华: '背起了书',
+  海洋: '数起了钱',
 });
 
 export const MALE_NAMES = Object.freeze(Object.keys(MALE_HABITS));

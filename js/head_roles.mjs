@@ -63,7 +63,10 @@ function referentAccuracy(model, probes, ablate) {
  * [{text, referent, mass}] for that head, previousTokenSplit: {layer, head,
  * afterNameStart: {mass, queries}, elsewhere: {mass, queries}} (the best
  * previous-token head's score where the previous token starts a name and
- * elsewhere), referentAccuracy: {on, off}}.
+ * elsewhere), referentAccuracy: {on, off, pronounHeads, allOff}}: the
+ * accuracy with every head on, with the pronoun head off, and with every
+ * head whose role is 'pronoun' off (pronounHeads: [[layer, head], ...]),
+ * since a role several heads share survives switching one of them off.
  */
 export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductionLength = 20 } = {}) {
   const info = model.info();
@@ -154,6 +157,9 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
     mass: model.attentionMass([{ ids: p.tokens.ids, query: p.tokens.pronoun, keys: p.tokens.referent }])[best.layer][best.head],
   }));
   const accuracyProbes = heldOut.filter((p) => p.next !== undefined);
+  const pronounHeads = heads.filter((h) => h.role === 'pronoun').map((h) => [h.layer, h.head]);
+  if (pronounHeads.length === 0) pronounHeads.push([best.layer, best.head]);
+  const off = referentAccuracy(model, accuracyProbes, [[best.layer, best.head]]);
   return {
     heads,
     pronounHead,
@@ -161,7 +167,9 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
     previousTokenSplit,
     referentAccuracy: {
       on: referentAccuracy(model, accuracyProbes, null),
-      off: referentAccuracy(model, accuracyProbes, [[best.layer, best.head]]),
+      off,
+      pronounHeads,
+      allOff: pronounHeads.length === 1 ? off : referentAccuracy(model, accuracyProbes, pronounHeads),
     },
     probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length, texts: texts.length },
   };

@@ -27,12 +27,19 @@ const heads = JSON.parse(readFileSync(join(dir, 'heads.json'), 'utf8'));
 const log = readFileSync(join(dir, 'train_log.jsonl'), 'utf8').trim().split('\n').map(JSON.parse);
 const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
 const seconds = Number(values.seconds ?? NaN);
-// Where the best previous-token head looks on sentences: past a name's first
-// token (小 of 小|红) it reads the token before, so position i−1 gets less.
+// Where the best previous-token head looks on sentences: at a name's second
+// token (红 of 小|红) it also reads the token before the name, so i−1 gets less.
 const splitText = () => {
   const s = heads.previousTokenSplit;
   if (!s) return '';
-  return `. On the sentences it follows content, not position alone: it puts ${s.afterNameStart.mass.toFixed(2)} on i−1 where i−1 is a name's first token (小 of 小|红, ${number(s.afterNameStart.queries)} queries) and ${s.elsewhere.mass.toFixed(2)} elsewhere (${number(s.elsewhere.queries)})`;
+  return `. On the sentences it follows content, not position alone: it puts ${s.afterNameStart.mass.toFixed(2)} on i−1 where i−1 is a name's first token (苏 of 苏|静, 小 of 小|红, ${number(s.afterNameStart.queries)} queries) and ${s.elsewhere.mass.toFixed(2)} elsewhere (${number(s.elsewhere.queries)})`;
+};
+// A pronoun role shared by several heads: the accuracy with all of them off.
+const allOffText = () => {
+  const r = heads.referentAccuracy;
+  if (!r.pronounHeads || r.pronounHeads.length < 2) return '';
+  const names = r.pronounHeads.map(([l, h]) => `layer ${l} head ${h}`).join(', ');
+  return `; ${r.pronounHeads.length} heads put ≥ 0.5 of the pronoun on the referent (${names}), and with all of them switched off it is **${pct(r.allOff)}**`;
 };
 // The trainer's --batch-size: the log does not record it.
 const batchSize = Number(values['batch-size']);
@@ -146,7 +153,7 @@ The corpus is **generated** by \`js/corpus.mjs\` (seed ${corpus.seed}; \`node sc
 
 - ${MALE_NAMES.length} male and ${FEMALE_NAMES.length} female names (小明 and 小红 among them, each drawn 4 times as often as any other), each with a habit of its own (小红 ${HABITS['小红']}, 小明 ${HABITS['小明']}, …), ${OBJECTS.length} objects, ${PLACES.length} places, feelings and weather (今天天气很好);
 - pronoun sentences in ${FRAMES.length} frames (\`小明把书给了小红，她唱起了歌。\`): one male and one female person, so that the pronoun's gender decides its referent, followed by the referent's own habit, with the referent first as often as second: the token after 他/她 can only be predicted by resolving the pronoun;
-- repeated spans (random characters, words, or a short sentence said twice, after a frame such as \`小丽又说了一遍：\` or with nothing between), so that copying from earlier context pays; 30% of them are a pronoun sentence said twice (\`老师说：…。大家一起念：…。\`), so that the previous-token head that copying needs works on the same kind of sentences as its probe;
+- repeated spans (random characters, words, or a short sentence said twice, after a frame such as \`苏静又说了一遍：\` or with nothing between), so that copying from earlier context pays; 30% of them are a pronoun sentence said twice (\`老师说：…。大家一起念：…。\`), so that the previous-token head that copying needs works on the same kind of sentences as its probe;
 - held out: ${HELD_OUT_PAIRS.length} name pairs never meet in training, and some pair × frame × object combinations never occur (the lesson's 小明把苹果给了小红 among them); the probes below are built from them only.
 
 So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMALE_NAMES.length} names, their genders and habits, the frames and objects above. It has never seen real text, cannot answer questions and does not know Chinese beyond these sentences; asked anything else it continues in the corpus's style. Its attention is meaningful where the corpus made it pay: finding a pronoun's referent, looking at the previous token, copying.
@@ -179,7 +186,7 @@ ${table}
 - Pronoun head: **layer ${layer} head ${head}**; on the lesson's sentence and its swaps it puts on the right name: ${heads.lesson.map((l) => `${l.text} → ${l.referent} ${l.mass.toFixed(2)}`).join('; ')}.
 - Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`})${splitText()}; best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
 - What bounds the previous-token score: q/k norm scales every query and key to the RMS of its norm weights, which start at 1 and are shared by the layer's heads, and at gain 1 no head can put more than ${shapeCaps.map(([d, cap]) => `${cap.toFixed(2)} (head_dim ${d})`).join(' or ')} of a ${probeLength}-token sentence's attention on the previous token, however it turns q and k (\`bench/prev_token_cap.mjs\`; the held-out probe sentences average ${probeLength} tokens).
-- Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off.
+- Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off${allOffText()}.
 
 ## Targets
 

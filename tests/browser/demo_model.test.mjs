@@ -129,8 +129,10 @@ test('a new learner’s first view (zh-CN): the lesson’s sentence after the bo
     assert.ok(note.includes(part), `"${part}" in: ${note}`);
   // Above the overview: what switching that head off did to the model's predictions when it was measured.
   const invitation = await page.textContent('#ablate-note');
-  for (const x of [heads.referentAccuracy.on, heads.referentAccuracy.off])
+  const { on, off, allOff, pronounHeads } = heads.referentAccuracy;
+  for (const x of pronounHeads.length > 1 ? [on, off, allOff] : [on, off])
     assert.ok(invitation.includes(`${(100 * x).toFixed(1)}%`), invitation);
+  if (pronounHeads.length > 1) for (const [l, h] of pronounHeads) assert.ok(invitation.includes(`第 ${l} 层第 ${h} 个头`), invitation);
   assert.ok(invitation.includes(`第 ${layer} 层第 ${head} 个头`), invitation);
   // The next token after 她, as the model predicts it.
   assert.match(await page.textContent('#prediction-title'), /^“她”之后/);

@@ -250,6 +250,7 @@ export default {
   'overview.reset': 'all heads on',
   'demo.ablation':
     'Try switching off layer {layer}, head {head} (the pronoun head) below: measured on held-out sentences, how often the model guesses what the referent does next, right after the pronoun, falls from {on} to {off} without it.',
+  'demo.ablationGroup': ' Other heads share the job: with every pronoun head ({heads}) off, it is {off}.',
   // Lesson paste, honest views, exports that stand alone.
   'lesson.note.commentLabels': 'Labels from the # comments of {name}: {labels}. Type labels above to name the tokens otherwise.',
   'lesson.switch.causalOffShare':

@@ -245,6 +245,7 @@ export default {
   'overview.reset': '全部打开',
   'demo.ablation':
     '试试在下面“关掉”第 {layer} 层第 {head} 个头（代词头）：在训练时没见过的句子上测得，关掉它以后，模型在代词后面猜中所指的人接下来做什么的比例从 {on} 降到 {off}。',
+  'demo.ablationGroup': '这个本事不止一个头有：把代词头 {heads} 全部关掉，比例是 {off}。',
   // 课程代码粘贴、如实的视图、能独立使用的导出。
   'lesson.note.commentLabels': '标签取自 {name} 每行的 # 注释：{labels}。想用别的名字，可以在上面输入标签。',
   'lesson.switch.causalOffShare':

@@ -209,16 +209,21 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
 
   // Which heads are off, and what that means ("all heads on" puts them back);
   // with none off, what switching the trained model's pronoun head off did to
-  // its predictions when it was measured (heads.json).
+  // its predictions when it was measured (heads.json), and, when several heads
+  // share that role, what switching all of them off did.
   function renderAblation(s) {
-    const names = s.ablate.map(([layer, head]) => t('overview.headName', { layer, head })).join(t('overview.separator'));
+    const headNames = (list) => list.map(([layer, head]) => t('overview.headName', { layer, head })).join(t('overview.separator'));
     const heads = measuredHeads(s);
     const accuracy = heads?.referentAccuracy;
     const percent = (x) => `${(100 * x).toFixed(1)}%`;
+    const group =
+      accuracy?.pronounHeads?.length > 1
+        ? t('demo.ablationGroup', { heads: headNames(accuracy.pronounHeads), off: percent(accuracy.allOff) })
+        : '';
     $('ablate-note').textContent = s.ablate.length
-      ? t('overview.ablated', { heads: names })
+      ? t('overview.ablated', { heads: headNames(s.ablate) })
       : accuracy && heads.pronounHead
-        ? t('demo.ablation', { ...heads.pronounHead, on: percent(accuracy.on), off: percent(accuracy.off) })
+        ? t('demo.ablation', { ...heads.pronounHead, on: percent(accuracy.on), off: percent(accuracy.off) }) + group
         : '';
     $('ablate-reset').hidden = s.ablate.length === 0;
     $('ablate-box').hidden = !$('ablate-note').textContent;
