@@ -213,20 +213,21 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
   // share that role, what switching all of them off did.
   function renderAblation(s) {
     const headNames = (list) => list.map(([layer, head]) => t('overview.headName', { layer, head })).join(t('overview.separator'));
-    const heads = measuredHeads(s);
-    const accuracy = heads?.referentAccuracy;
-    const percent = (x) => `${(100 * x).toFixed(1)}%`;
-    const group =
-      accuracy?.pronounHeads?.length > 1
-        ? t('demo.ablationGroup', { heads: headNames(accuracy.pronounHeads), off: percent(accuracy.allOff) })
-        : '';
     $('ablate-note').textContent = s.ablate.length
       ? t('overview.ablated', { heads: headNames(s.ablate) })
-      : accuracy && heads.pronounHead
-        ? t('demo.ablation', { ...heads.pronounHead, on: percent(accuracy.on), off: percent(accuracy.off) }) + group
-        : '';
+      : measuredAblation(measuredHeads(s), headNames);
     $('ablate-reset').hidden = s.ablate.length === 0;
     $('ablate-box').hidden = !$('ablate-note').textContent;
+  }
+
+  /** The invitation shown while no head is off: what switching the pronoun head(s) off did when measured ('' without measurements). */
+  function measuredAblation(heads, headNames) {
+    const accuracy = heads?.referentAccuracy;
+    if (!accuracy || !heads.pronounHead) return '';
+    const percent = (x) => `${(100 * x).toFixed(1)}%`;
+    const one = t('demo.ablation', { ...heads.pronounHead, on: percent(accuracy.on), off: percent(accuracy.off) });
+    if (!(accuracy.pronounHeads?.length > 1)) return one;
+    return one + t('demo.ablationGroup', { heads: headNames(accuracy.pronounHeads), off: percent(accuracy.allOff) });
   }
 
   function renderToggleNote(weights, T, Dh) {
