@@ -229,8 +229,10 @@ test('with MiniMind’s tokenizer: pronouns and ， are one token, names one or 
       if (ids.length <= 62) fit++;
       for (const name of namesIn(line)) {
         // The one known exception: in the visit frame (`…去建国家玩`) MiniMind's
-        // tokenizer reads 建|国家; the committed model was trained so, and a
-        // retrain should rename 建国. Any other name split in context fails.
+        // tokenizer reads 建|国家; the committed model was trained so. Renaming
+        // 建国 needs a retrain that still meets every target: one with 建华
+        // moved the pronoun head to layer 3 and put 0.27 on 小明 in a lesson
+        // swap (≥ 0.5 wanted). Any other name split in context fails.
         if (name === '建国' && line.includes('建国家')) {
           assert.ok(contains(ids, tokenizer.encode('建国家')), line);
           continue;
