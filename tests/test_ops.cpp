@@ -255,15 +255,23 @@ TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storag
     Rng rng(2);
     for (const int64_t in : {37, 2000}) {  // 2000: x [150, 2000] spans several row blocks
       Matrix w32 = rng.matrix(19, in, 1.0 / std::sqrt(double(in)));
-      Matrix w16 = w32, wbf = w32;
+      Matrix w16 = w32, wbf = w32, w16_tiny = w32, w16_large = w32;
       for (int64_t i = 0; i < w32.size(); ++i) {
         w16.data()[i] = f16_to_f32(f32_to_f16(w32.data()[i]));
         wbf.data()[i] = bf16_to_f32(f32_to_bf16(w32.data()[i] * 1e-6f));  // below float16's range
+        // Mostly float16 subnormals (below 2^-14), kept times 2^10 (weight_matrix.h).
+        w16_tiny.data()[i] = f16_to_f32(f32_to_f16(w32.data()[i] * 1e-4f));
       }
+      // One value of 64 or more: kept as is, subnormals and all.
+      w16_large = w16_tiny;
+      w16_large(3, 5) = -64.0f;
       const Matrix x = rng.matrix(150, in, 1.0);
-      for (const Matrix* values : {&w32, &w16, &wbf}) {
+      for (const Matrix* values : {&w32, &w16, &wbf, &w16_tiny, &w16_large}) {
         const WeightMatrix W(*values);
-        CAPTURE(in, weight_storage_name(W.storage()));
+        CAPTURE(in, weight_storage_name(W.storage()), W.view().f16_shift);
+        if (values == &w16_tiny) REQUIRE(W.view().f16_shift == WeightMatrix::kF16Shift);
+        if (values == &w16_large) REQUIRE(W.view().f16_shift == 0);
+        REQUIRE(W.unpacked() == *values);
         for (const int64_t T : {1, 2, 3, 4, 5, 6, 7, 9, 150}) {
           CAPTURE(T);
           const Matrix y = linear_of(x.topRows(T), W);
@@ -277,10 +285,11 @@ TEST_CASE("linear equals the sequential scalar sum bit for bit, for every storag
           }
           REQUIRE(first_mismatch(flat(y), ref_linear(to_doubles(x.topRows(T)), T, *values), 1e-5, 1e-4) == "");
         }
-        // Inputs of 2^16 and more take the float16 path that widens fully
-        // (the shortcut would scale them past float32's range).
+        // Inputs of 2^16 and more (2^26 where W keeps float16 values times
+        // 2^10) take the float16 path that widens fully (the shortcut would
+        // scale them past float32's range).
         Matrix big = x.topRows(3);
-        big(0, 0) = 70000.0f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
+        big(0, 0) = 7e7f, big(1, 1) = -1e30f, big(2, 2) = 65536.0f;
         for (const int64_t T : {1, 2, 3}) {
           const Matrix y = linear_of(big.topRows(T), W);
           for (int64_t t = 0; t < T; ++t) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "allocation_counter.h"
 #include "compare.h"
@@ -210,6 +211,24 @@ TEST_CASE("pack_transposed lays out Aᵀ in zero-padded panels", "[backward][lin
         }
       }
     }
+  }
+}
+
+TEST_CASE("transpose writes Aᵀ, whole 4x4 blocks and ragged edges alike", "[backward][linear]") {
+  Rng rng(7);
+  // 1031 x 70: more work than one thread gets, so the columns are split.
+  for (const auto& [rows, cols] :
+       {std::pair<int64_t, int64_t>{1, 1}, {3, 5}, {4, 4}, {5, 9}, {9, 13}, {17, 8}, {1031, 70}}) {
+    CAPTURE(rows, cols);
+    const int64_t stride = cols + 3;
+    const Floats a = rng.floats(rows * stride, -1, 1);
+    Floats out(size_t(rows * cols), NAN);
+    transpose(a.data(), rows, cols, stride, out.data());
+    int64_t wrong = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t r = 0; r < rows; ++r) wrong += out[size_t(c * rows + r)] != a[size_t(r * stride + c)];
+    }
+    REQUIRE(wrong == 0);
   }
 }
 

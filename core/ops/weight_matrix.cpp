@@ -1,5 +1,6 @@
 #include "ops/weight_matrix.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/half.h"
@@ -57,6 +58,13 @@ WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, Weig
       cols_(cols),
       storage_(packing == WeightPacking::Float32 ? WeightStorage::F32 : narrowest_storage(values, rows * cols)) {
   const size_t padded = size_t(panels() * cols * kPanelRows);
+  float f16_scale = 1.0f;
+  if (storage_ == WeightStorage::F16) {
+    float largest = 0.0f;
+    for (int64_t i = 0; i < rows * cols; ++i) largest = std::max(largest, std::abs(values[i]));
+    if (largest < 0x1p16f / float(1 << kF16Shift)) f16_shift_ = kF16Shift;
+    f16_scale = std::ldexp(1.0f, f16_shift_);
+  }
   if (storage_ == WeightStorage::F32) {
     f32_.assign(padded, 0.0f);
   } else {
@@ -72,7 +80,7 @@ WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, Weig
           f32_[at] = row[i];
           break;
         case WeightStorage::F16:
-          half_[at] = f32_to_f16(row[i]);
+          half_[at] = f32_to_f16(row[i] * f16_scale);  // exact: a power of 2 within range
           break;
         case WeightStorage::BF16:
           half_[at] = f32_to_bf16(row[i]);
@@ -87,6 +95,7 @@ void WeightMatrix::assign_f32(const float* values) {
     std::vector<uint16_t>().swap(half_);
     f32_.assign(size_t(panels() * cols_ * kPanelRows), 0.0f);  // padding rows stay 0
     storage_ = WeightStorage::F32;
+    f16_shift_ = 0;
   }
   for (int64_t r = 0; r < rows_; ++r) {
     float* base = f32_.data() + offset(r, 0);
@@ -105,7 +114,7 @@ size_t WeightMatrix::offset(int64_t r, int64_t i) const {
 float WeightMatrix::stored(size_t at) const {
   switch (storage_) {
     case WeightStorage::F16:
-      return f16_to_f32(half_[at]);
+      return std::ldexp(f16_to_f32(half_[at]), -f16_shift_);
     case WeightStorage::BF16:
       return bf16_to_f32(half_[at]);
     case WeightStorage::F32:

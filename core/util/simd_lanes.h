@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #else
 #include <cmath>
+#include <utility>
 
 #include "util/half.h"
 #endif
@@ -47,6 +48,16 @@ inline Lanes nearest(Lanes v) { return wasm_f32x4_nearest(v); }
 // 2^k for integral k in [-126, 127].
 inline Lanes pow2(Lanes k) {
   return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+}
+
+// Rows a, b, c, d of a 4x4 block become its columns: a = (a0, b0, c0, d0), ...
+inline void transpose4(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
+  const v128_t ab_low = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_high = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+  const v128_t cd_low = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_high = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+  a = wasm_i32x4_shuffle(ab_low, cd_low, 0, 1, 4, 5);
+  b = wasm_i32x4_shuffle(ab_low, cd_low, 2, 3, 6, 7);
+  c = wasm_i32x4_shuffle(ab_high, cd_high, 0, 1, 4, 5);
+  d = wasm_i32x4_shuffle(ab_high, cd_high, 2, 3, 6, 7);
 }
 
 // 8 float16 values in lane pairs, without the final ×2^112: the values come
@@ -97,6 +108,8 @@ inline Lanes nearest(Lanes v) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(v)); }
 inline Lanes pow2(Lanes k) {
   return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k), _mm_set1_epi32(127)), 23));
 }
+
+inline void transpose4(Lanes& a, Lanes& b, Lanes& c, Lanes& d) { _MM_TRANSPOSE4_PS(a, b, c, d); }
 
 // As the Wasm version.
 inline void widen_f16_unscaled(const uint16_t* p, Lanes& low, Lanes& high) {
@@ -161,6 +174,12 @@ inline Lanes nearest(Lanes v) {
 }
 inline Lanes pow2(Lanes k) {
   return each(k, [](float x) { return bits_float(uint32_t(int32_t(x) + 127) << 23); });
+}
+inline void transpose4(Lanes& a, Lanes& b, Lanes& c, Lanes& d) {
+  Lanes* rows[4] = {&a, &b, &c, &d};
+  for (int i = 0; i < kLanes; ++i) {
+    for (int j = i + 1; j < kLanes; ++j) std::swap(rows[i]->v[j], rows[j]->v[i]);
+  }
 }
 inline void widen_f16(const uint16_t* p, Lanes& low, Lanes& high) {
   for (int l = 0; l < kLanes; ++l) {
