@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
 import { forwardFlops, matrixWeights } from './flops.mjs';
 import { median, medianFields } from './median.mjs';
+import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { child, nativeTrain } from './threads.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -63,38 +64,12 @@ function summarise(raw) {
 // the products run when nothing else does.
 function productRate(wasmBench, c, T) {
   const tokens = `${T}x${c.D}x${c.F}:f16`;
-  const out = execFileSync(process.execPath, [wasmBench, '--work', 'matmul', '--tokens', tokens, '--reps', '10'], {
+  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, '--work', 'matmul', '--tokens', tokens, '--reps', '10'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const ms = JSON.parse(out.trim().split('\n').at(-1)).ms.slice(3); // after warming up
   return { gflops: (2 * T * c.D * c.F) / median(ms) / 1e6 };
-}
-
-// A decode step's matrix products alone, 1 row each, in the same Wasm build
-// as machine_limits: every layer's q, k, v, o, gate, up and down and the
-// output head, timed one shape at a time and summed (ms per step), float16
-// and float32 weights. The step's other work (norms, RoPE, attention over the
-// cache, the embedding row, sampling, the call from JS) is what is left.
-function decodeProducts(wasmBench, c) {
-  const { D, H, Hkv, Dh, F, V, L } = c;
-  const shapes = [
-    [D, H * Dh, L],
-    [D, Hkv * Dh, 2 * L],
-    [H * Dh, D, L],
-    [D, F, 2 * L],
-    [F, D, L],
-    [D, V, 1],
-  ];
-  const total = (suffix) =>
-    shapes.reduce((sum, [K, N, count]) => {
-      const out = execFileSync(process.execPath, [wasmBench, '--work', 'matmul', '--tokens', `1x${K}x${N}${suffix}`, '--reps', '23'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      return sum + count * median(JSON.parse(out.trim().split('\n').at(-1)).ms.slice(3));
-    }, 0);
-  return { f16: total(':f16'), f32: total('') };
 }
 
 /**
@@ -122,7 +97,6 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
   ];
   for (const preset of PRESETS) {
     for (const T of [64, 256]) jobs.push({ key: `product${T}:${preset}`, run: () => productRate(wasmBench, configs[preset], T) });
-    jobs.push({ key: `products:${preset}`, run: () => decodeProducts(wasmBench, configs[preset]) });
     jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
     jobs.push({ key: `f16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest']) });
     jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
@@ -200,7 +174,6 @@ export function limitRows(r) {
       bytes16,
       memory16,
       widen16,
-      products: m[`products:${preset}`],
     });
   }
   return rows;
@@ -240,22 +213,15 @@ export function trainingAmdahl(t1, t2, share2, machineScale) {
 }
 
 /**
- * Why a float16 decode step is not F16_GOAL× the float32 one, from its parts:
- * the step's 1-row products measured alone (P16, P32) and the rest of the
- * step (the float16 step less P16). With the float16 products at their floor
- * and the rest as it is, the step could be (P32 + rest) / (floor16 + rest)
- * times faster than float32's, and the products alone P32 / floor16.
+ * Why a float16 decode step is not F16_GOAL× the float32 one: what the
+ * float16 floor (its weights at the widening rate, or their bytes at the
+ * stream rate, whichever is longer) allows against our own float32 step,
+ * and how far ours is from that floor.
  */
 export function f16Limit(w) {
-  const { f16: p16, f32: p32 } = w.products;
-  const rest = Math.max(0, w.f16 - p16);
-  const atFloor = (p32 + rest) / (w.floor16 + rest);
-  const widenShare = w.widen16 / p16;
   return (
-    `${w.bound}: the step's 1-row products alone (measured apart, same shapes) take ${fmt(p16)} ms with float16 weights and ${fmt(p32)} ms with float32 (${x(p32 / p16)}); ` +
-    `float16's are bound by widening: ${(w.bytes16 / 2 / 1e6).toFixed(0)} M weights at the ${(w.bytes16 / 2 / w.widen16 / 1e6).toFixed(2)} G/s the core widens them in L1 take ${fmt(w.widen16)} ms (${pct(widenShare)} of their time), streaming their ${(w.bytes16 / MiB).toFixed(0)} MiB ${fmt(w.memory16)} ms; ` +
-    `the rest of the step (norms, RoPE, attention over the cache, sampling, the call) takes ${fmt(rest)} ms. ` +
-    `With float16's products at that floor, the products alone would be ${x(p32 / w.floor16)} float32's and the step ${x(atFloor)}`
+    `${w.bound}: the step's ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights take ${fmt(w.widen16)} ms to widen at ${(w.bytes16 / 2 / w.widen16 / 1e6).toFixed(2)} G/s (the core's rate in L1) and their ${(w.bytes16 / MiB).toFixed(0)} MiB ${fmt(w.memory16)} ms to stream; ` +
+    `against our own float32 step (${fmt(w.f32)} ms) that floor (${fmt(w.floor16)} ms) allows ${x(w.f32 / w.floor16)}; ours takes ${fmt(w.f16)} ms, ${x(w.f16 / w.floor16)} the floor`
   );
 }
 

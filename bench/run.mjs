@@ -51,6 +51,7 @@ import { forwardFlops } from './flops.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
 import { measurePageTraining } from './page_training.mjs';
+import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
 import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
@@ -574,12 +575,11 @@ async function matmulMicro(executables, wasmMicro) {
   const results = {};
   for (const shape of MATMUL_SHAPES) {
     for (const [name, executable] of Object.entries(flavours)) calls[`${name} ${shape}`] = [executable, []];
-    if (wasmMicro) calls[`wasm-simd ${shape}`] = ['node', [wasmMicro]];
+    if (wasmMicro) calls[`wasm-simd ${shape}`] = ['node', [...WASM_OPTIMISED, wasmMicro]];
   }
   // One process per call runs the repetitions (the first MATMUL_WARMUP of
-  // them are dropped: V8 first runs Wasm code compiled by its baseline
-  // compiler and switches to the optimised code a few calls later); the
-  // processes alternate, shape by shape, three times.
+  // them are dropped: caches, clock); the processes alternate, shape by
+  // shape, three times.
   for (let round = 0; round < 3; round += 1) {
     for (const [key, [command, pre]] of Object.entries(calls)) {
       const shape = key.split(' ')[1];
