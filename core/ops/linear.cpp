@@ -155,6 +155,17 @@ void panel_rows(const float* x, int64_t t0, int64_t t1, int64_t x_stride, const 
   if (rest == 1) tile<1, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
 }
 
+// A 16-bit panel's n columns as float32: wide[i * kPanel + lane], [n, 8].
+template <typename Column>
+void widen_panel(const Column& column, int64_t n, float* wide) {
+  for (int64_t i = 0; i < n; ++i) {
+    Lanes low, high;
+    column.load(i, low, high);
+    simd::store(wide + i * kPanel, low);
+    simd::store(wide + i * kPanel + 4, high);
+  }
+}
+
 // Many rows: panel by panel, so each panel is read from memory once per
 // block of rows and then served from cache. 16-bit panels are widened once
 // into a float32 buffer that every row then reads.
@@ -179,17 +190,10 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
         source[q] = W.f32_panel(p + q);
         if (W.storage == WeightStorage::F32) continue;
         float* wide = widened.data() + q * n * kPanel;
-        const F16Column f16 = column_of<F16Column>(W, p + q);
-        const BF16Column bf16 = column_of<BF16Column>(W, p + q);
-        for (int64_t i = 0; i < n; ++i) {
-          Lanes low, high;
-          if (W.storage == WeightStorage::F16) {
-            f16.load(i, low, high);
-          } else {
-            bf16.load(i, low, high);
-          }
-          simd::store(wide + i * kPanel, low);
-          simd::store(wide + i * kPanel + 4, high);
+        if (W.storage == WeightStorage::F16) {
+          widen_panel(column_of<F16Column>(W, p + q), n, wide);
+        } else {
+          widen_panel(column_of<BF16Column>(W, p + q), n, wide);
         }
         source[q] = wide;
       }

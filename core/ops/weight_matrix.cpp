@@ -26,17 +26,29 @@ bool is_float16_value(float v) {
 // Whether a finite float32 is exactly a bfloat16 value: its low 16 bits are zero.
 bool is_bfloat16_value(float v) { return (float_bits(v) & 0xffffu) == 0; }
 
+struct StorageChoice {
+  WeightStorage storage;
+  float largest;  // the largest |value| (read when storage is F16)
+};
+
 // The narrowest storage that holds every value exactly (non-finite values
 // stay float32: the kernel's float16 widening handles finite values only).
-WeightStorage narrowest_storage(const float* values, int64_t n) {
+StorageChoice narrowest_storage(const float* values, int64_t n) {
   bool f16 = true, bf16 = true;
+  float largest = 0.0f;
   for (int64_t i = 0; i < n && (f16 || bf16); ++i) {
     const float v = values[i];
-    if (!std::isfinite(v)) return WeightStorage::F32;
+    if (!std::isfinite(v)) return {WeightStorage::F32, 0.0f};
     f16 = f16 && is_float16_value(v);
     bf16 = bf16 && is_bfloat16_value(v);
+    largest = std::max(largest, std::abs(v));
   }
-  return f16 ? WeightStorage::F16 : bf16 ? WeightStorage::BF16 : WeightStorage::F32;
+  return {f16 ? WeightStorage::F16 : bf16 ? WeightStorage::BF16 : WeightStorage::F32, largest};
+}
+
+StorageChoice choose_storage(const float* values, int64_t n, WeightPacking packing) {
+  if (packing == WeightPacking::Float32) return {WeightStorage::F32, 0.0f};
+  return narrowest_storage(values, n);
 }
 
 }  // namespace
@@ -54,15 +66,14 @@ const char* weight_storage_name(WeightStorage storage) {
 }
 
 WeightMatrix::WeightMatrix(const float* values, int64_t rows, int64_t cols, WeightPacking packing)
-    : rows_(rows),
-      cols_(cols),
-      storage_(packing == WeightPacking::Float32 ? WeightStorage::F32 : narrowest_storage(values, rows * cols)) {
+    : rows_(rows), cols_(cols) {
+  const StorageChoice choice = choose_storage(values, rows * cols, packing);
+  storage_ = choice.storage;
   const size_t padded = size_t(panels() * cols * kPanelRows);
   float f16_scale = 1.0f;
   if (storage_ == WeightStorage::F16) {
-    float largest = 0.0f;
-    for (int64_t i = 0; i < rows * cols; ++i) largest = std::max(largest, std::abs(values[i]));
-    if (largest < 0x1p16f / float(1 << kF16Shift)) f16_shift_ = kF16Shift;
+    // Times 2^kF16Shift the largest value must stay below float16's 65504.
+    if (choice.largest < std::ldexp(1.0f, 16 - kF16Shift)) f16_shift_ = kF16Shift;
     f16_scale = std::ldexp(1.0f, f16_shift_);
   }
   if (storage_ == WeightStorage::F32) {
