@@ -147,6 +147,13 @@ A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layer
 
 Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
 
+## Why this shape
+
+Measured by full retrains that changed one thing from the model here (the same corpus, seeds and 13,362 batches):
+
+- 4 kv heads, one per head (no GQA sharing): with 2 kv heads the best previous-token head scored 0.75 on held-out sentences (0.48 where i−1 starts a name, 0.80 elsewhere) and every other target was met; with 4, below. They cost 4 × 2 × 128 × 64 = 65,536 more parameters (4%) and no measurable training time (300 batches side by side: the same 233 ms each).
+- head_dim 32 for 4 heads: with head_dim 64 the best previous-token head scored 0.63 and the pronoun head put only 0.24 and 0.17 on the right name in two of the lesson's swaps (2 kv heads both times).
+
 ## Corpus: generated, and what the model can know
 
 The corpus is **generated** by \`js/corpus.mjs\` (seed ${corpus.seed}; \`node scripts/make_corpus.mjs\`): ${number(corpus.texts)} short texts of Chinese written without spaces, in the lessons' world, packed into ${number(corpus.lines)} lines of at most ${corpus.packing} (so that little of a 64-token window is padding), ${number(corpus.tokens)} tokens by MiniMind's tokenizer. It contains:

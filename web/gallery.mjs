@@ -54,7 +54,8 @@ export const SECTIONS = [
       { id: 'mask-off', figures: [{ causal: 'false' }] },
       { id: 'raw-scaled', figures: [{ stage: 'scores_raw' }, { stage: 'scores_scaled' }] },
       { id: 'masked-iframe', iframe: { stage: 'scores_masked' } },
-      { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ head: String(head) })) },
+      // lab-a: the trained model gives each of its 4 heads its own K/V (MODEL_CARD.md), so GQA is shown on lesson 11's lab model.
+      { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ preset: 'lab-a', head: String(head) })) },
       { id: 'lab-a', figures: [{ view: 'lab', preset: 'lab-a' }] },
       { id: 'lab-b', figures: [{ view: 'lab', preset: 'lab-b' }] },
     ],

@@ -55,7 +55,7 @@ const zhCN = {
     '第 11 课 §5.3，这一张用 iframe 嵌入 Playground 的精简视图：因果掩码在 softmax 之前加到 scores 上，未来的位置变成 −∞（斜线格），softmax 之后它们的权重就是 0。iframe 在任何网页和 Jupyter 里都能用；本页其余的图用的是 <minimind-attention> 元素。',
   'gqa.title': '§2.7 / §5.4 GQA：几个 q 头共享一份 K/V',
   'gqa.caption':
-    '第 11 课 §2.7 与 §5.4：这个模型每层有 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同：训练之后它们各做各的事（Playground 的总览里写着每个头测得的角色）。',
+    '第 11 课 §2.7 与 §5.4，在第 11 课的实验模型 lab-a 上（随机权重，未训练）：每层 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。项目训练的模型每层 4 个 kv 头，每个头有自己的 K/V：用 2 个 kv 头训练时，最好的前一个 token 头只有 0.75，用 4 个有 0.86（见它的模型卡）。',
   'lab-a.title': '§6 实验 A：追踪完整 Attention 流程',
   'lab-a.caption':
     '第 11 课 §6 实验 A：核心在 lab-a（hidden_size 64，4 个 q 头，2 个 kv 头）上得到的实验记录，逐行对照课程“你应该看到”的值：x.shape=(2, 5, 64)，k_proj(x).shape=(2, 5, 32)，scores.shape=(2, 4, 5, 5)，future_attention_mass_for_batch0_head0=0.0000000000。图中还有 batch 0、head 0 的注意力权重：下三角有效，未来位置都是 0。manual_vs_module_max_abs_diff 比较手写公式与模块的输出。',
@@ -117,7 +117,7 @@ const en = {
     'Lesson 11 §5.3, embedded as an iframe of the playground’s compact view: the causal mask is added to the scores before softmax, the future becomes −∞ (hatched), and after softmax its weights are 0. The iframe works on any page and in Jupyter; every other figure here is the <minimind-attention> element.',
   'gqa.title': '§2.7 / §5.4 GQA: q heads sharing one K/V',
   'gqa.caption':
-    'Lesson 11 §2.7 and §5.4: this model has 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ: trained, each does its own job (the playground’s overview labels every head with its measured role).',
+    'Lesson 11 §2.7 and §5.4, on lesson 11’s lab model lab-a (random weights, untrained): 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ. The project’s trained model has 4 kv heads, one per head: trained with 2, its best previous-token head reached 0.75; with 4, 0.86 (see its model card).',
   'lab-a.title': '§6 Lab A: trace the whole attention',
   'lab-a.caption':
     'Lesson 11 §6, lab A: the record the core computes on lab-a (hidden_size 64, 4 q heads, 2 kv heads), line by line against what the lesson says you should see: x.shape=(2, 5, 64), k_proj(x).shape=(2, 5, 32), scores.shape=(2, 4, 5, 5), future_attention_mass_for_batch0_head0=0.0000000000. The figure also shows the weights of batch 0, head 0: lower-triangular, every future weight 0. manual_vs_module_max_abs_diff compares the hand-written formula with the module.',

@@ -10,7 +10,7 @@ import { lessonPositions, tokenizeText } from '../../web/demo_model.mjs';
 const DIR = new URL('../../models/minimind-demo/', import.meta.url);
 let loading = null;
 
-/** {mm, model, tokenizer, heads, sentence}: the model, its tokenizer, heads.json and the lesson sentence's positions. */
+/** {mm, model, tokenizer, heads, sentence, kvHeadOf}: the model, its tokenizer, heads.json, the lesson sentence's positions, and the kv head a q head reads (repeat_kv). */
 export function trainedModel() {
   loading ??= (async () => {
     const mm = await loadMiniMind();
@@ -23,7 +23,9 @@ export function trainedModel() {
     const model = mm.loadModel({ config, weights });
     const tokenizer = mm.loadTokenizer(tokenizerJson);
     const heads = JSON.parse(headsJson);
-    return { mm, model, tokenizer, heads, sentence: lessonPositions(tokenizer, heads.lesson[0]) };
+    const { num_attention_heads: q, num_key_value_heads: kv } = JSON.parse(config);
+    const kvHeadOf = (head) => Math.floor(head / (q / kv));
+    return { mm, model, tokenizer, heads, sentence: lessonPositions(tokenizer, heads.lesson[0]), kvHeadOf };
   })();
   return loading;
 }

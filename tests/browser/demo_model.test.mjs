@@ -76,7 +76,7 @@ async function nextProbabilities(ids, row, ablate) {
 }
 
 test('a new learner’s first view (zh-CN): the lesson’s sentence after the bos, the pronoun head, 她’s largest weight on 小红’s tokens', async () => {
-  const { heads, sentence } = await trainedModel();
+  const { heads, sentence, kvHeadOf } = await trainedModel();
   const { layer, head } = heads.pronounHead;
   const { page, errors } = await openPlayground();
   assert.equal(await page.inputValue('#text'), SENTENCE);
@@ -114,7 +114,7 @@ test('a new learner’s first view (zh-CN): the lesson’s sentence after the bo
   const she = table.rows[sentence.pronoun];
   assert.ok(sentence.referent.includes(argmax(she)), `她's largest weight is on ${expected.tokens[argmax(she)]}`);
   assert.match(await page.textContent('#row-explanation'), /^output\(她\) = \d\.\d\d×V\((小|红)\)/);
-  assert.equal(await page.textContent('#view-title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${Math.floor(head / 2)}）· softmax`);
+  assert.equal(await page.textContent('#view-title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${kvHeadOf(head)}）· softmax`);
 
   // What the learner sees, in one sentence, with heads.json's numbers.
   const note = await page.textContent('#head-note');
@@ -245,7 +245,7 @@ test('switching the pronoun head off in the overview changes the prediction afte
 });
 
 test('an element with no attributes shows the trained model on the lesson’s sentence at the pronoun head; preset="lab-a" says it is untrained', async () => {
-  const { heads, sentence } = await trainedModel();
+  const { heads, sentence, kvHeadOf } = await trainedModel();
   const { layer, head } = heads.pronounHead;
   const { page, errors } = await openPage(site.context, `${site.url}tests/browser/blank.html`);
   await page.setViewportSize({ width: 900, height: 900 });
@@ -261,7 +261,7 @@ test('an element with no attributes shows the trained model on the lesson’s se
   const she = weights[sentence.pronoun];
   assert.ok(sentence.referent.includes(argmax(she)), `她's largest weight is on ${expected.tokens[argmax(she)]}`);
   const shadow = (selector) => page.evaluate((s) => document.getElementById('bare').shadowRoot.querySelector(s).textContent, selector);
-  assert.equal(await shadow('.title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${Math.floor(head / 2)}）· softmax`);
+  assert.equal(await shadow('.title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${kvHeadOf(head)}）· softmax`);
   assert.equal(await shadow('.model'), 'minimind-demo（已训练）');
   assert.ok((await shadow('.note')).includes(`把 ${percent(heads.lesson[0].mass)} 的注意力放在“小红”`), await shadow('.note'));
   // Table view: the bos is the first token.

@@ -228,14 +228,15 @@ test('two figures on a course page: the JS API’s numbers, the host’s styles 
   assert.deepEqual(readyFirst.detail.matrix, weights.first);
 
   // Captions and links, in each element's language: the trained model at its pronoun head, unless told otherwise.
-  const { pronounHead } = (await trainedModel()).heads;
-  const kv = Math.floor(pronounHead.head / 2); // 4 q heads, 2 kv heads
+  const { heads, kvHeadOf } = await trainedModel();
+  const { pronounHead } = heads;
+  const kv = kvHeadOf(pronounHead.head);
   assert.equal(
     await shadowText(page, 'first', '.title'),
     `Layer ${pronounHead.layer} · head ${pronounHead.head} (reads kv head ${kv}) · softmax`,
   );
   assert.equal(await shadowText(page, 'first', '.model'), 'minimind-demo (trained)');
-  assert.equal(await shadowText(page, 'second', '.title'), `第 ${pronounHead.layer} 层 · 第 1 个头（读取 kv 头 0）· ÷ √d`);
+  assert.equal(await shadowText(page, 'second', '.title'), `第 ${pronounHead.layer} 层 · 第 1 个头（读取 kv 头 ${kvHeadOf(1)}）· ÷ √d`);
   assert.equal(await shadowText(page, 'second', 'a'), '在 Playground 中打开 ↗');
   const link = new URL(await page.evaluate(() => document.getElementById('second').shadowRoot.querySelector('a').href));
   assert.equal(link.pathname, '/dist/site/index.html');

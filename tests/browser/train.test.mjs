@@ -380,7 +380,7 @@ test("continue training the playground's model: the trained demo model goes on f
   await page.click('#train [data-train="start"]');
   await waitForStep(page, 5, 120000);
   const stats = await page.textContent('#train .train-stats');
-  assert.match(stats, /1,705,344 parameters: 4 layers, hidden 128, 4 heads, 2 kv heads/, stats);
+  assert.match(stats, /1,770,880 parameters: 4 layers, hidden 128, 4 heads, 4 kv heads/, stats);
   const losses = await page.evaluate(() => document.getElementById('train').losses);
   // A model from scratch starts near ln 6400 = 8.76; the trained one already knows its corpus.
   assert.ok(losses[0] < 4, `the first loss of the trained model on its own corpus: ${losses[0]}`);
