@@ -19,7 +19,7 @@ out=${DEMO_OUT:-models/minimind-demo}
 work=${DEMO_WORK:-build/demo}
 lr=${DEMO_LR:-2e-3}
 # 16 samples per batch: twice the optimizer steps of 32 for the same tokens,
-# which sharpened the pronoun head on the lesson's swaps (see MODEL_CARD.md).
+# which sharpened the pronoun head on the lesson's swaps.
 batch=${DEMO_BATCH:-16}
 config=${DEMO_CONFIG:-scripts/demo_config.json}
 lines=${DEMO_LINES:-450000}
