@@ -54,6 +54,7 @@ function summarise(raw) {
     isa: raw.isa,
     threads: raw.threads,
     arithmetic: settled(raw.arithmetic),
+    tiles: Object.fromEntries(Object.entries(raw.tiles ?? {}).map(([shape, list]) => [shape, settled(list)])),
     widen16: settled(raw.widen16),
     stream: Object.fromEntries(Object.entries(raw.stream).map(([mib, list]) => [mib, settled(list)])),
   };
@@ -91,7 +92,7 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
   }
   const streamArg = ['--stream-mib', [...sizes].sort((a, b) => a - b).join(',')];
   const jobs = [
-    { key: 'machine-wasm', run: () => machineLimits([process.execPath, wasmLimits], ['--reps', '4', ...streamArg]) },
+    { key: 'machine-wasm', run: () => machineLimits([process.execPath, ...WASM_OPTIMISED, wasmLimits], ['--reps', '4', ...streamArg]) },
     { key: 'machine-sse-1', run: () => machineLimits([nativeLimits], ['--reps', '4', ...streamArg]) },
     { key: 'machine-sse-2', run: () => machineLimits([nativeLimits], ['--reps', '4', '--threads', '2', ...streamArg]) },
   ];
@@ -122,6 +123,14 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
   };
 }
 
+/** The fastest register tile measured ({shape, gflops}); the kernel's 4x8 when no others were. */
+export function bestTile(machine) {
+  const shapes = Object.entries(machine.tiles ?? {});
+  if (shapes.length === 0) return { shape: '4x8', gflops: machine.arithmetic };
+  const [shape, gflops] = shapes.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return { shape, gflops };
+}
+
 /** The nearest measured stream size to `bytes`: its GB/s. */
 function streamAt(stream, bytes) {
   const sizes = Object.keys(stream).map(Number);
@@ -136,13 +145,14 @@ function streamAt(stream, bytes) {
 export function limitRows(r) {
   const m = r.medians;
   const wasm = m['machine-wasm'];
+  const tile = bestTile(wasm);
   const rows = [];
   for (const preset of PRESETS) {
     const c = r.configs[preset];
     const weights = matrixWeights(c);
     for (const T of [64, 256]) {
       const flops = forwardFlops(c, T);
-      const floor = (flops / (wasm.arithmetic * 1e9)) * 1e3;
+      const floor = (flops / (tile.gflops * 1e9)) * 1e3;
       rows.push({
         preset,
         work: `prefill ${T}`,
@@ -231,11 +241,14 @@ export function limitsBlock(r) {
   const wasm = m['machine-wasm'];
   const sse1 = m['machine-sse-1'];
   const sse2 = m['machine-sse-2'];
+  const tile = bestTile(wasm);
+  const tileName = (shape) => shape.replace('x', ' × ');
   const sizes = Object.keys(wasm.stream)
     .map(Number)
     .sort((a, b) => a - b);
   const machineRows = [
     `| arithmetic: the kernel's 4 × 8 tile, data in L1 (GFLOP/s) | ${wasm.arithmetic.toFixed(1)} | ${sse1.arithmetic.toFixed(1)} | ${sse2.arithmetic.toFixed(1)} (${x(sse2.arithmetic / sse1.arithmetic)}) |`,
+    `| arithmetic: the best of ${Object.keys(wasm.tiles ?? {}).length || 1} register tiles, data in L1 (GFLOP/s) | ${tile.gflops.toFixed(1)} (${tileName(tile.shape)}) | ${bestTile(sse1).gflops.toFixed(1)} (${tileName(bestTile(sse1).shape)}) | ${bestTile(sse2).gflops.toFixed(1)} (${tileName(bestTile(sse2).shape)}) |`,
     `| float16 widening + multiply-add, data in L1 (G weights/s) | ${wasm.widen16.toFixed(2)} | ${sse1.widen16.toFixed(2)} | ${sse2.widen16.toFixed(2)} (${x(sse2.widen16 / sse1.widen16)}) |`,
     ...sizes.map(
       (s) =>
@@ -265,7 +278,7 @@ export function limitsBlock(r) {
       }
       const reachable = w.ort / floor;
       const what = w.flops
-        ? `arithmetic: at the tile's ${wasm.arithmetic.toFixed(1)} GFLOP/s with nothing else to do, ${x(reachable)}; ${GOAL}× needs the whole prefill at ${((GOAL * floor * 100) / w.ort).toFixed(0)}% of that rate, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16) runs at ${((w.product / wasm.arithmetic) * 100).toFixed(0)}%; ours runs its FLOPs at ${((w.flops / ms / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / wasm.arithmetic) * 100).toFixed(0)}%`
+        ? `arithmetic: at the best tile's ${tile.gflops.toFixed(1)} GFLOP/s (${tileName(tile.shape)}) with nothing else to do, ${x(reachable)}; ${GOAL}× needs the whole prefill at ${((GOAL * floor * 100) / w.ort).toFixed(0)}% of that rate, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16) runs at ${((w.product / tile.gflops) * 100).toFixed(0)}%; ours runs its FLOPs at ${((w.flops / ms / 1e6 / tile.gflops) * 100).toFixed(0)}%, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / tile.gflops) * 100).toFixed(0)}%`
         : storage === 'float32'
           ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${streamAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
           : `${w.bound}: ${(w.bytes16 / MiB).toFixed(0)} MiB a step take ${fmt(w.memory16)} ms to stream, and widening ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights at ${wasm.widen16.toFixed(2)} G/s takes ${fmt(w.widen16)} ms: ${x(reachable)} at most`;
@@ -305,9 +318,17 @@ each on its own data, and sums them (in brackets: against 1 thread):
 | measure | Wasm, 1 thread | native SSE, 1 thread | native SSE, 2 threads |
 |---|---|---|---|
 ${machineRows.join('\n')}
-
+${
+  Object.keys(wasm.tiles ?? {}).length
+    ? `
+Register tiles (R rows × C columns of the product, R·C/4 accumulators, data in L1), Wasm, 1 thread, GFLOP/s: ${Object.entries(wasm.tiles)
+        .map(([shape, gflops]) => `${tileName(shape)} ${gflops.toFixed(1)}`)
+        .join(', ')}. Beyond 16 vector registers V8 spills the accumulators; fewer accumulators leave the loads and splats a larger share.
+`
+    : ''
+}
 The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
-weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the Wasm
+weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the best Wasm
 tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
 at the Wasm stream rate for that many bytes (4 runs side by side, as the 1-row product reads 4 panels), and for float16
 also its weights at the widening rate, whichever is longer.

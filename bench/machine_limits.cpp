@@ -6,6 +6,9 @@
 //               core/ops/linear.cpp's tile<4, 1>) on data in the L1 cache:
 //               per k step 2 vector loads, 4 splats and 8 products added into
 //               8 accumulators (a multiply and an add: no FMA), GFLOP/s;
+//   tiles       the same for other register tiles (R rows x C columns, from
+//               2x8 to 8x8 and 1x32): the best of them is what a matrix
+//               kernel of this width gets out of one core;
 //   stream      reading a float32 array of the given size again and again
 //               (as decode steps re-read the weights), 4 runs of it side by
 //               side as the 1-row product reads 4 panels, GB/s;
@@ -19,7 +22,8 @@
 // their own data, and the rates reported are their sum: whether two threads
 // get twice the arithmetic or the bandwidth of one.
 // Prints one JSON object: {"isa", "threads", "arithmetic": [GFLOP/s per rep],
-// "stream": {"MiB": [GB/s per rep], ...}, "widen16": [G weights/s per rep]}.
+// "tiles": {"RxC": [GFLOP/s per rep], ...}, "stream": {"MiB": [GB/s per rep],
+// ...}, "widen16": [G weights/s per rep]}.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -50,32 +54,56 @@ void keep(simd::Lanes v) {
   g_sink = out[0] + out[1] + out[2] + out[3];
 }
 
-double arithmetic_gflops() {
-  constexpr int64_t K = 256, kPasses = 100'000;
-  std::vector<float> A(size_t(K) * 4), B(size_t(K) * 8);  // A [K, 4] (splatted), B [K, 8]
+// R rows of x against P panels of 8 columns, R·P·2 accumulators, on data in
+// L1: GFLOP/s. <4, 1> is core/ops/linear.cpp's prefill tile; the other shapes
+// ask whether any register tile of this width would do more arithmetic (with
+// 16 vector registers, more accumulators spill, fewer leave the loads and
+// splats a larger share of the work).
+template <int R, int P>
+double tile_gflops() {
+  constexpr int64_t K = 256;
+  const int64_t passes = 400'000 / (R * P);
+  std::vector<float> A(size_t(K) * R), B(size_t(K) * 8 * P);  // A [K, R] (splatted), B [K, 8·P]
   for (size_t i = 0; i < A.size(); ++i) A[i] = float(i % 5) * 0.25f;
   for (size_t i = 0; i < B.size(); ++i) B[i] = float(i % 3) * 0.5f;
-  simd::Lanes acc[4][2];
-  for (auto& row : acc) row[0] = row[1] = simd::zero();
+  simd::Lanes acc[R][P][2];
+  for (auto& row : acc)
+    for (auto& panel : row) panel[0] = panel[1] = simd::zero();
   const auto start = Clock::now();
-  for (int64_t pass = 0; pass < kPasses; ++pass) {
+  for (int64_t pass = 0; pass < passes; ++pass) {
     const float* a = A.data();
     const float* b = B.data();
-    for (int64_t k = 0; k < K; ++k, a += 4, b += 8) {
-      const simd::Lanes b0 = simd::load(b), b1 = simd::load(b + 4);
-      for (int r = 0; r < 4; ++r) {
+    for (int64_t k = 0; k < K; ++k, a += R, b += 8 * P) {
+      simd::Lanes w[P][2];
+      for (int p = 0; p < P; ++p) {
+        w[p][0] = simd::load(b + 8 * p);
+        w[p][1] = simd::load(b + 8 * p + 4);
+      }
+      for (int r = 0; r < R; ++r) {
         const simd::Lanes ar = simd::splat(a + r);
-        acc[r][0] = simd::mul_add(acc[r][0], ar, b0);
-        acc[r][1] = simd::mul_add(acc[r][1], ar, b1);
+        for (int p = 0; p < P; ++p) {
+          acc[r][p][0] = simd::mul_add(acc[r][p][0], ar, w[p][0]);
+          acc[r][p][1] = simd::mul_add(acc[r][p][1], ar, w[p][1]);
+        }
       }
     }
   }
   const double s = seconds_since(start);
   simd::Lanes total = simd::zero();
-  for (auto& row : acc) total = simd::add(total, simd::add(row[0], row[1]));
+  for (auto& row : acc)
+    for (auto& panel : row) total = simd::add(total, simd::add(panel[0], panel[1]));
   keep(total);
-  return 2.0 * 4 * 8 * double(K) * double(kPasses) / s / 1e9;
+  return 2.0 * R * 8 * P * double(K) * double(passes) / s / 1e9;
 }
+
+// The tile shapes measured, "RxC" (rows x columns): the kernel's first.
+struct TileShape {
+  const char* name;
+  double (*gflops)();
+};
+constexpr TileShape kTiles[] = {{"4x8", tile_gflops<4, 1>},  {"2x8", tile_gflops<2, 1>},  {"6x8", tile_gflops<6, 1>},
+                                {"8x8", tile_gflops<8, 1>},  {"1x16", tile_gflops<1, 2>}, {"2x16", tile_gflops<2, 2>},
+                                {"3x16", tile_gflops<3, 2>}, {"4x16", tile_gflops<4, 2>}, {"1x32", tile_gflops<1, 4>}};
 
 // 4 runs of the array side by side (its quarters, one accumulator each), as
 // the 1-row product reads 4 panels. On an Intel Xeon one core streamed more
@@ -200,10 +228,12 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < d.size(); ++i) d[i] = float(i % 7);
     }
   }
-  std::vector<double> arithmetic, widen16;
+  std::vector<std::vector<double>> tiles(std::size(kTiles));
+  std::vector<double> widen16;
   std::vector<std::vector<double>> stream(sizes_mib.size());
   for (int r = 0; r < reps; ++r) {
-    arithmetic.push_back(on_threads(threads, [](int) { return arithmetic_gflops(); }));
+    for (size_t k = 0; k < std::size(kTiles); ++k)
+      tiles[k].push_back(on_threads(threads, [&](int) { return kTiles[k].gflops(); }));
     widen16.push_back(on_threads(threads, [&](int t) { return widen16_gweights(halves[size_t(t)]); }));
     for (size_t s = 0; s < sizes_mib.size(); ++s)
       stream[s].push_back(on_threads(threads, [&](int t) { return stream_gbs(arrays[s][size_t(t)]); }));
@@ -212,7 +242,12 @@ int main(int argc, char** argv) {
   for (size_t s = 0; s < sizes_mib.size(); ++s)
     streams += (s ? ",\"" : "\"") + std::to_string(sizes_mib[s]) + "\":" + json_list(stream[s]);
   streams += "}";
-  std::printf("{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"stream\":%s,\"widen16\":%s}\n", isa(), threads,
-              json_list(arithmetic).c_str(), streams.c_str(), json_list(widen16).c_str());
+  std::string shapes = "{";
+  for (size_t k = 0; k < std::size(kTiles); ++k)
+    shapes += (k ? ",\"" : "\"") + std::string(kTiles[k].name) + "\":" + json_list(tiles[k]);
+  shapes += "}";
+  // "arithmetic": the kernel's tile (kTiles[0]), as before; "tiles": every shape.
+  std::printf("{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"tiles\":%s,\"stream\":%s,\"widen16\":%s}\n", isa(),
+              threads, json_list(tiles[0]).c_str(), shapes.c_str(), streams.c_str(), json_list(widen16).c_str());
   return 0;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
-import { f16Limit, limitRows, limitsBlocks, limitsSection, trainingAmdahl } from '../../bench/limits.mjs';
+import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, trainingAmdahl } from '../../bench/limits.mjs';
 import { medianFields } from '../../bench/median.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
@@ -78,6 +78,22 @@ test('the floors are the weight bytes at the stream rate, the weights at the wid
   assert.ok(Math.abs(decode.floor16 - (w / 2e9) * 1e3) < 1e-12);
   const prefill = limitRows(r).find((row) => row.preset === 'minimind-3' && row.work === 'prefill 256');
   assert.ok(Math.abs(prefill.floor32 - (forwardFlops(c, 256) / 20e9) * 1e3) < 1e-12);
+});
+
+test('with register tiles measured, the prefill floor is at the fastest tile and the section names it', () => {
+  // Ours as fast as ORT-web at prefill: missed, so the verdict names the tile.
+  const r = fakeResult({ ortDecode: 1, f32Decode: 1, f16Decode: 1, arithmetic: 20, oursPrefill: 100 });
+  r.medians['machine-wasm'] = { ...r.medians['machine-wasm'], tiles: { '4x8': 20, '2x16': 25, '8x8': 12 } };
+  assert.deepEqual(bestTile(r.medians['machine-wasm']), { shape: '2x16', gflops: 25 });
+  // Without tiles (an older run): the kernel's 4x8 at the arithmetic rate.
+  assert.deepEqual(bestTile({ arithmetic: 20 }), { shape: '4x8', gflops: 20 });
+  const c = r.configs['minimind-3'];
+  const prefill = limitRows(r).find((row) => row.preset === 'minimind-3' && row.work === 'prefill 64');
+  assert.ok(Math.abs(prefill.floor16 - (forwardFlops(c, 64) / 25e9) * 1e3) < 1e-12);
+  const text = limitsSection(r);
+  assert.match(text, /\| arithmetic: the best of 3 register tiles, data in L1 \(GFLOP\/s\) \| 25\.0 \(2 × 16\) \|/);
+  assert.match(text, /Wasm, 1 thread, GFLOP\/s: 4 × 8 20\.0, 2 × 16 25\.0, 8 × 8 12\.0\./);
+  assert.match(text, /missed; arithmetic: at the best tile's 25\.0 GFLOP\/s \(2 × 16\)/);
 });
 
 test('a goal is met or missed by the measured ratio, and a miss names its bound', () => {
