@@ -31,9 +31,11 @@ struct StorageChoice {
   float largest;  // the largest |value| (read when storage is F16)
 };
 
-// The narrowest storage that holds every value exactly (non-finite values
-// stay float32: the kernel's float16 widening handles finite values only).
-StorageChoice narrowest_storage(const float* values, int64_t n) {
+// Float32 packing: float32. Narrowest: the narrowest storage that holds every
+// value exactly (non-finite values stay float32: the kernel's float16 widening
+// handles finite values only).
+StorageChoice choose_storage(const float* values, int64_t n, WeightPacking packing) {
+  if (packing == WeightPacking::Float32) return {WeightStorage::F32, 0.0f};
   bool f16 = true, bf16 = true;
   float largest = 0.0f;
   for (int64_t i = 0; i < n && (f16 || bf16); ++i) {
@@ -44,11 +46,6 @@ StorageChoice narrowest_storage(const float* values, int64_t n) {
     largest = std::max(largest, std::abs(v));
   }
   return {f16 ? WeightStorage::F16 : bf16 ? WeightStorage::BF16 : WeightStorage::F32, largest};
-}
-
-StorageChoice choose_storage(const float* values, int64_t n, WeightPacking packing) {
-  if (packing == WeightPacking::Float32) return {WeightStorage::F32, 0.0f};
-  return narrowest_storage(values, n);
 }
 
 }  // namespace
