@@ -344,6 +344,21 @@ TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar 
   std::vector<float> all_masked(5, -kInf);
   softmax_inplace(all_masked.data(), 5);
   REQUIRE(all_masked == std::vector<float>(5, 0.0f));
+  // A NaN or +inf score before the masked tail: the whole row is NaN, tail
+  // included, as the twin (and torch) make it.
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), float(kInf)}) {
+    std::vector<float> row = {0.5f, bad, 1.0f, -2.0f, 0.25f, -kInf, -kInf, -kInf, -kInf};
+    std::vector<float> twin = row;
+    float max = -kInf;
+    for (const float v : twin) max = std::max(max, v);
+    float sum = 0.0f;
+    for (float& v : twin) sum += (v = exp_approx(v - max));
+    for (float& v : twin) v /= sum;
+    softmax_inplace(row.data(), int64_t(row.size()));
+    CAPTURE(bad);
+    for (size_t j = 0; j < row.size(); ++j) REQUIRE(std::isnan(row[j]) == std::isnan(twin[j]));
+    REQUIRE(std::isnan(row.back()));
+  }
   for (const int64_t n : {1, 5, 8, 13, 64, 100}) {
     CAPTURE(n);
     const int64_t rows = 3;

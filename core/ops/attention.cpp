@@ -34,30 +34,37 @@ void softmax_inplace(float* row, int64_t n) {
   using simd::Lanes;
   constexpr int64_t kLanes = simd::kLanes;
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  // A causal row ends in -inf (the mask). Those give exp(-inf - max) = 0
+  // whatever the max, add +0 to the sum and become 0 / sum: so only the
+  // first m values go through max, exp and the sum, and the tail is set to
+  // 0 / sum, the bits the whole row would give it (0, or NaN where the sum is).
+  int64_t m = n;
+  while (m > 0 && row[m - 1] == neg_inf) --m;
   // The max is exact in any order; subtracting and dividing are per value:
   // lanes give the bits of a scalar loop. The sum stays one sequential sum,
   // as lesson 11's hand-written softmax adds it.
   Lanes max4 = simd::fill(neg_inf);
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) max4 = simd::max(max4, simd::load(row + j));
+  for (; j + kLanes <= m; j += kLanes) max4 = simd::max(max4, simd::load(row + j));
   float lanes[kLanes];
   simd::store(lanes, max4);
   float max = neg_inf;
   for (const float v : lanes) max = std::max(max, v);
-  for (; j < n; ++j) max = std::max(max, row[j]);
+  for (; j < m; ++j) max = std::max(max, row[j]);
   if (max == neg_inf) {
     std::fill(row, row + n, 0.0f);
     return;
   }
   const Lanes shift = simd::fill(max);
-  for (j = 0; j + kLanes <= n; j += kLanes) simd::store(row + j, simd::sub(simd::load(row + j), shift));
-  for (; j < n; ++j) row[j] = row[j] - max;
-  exp_approx_inplace(row, n);
+  for (j = 0; j + kLanes <= m; j += kLanes) simd::store(row + j, simd::sub(simd::load(row + j), shift));
+  for (; j < m; ++j) row[j] = row[j] - max;
+  exp_approx_inplace(row, m);
   float sum = 0.0f;
-  for (j = 0; j < n; ++j) sum += row[j];
+  for (j = 0; j < m; ++j) sum += row[j];
   const Lanes total = simd::fill(sum);
-  for (j = 0; j + kLanes <= n; j += kLanes) simd::store(row + j, simd::div(simd::load(row + j), total));
-  for (; j < n; ++j) row[j] /= sum;
+  for (j = 0; j + kLanes <= m; j += kLanes) simd::store(row + j, simd::div(simd::load(row + j), total));
+  for (; j < m; ++j) row[j] /= sum;
+  std::fill(row + m, row + n, 0.0f / sum);
 }
 
 void AttentionScratch::reserve(const ModelConfig& c, int64_t T, int64_t Tk) {
@@ -142,11 +149,13 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
     if (scaled) std::copy(p, p + n, scaled + offset);
     for (int64_t i = 0; i < T; ++i) {
       float* row = p + i * Tk;  // [Tk]
-      for (int64_t j = 0; j < Tk; ++j) {
-        // Causal: query i sits at P + i and sees keys 0..P+i (triu(1) of -inf).
-        if (options.causal_mask && j > P + i) row[j] += neg_inf;
-        // Padding: scores += (1 - attention_mask) * -1e9.
-        if (key_mask) row[j] += (1.0f - float(key_mask[j])) * -1e9f;
+      // Causal: query i sits at P + i and sees keys 0..P+i (triu(1) of -inf).
+      if (options.causal_mask) {
+        for (int64_t j = P + i + 1; j < Tk; ++j) row[j] += neg_inf;
+      }
+      // Padding: scores += (1 - attention_mask) * -1e9, after the causal mask.
+      if (key_mask) {
+        for (int64_t j = 0; j < Tk; ++j) row[j] += (1.0f - float(key_mask[j])) * -1e9f;
       }
     }
     if (masked) std::copy(p, p + n, masked + offset);

@@ -67,13 +67,14 @@ float exp_approx(float x) {
 void exp_approx_inplace(float* x, int64_t n) {
   int64_t i = 0;
   for (; i + simd::kLanes <= n; i += simd::kLanes) {
-    float in[simd::kLanes];
-    std::memcpy(in, x + i, sizeof in);
-    // Out-of-range lanes are computed clamped, then replaced one by one.
-    simd::store(x + i, exp_in_range(simd::clamp(simd::load(x + i), kLowest, kHighest), LaneOps{}));
-    for (int l = 0; l < simd::kLanes; ++l) {
-      if (!(in[l] >= kLowest && in[l] <= kHighest)) x[i + l] = exp_approx(in[l]);
+    const simd::Lanes v = simd::load(x + i);
+    if (simd::all_within(v, kLowest, kHighest)) {
+      simd::store(x + i, exp_in_range(v, LaneOps{}));
+      continue;
     }
+    // A lane out of range (a masked -inf score, a NaN): the group one by one,
+    // the same operations on each value that lanes apply.
+    for (int l = 0; l < simd::kLanes; ++l) x[i + l] = exp_approx(x[i + l]);
   }
   for (; i < n; ++i) x[i] = exp_approx(x[i]);
 }

@@ -43,6 +43,10 @@ inline Lanes div(Lanes a, Lanes b) { return wasm_f32x4_div(a, b); }
 // acc < v ? v : acc per lane, as std::max(acc, v) (a NaN v leaves acc).
 inline Lanes max(Lanes acc, Lanes v) { return wasm_f32x4_pmax(acc, v); }
 inline Lanes clamp(Lanes v, float lo, float hi) { return wasm_f32x4_min(wasm_f32x4_max(v, fill(lo)), fill(hi)); }
+// Whether every lane is in [lo, hi] (a NaN lane is not).
+inline bool all_within(Lanes v, float lo, float hi) {
+  return wasm_i32x4_all_true(wasm_v128_and(wasm_f32x4_ge(v, fill(lo)), wasm_f32x4_le(v, fill(hi))));
+}
 // Round to the nearest integer, ties to even.
 inline Lanes nearest(Lanes v) { return wasm_f32x4_nearest(v); }
 // 2^k for integral k in [-126, 127].
@@ -103,6 +107,9 @@ inline Lanes mul(Lanes a, Lanes b) { return _mm_mul_ps(a, b); }
 inline Lanes div(Lanes a, Lanes b) { return _mm_div_ps(a, b); }
 inline Lanes max(Lanes acc, Lanes v) { return _mm_max_ps(v, acc); }  // v > acc ? v : acc
 inline Lanes clamp(Lanes v, float lo, float hi) { return _mm_min_ps(_mm_max_ps(v, fill(lo)), fill(hi)); }
+inline bool all_within(Lanes v, float lo, float hi) {
+  return _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(v, fill(lo)), _mm_cmple_ps(v, fill(hi)))) == 0xf;
+}
 // cvtps2dq rounds ties to even under the default rounding mode.
 inline Lanes nearest(Lanes v) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(v)); }
 inline Lanes pow2(Lanes k) {
@@ -168,6 +175,11 @@ inline Lanes max(Lanes acc, Lanes v) {
 }
 inline Lanes clamp(Lanes v, float lo, float hi) {
   return each(v, [&](float x) { return x < lo ? lo : x > hi ? hi : x; });
+}
+inline bool all_within(Lanes v, float lo, float hi) {
+  for (const float x : v.v)
+    if (!(x >= lo && x <= hi)) return false;
+  return true;
 }
 inline Lanes nearest(Lanes v) {
   return each(v, [](float x) { return std::nearbyint(x); });
