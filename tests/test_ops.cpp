@@ -346,8 +346,9 @@ TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar 
   REQUIRE(all_masked == std::vector<float>(5, 0.0f));
   // A NaN or +inf score before the masked tail: the whole row is NaN, tail
   // included, as the twin (and torch) make it.
-  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), float(kInf)}) {
-    std::vector<float> row = {0.5f, bad, 1.0f, -2.0f, 0.25f, -kInf, -kInf, -kInf, -kInf};
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), inf}) {
+    std::vector<float> row = {0.5f, bad, 1.0f, -2.0f, 0.25f, -inf, -inf, -inf, -inf};
     std::vector<float> twin = row;
     float max = -kInf;
     for (const float v : twin) max = std::max(max, v);
