@@ -21,11 +21,14 @@
 // to the loss, head-role and pronoun-attention goals.
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|threads|wllama|limits]
+//                           [--only train|forward|page-training|heads|threads|wllama|limits]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
 // "Training in the page" section (≤ 5 minutes, after building the site);
+// --only heads trains the Train panel's default run and variants of it on the
+// tokens the page trains in 5 minutes (bench/head_formation.mjs, ~20 minutes)
+// and rewrites only "Head formation in the page's 5 minutes";
 // --only threads measures 1 against 2 threads, ours and ONNX Runtime Web's
 // (bench/threads.mjs), and rewrites only the "Threads" section; --only wllama
 // times llama.cpp's Wasm build (@wllama/wllama), ONNX Runtime Web and ours in one
@@ -53,6 +56,7 @@ import { measurePageLatency } from './page_latency.mjs';
 import { measurePageTraining } from './page_training.mjs';
 import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
+import { HEADS_BEGIN, HEADS_END, VARIANTS, budgetFrom, headFormationSection, measureHeadFormation } from './head_formation.mjs';
 import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
 import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
@@ -88,8 +92,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'threads', 'wllama', 'limits'].includes(only))
-  fail(`--only takes "train", "forward", "page-training", "threads", "wllama" or "limits", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits'].includes(only))
+  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama" or "limits", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -694,6 +698,17 @@ async function main() {
     log(`wrote the "Training in the page" section of ${outFile.replace(root, '')} (raw: build/bench/page-training-results.json)`);
     return;
   }
+  if (only === 'heads') {
+    ensureWasm();
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const { budgetTokens, pageRate } = budgetFrom({ tokens: null }, readFileSync(outFile, 'utf8'));
+    log(`head formation: ${VARIANTS.length} runs of ${budgetTokens} tokens each, 2 at a time`);
+    const result = await measureHeadFormation({ budgetTokens, pageRate, log });
+    writeFileSync(`${root}build/bench/heads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, HEADS_BEGIN, HEADS_END, headFormationSection(result));
+    log(`wrote the "Head formation" section of ${outFile.replace(root, '')} (raw: build/bench/heads-results.json)`);
+    return;
+  }
   if (only === 'threads') {
     ensureOnnx();
     mkdirSync(`${root}build/bench`, { recursive: true });
@@ -781,11 +796,13 @@ async function main() {
     pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
-  // Kept: only --only threads, --only wllama and --only limits measure them.
+  // Kept: only --only heads, --only threads, --only wllama and --only limits measure them.
+  const heads = existingSection(outFile, HEADS_BEGIN, HEADS_END);
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
+  if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
   if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
   if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
   if (limits) replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limits);
