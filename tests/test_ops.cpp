@@ -323,6 +323,15 @@ TEST_CASE("dot and dot_rows match a scalar loop, and a row's result does not dep
 TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar twins' bits",
           "[ops][rmsnorm][rope][softmax]") {
   Rng rng(12);
+  // softmax over the whole row, one value at a time, in order.
+  const auto twin_softmax = [](std::vector<float> twin) {
+    float max = -kInf;
+    for (const float v : twin) max = std::max(max, v);
+    float sum = 0.0f;
+    for (float& v : twin) sum += (v = exp_approx(v - max));
+    for (float& v : twin) v /= sum;
+    return twin;
+  };
   for (const int64_t n : {1, 3, 4, 7, 8, 13, 64}) {
     for (const bool masked : {false, true}) {
       CAPTURE(n, masked);
@@ -331,12 +340,7 @@ TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar 
       if (masked) {
         for (int64_t j = n / 2 + 1; j < n; ++j) row[size_t(j)] = -kInf;  // the causal mask's -inf
       }
-      std::vector<float> twin = row;
-      float max = -kInf;
-      for (const float v : twin) max = std::max(max, v);
-      float sum = 0.0f;
-      for (float& v : twin) sum += (v = exp_approx(v - max));
-      for (float& v : twin) v /= sum;
+      const std::vector<float> twin = twin_softmax(row);
       softmax_inplace(row.data(), n);
       REQUIRE(row == twin);
     }
@@ -349,12 +353,7 @@ TEST_CASE("rms_norm_rows, apply_rotary and softmax_inplace compute their scalar 
   const float inf = std::numeric_limits<float>::infinity();
   for (const float bad : {std::numeric_limits<float>::quiet_NaN(), inf}) {
     std::vector<float> row = {0.5f, bad, 1.0f, -2.0f, 0.25f, -inf, -inf, -inf, -inf};
-    std::vector<float> twin = row;
-    float max = -kInf;
-    for (const float v : twin) max = std::max(max, v);
-    float sum = 0.0f;
-    for (float& v : twin) sum += (v = exp_approx(v - max));
-    for (float& v : twin) v /= sum;
+    const std::vector<float> twin = twin_softmax(row);
     softmax_inplace(row.data(), int64_t(row.size()));
     CAPTURE(bad);
     for (size_t j = 0; j < row.size(); ++j) REQUIRE(std::isnan(row[j]) == std::isnan(twin[j]));

@@ -52,24 +52,20 @@ test('a variant trains the default model with its change until the budget, scori
   // An untrained model's heads are far from the goals.
   assert.equal(run.reached.previousToken, null);
 
-  const kv = runVariant(
-    mm,
-    tokenizer,
-    VARIANTS.find((v) => v.name === 'kv-4'),
-    16 * 64,
-    { checkpoints: 1 },
-  );
+  const short = (name, tokens) =>
+    runVariant(
+      mm,
+      tokenizer,
+      VARIANTS.find((v) => v.name === name),
+      tokens,
+      { checkpoints: 1 },
+    );
+  const kv = short('kv-4', 16 * 64);
   assert.equal(kv.config.num_key_value_heads, 4);
   assert.equal(kv.steps, 1);
   // 'fill': enough epochs for the budget (one here), not the page's 3.
   assert.equal(kv.options.epochs, 1);
-  const seq = runVariant(
-    mm,
-    tokenizer,
-    VARIANTS.find((v) => v.name === 'seq-32'),
-    32 * 32,
-    { checkpoints: 1 },
-  );
+  const seq = short('seq-32', 32 * 32);
   assert.equal(seq.options.maxSeqLen, 32);
   assert.equal(seq.tokens, 32 * 32);
 });
