@@ -25,16 +25,19 @@ import { fileURLToPath } from 'node:url';
 import { makeCorpusLines } from '../js/corpus.mjs';
 import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
 import { trainingSamples } from '../web/train_data.mjs';
-import { DEFAULT_CONFIG, DEFAULT_OPTIONS } from '../web/train_session.mjs';
+import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, TrainSession } from '../web/train_session.mjs';
 import { runHeader } from './cpu_model.mjs';
+import { GOALS } from './page_training.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The page's goals (bench/page_training.mjs GOALS) for the head-role scores. */
-export const HEAD_GOALS = Object.freeze({ previousToken: 0.8, induction: 0.5, pronoun: 0.5 });
+/** The page's goals (bench/page_training.mjs) for the head-role scores; the pronoun score against its attention goal. */
+export const HEAD_GOALS = Object.freeze({
+  previousToken: GOALS.previousToken,
+  induction: GOALS.induction,
+  pronoun: GOALS.pronounAttention,
+});
 export const PAGE_SECONDS = 300;
-const DEFAULT_LINES = 8000; // web/train_panel.mjs DEFAULT_LINES
-const MODEL_SEED = 42; // the panel's model_seed
 const CHECKPOINTS = 10;
 
 /**
@@ -88,11 +91,20 @@ export function runVariant(mm, tokenizer, variant, budgetTokens, { checkpoints =
   );
   const perEpoch = samples.length * base.maxSeqLen;
   const epochs = variant.epochs === 'fill' ? Math.max(1, Math.ceil(budgetTokens / perEpoch)) : base.epochs;
-  const options = { ...base, epochs };
-  const model = mm.createModel({ config, seed: MODEL_SEED, init: 'minimind' });
-  const trainer = model.trainer({ data: samples, ...options });
+  const model = mm.createModel({ config, seed: DEFAULT_MODEL_SEED, init: 'minimind' });
+  // The panel's own run, without its snapshots: the head-role scores are read here, at checkpoints.
+  const session = new TrainSession({ model, tokenizer, samples, options: { ...base, epochs }, snapshotEvery: Infinity, roles: false });
   const probes = lightHeadProbes(tokenizer);
-  const out = { name: variant.name, config, options, samples: samples.length, steps: 0, tokens: 0, seconds: 0, checkpoints: [] };
+  const out = {
+    name: variant.name,
+    config,
+    options: session.options,
+    samples: samples.length,
+    steps: 0,
+    tokens: 0,
+    seconds: 0,
+    checkpoints: [],
+  };
   const reached = { previousToken: null, induction: null, pronoun: null };
   const losses = [];
   let since = 0; // the first loss after the previous checkpoint
@@ -105,22 +117,21 @@ export function runVariant(mm, tokenizer, variant, budgetTokens, { checkpoints =
     for (const role of Object.keys(reached)) if (reached[role] === null && best[role] >= HEAD_GOALS[role]) reached[role] = out.tokens;
   };
   check();
-  const started = performance.now();
   let next = budgetTokens / checkpoints;
-  while (!trainer.done && out.tokens < budgetTokens) {
-    const s = trainer.step();
-    const rows = Math.min(options.batchSize, samples.length - (s.batch - 1) * options.batchSize);
-    out.steps += 1;
-    out.tokens += rows * options.maxSeqLen;
-    losses.push(s.loss);
-    if (out.tokens >= next || trainer.done || out.tokens >= budgetTokens) {
+  while (!session.done && out.tokens < budgetTokens) {
+    const [step] = session.runSlice(0).steps; // one batch
+    const info = session.info();
+    out.steps = info.batchesDone;
+    out.tokens = info.positions;
+    losses.push(step.loss);
+    if (out.tokens >= next || session.done || out.tokens >= budgetTokens) {
       check();
       next += budgetTokens / checkpoints;
     }
   }
-  out.seconds = (performance.now() - started) / 1e3;
+  out.seconds = session.info().trainMs / 1e3;
   out.reached = reached;
-  trainer.dispose();
+  session.dispose();
   model.dispose();
   return out;
 }

@@ -1,7 +1,6 @@
 #include "ops/exp_approx.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "util/half.h"

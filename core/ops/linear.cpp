@@ -124,12 +124,12 @@ BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
 // faster, by 7% (minimind-3, float16 15.2 against 16.4 ms).
 //
 // The 4 panels of a group are a quarter of W apart (p, p + Q, p + 2Q, p + 3Q
-// with Q = panels / 4), not side by side: each of the 4 runs then goes on
-// through its quarter of W from group to group, where side by side they
-// would all jump every n·8 values. Each output is the same sum either way.
-// Measured in Wasm on an AMD EPYC, 1 row against 768 x 65536 float16
+// with Q = panels / 4), not adjacent: each of the 4 runs then goes on
+// through its quarter of W from group to group, where adjacent panels would
+// make all 4 runs jump every n·8 values. Each output is the same sum either
+// way. Measured in Wasm on an AMD EPYC, 1 row against 768 x 65536 float16
 // weights (100 MB), medians of 9: 7.8-8.1 G weights/s a quarter apart,
-// 6.6-6.8 side by side.
+// 6.6-6.8 adjacent.
 constexpr int kDecodePanels = 4;
 template <int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {

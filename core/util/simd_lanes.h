@@ -42,7 +42,6 @@ inline Lanes mul(Lanes a, Lanes b) { return wasm_f32x4_mul(a, b); }
 inline Lanes div(Lanes a, Lanes b) { return wasm_f32x4_div(a, b); }
 // acc < v ? v : acc per lane, as std::max(acc, v) (a NaN v leaves acc).
 inline Lanes max(Lanes acc, Lanes v) { return wasm_f32x4_pmax(acc, v); }
-inline Lanes clamp(Lanes v, float lo, float hi) { return wasm_f32x4_min(wasm_f32x4_max(v, fill(lo)), fill(hi)); }
 // Whether every lane is in [lo, hi] (a NaN lane is not).
 inline bool all_within(Lanes v, float lo, float hi) {
   return wasm_i32x4_all_true(wasm_v128_and(wasm_f32x4_ge(v, fill(lo)), wasm_f32x4_le(v, fill(hi))));
@@ -106,7 +105,6 @@ inline Lanes sub(Lanes a, Lanes b) { return _mm_sub_ps(a, b); }
 inline Lanes mul(Lanes a, Lanes b) { return _mm_mul_ps(a, b); }
 inline Lanes div(Lanes a, Lanes b) { return _mm_div_ps(a, b); }
 inline Lanes max(Lanes acc, Lanes v) { return _mm_max_ps(v, acc); }  // v > acc ? v : acc
-inline Lanes clamp(Lanes v, float lo, float hi) { return _mm_min_ps(_mm_max_ps(v, fill(lo)), fill(hi)); }
 inline bool all_within(Lanes v, float lo, float hi) {
   return _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(v, fill(lo)), _mm_cmple_ps(v, fill(hi)))) == 0xf;
 }
@@ -172,9 +170,6 @@ inline Lanes div(Lanes a, Lanes b) {
 inline Lanes max(Lanes acc, Lanes v) {
   for (int l = 0; l < kLanes; ++l) acc.v[l] = acc.v[l] < v.v[l] ? v.v[l] : acc.v[l];
   return acc;
-}
-inline Lanes clamp(Lanes v, float lo, float hi) {
-  return each(v, [&](float x) { return x < lo ? lo : x > hi ? hi : x; });
 }
 inline bool all_within(Lanes v, float lo, float hi) {
   for (const float x : v.v)
