@@ -7,7 +7,8 @@
 // 128-bit SSE, the width Wasm SIMD has): the matrix kernel's tile on data in
 // L1 (arithmetic, GFLOP/s, multiply and add apart: Wasm SIMD has no FMA),
 // re-reading arrays of each decode step's weight bytes (stream, GB/s), the
-// float16 widening and multiply-add on weights in L1 (G weights/s), and the
+// float16 widening and multiply-add on weights in L1 and on each float16
+// decode step's weight bytes re-read from memory (G weights/s), and the
 // native build's arithmetic and stream on 2 threads at once.
 // The work (bench/threads.mjs's child processes, 1 thread each, seeded weights):
 // prefill of 64 and 256 tokens and decode per step for minimind2-small and
@@ -17,7 +18,8 @@
 // What follows from them, per piece of work: a prefill's FLOPs at the tile's
 // rate give the fastest it could run if nothing but the products took time;
 // a decode step's weight bytes at the stream rate (and, for float16, its
-// weights at the widening rate) give the fastest a step can run. Dividing
+// weights at the widening rates, in L1 and from memory) give the fastest a
+// step can run. Dividing
 // ONNX Runtime Web's measured time by that floor gives the largest speed-up
 // over it that any kernel of this width could show.
 import { execFileSync } from 'node:child_process';
@@ -56,6 +58,7 @@ function summarise(raw) {
     arithmetic: settled(raw.arithmetic),
     tiles: Object.fromEntries(Object.entries(raw.tiles ?? {}).map(([shape, list]) => [shape, settled(list)])),
     widen16: settled(raw.widen16),
+    widen16Stream: Object.fromEntries(Object.entries(raw.widen16Stream ?? {}).map(([mib, list]) => [mib, settled(list)])),
     stream: Object.fromEntries(Object.entries(raw.stream).map(([mib, list]) => [mib, settled(list)])),
   };
 }
@@ -73,6 +76,19 @@ function productRate(wasmBench, c, T) {
   return { gflops: (2 * T * c.D * c.F) / median(ms) / 1e6 };
 }
 
+// A decode step's 1-row products alone (native_bench's "products": every
+// matrix of the step in its order, 8 steps a repetition) on the preset's
+// seeded weights, kept as float16 ('narrowest') or float32, in the same Wasm
+// build: ms per step. What the step costs beyond them is its other work.
+function stepProducts(wasmBench, preset, storage) {
+  const args = ['--preset', preset, '--init', 'minimind', '--storage', storage, '--work', 'products', '--tokens', '8', '--reps', '6'];
+  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return { ms: median(JSON.parse(out.trim().split('\n').at(-1)).ms.slice(1)) };
+}
+
 /**
  * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
  * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
@@ -85,12 +101,15 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
   // Stream sizes: each preset's weight bytes per decode step, float32 and float16.
   const configs = Object.fromEntries(PRESETS.map((p) => [p, presetConfig(p)]));
   const sizes = new Set();
+  const halfSizes = new Set(); // float16 bytes, for the widening from memory
   for (const preset of PRESETS) {
     const w = matrixWeights(configs[preset]);
     sizes.add(Math.round((4 * w) / MiB));
     sizes.add(Math.round((2 * w) / MiB));
+    halfSizes.add(Math.round((2 * w) / MiB));
   }
-  const streamArg = ['--stream-mib', [...sizes].sort((a, b) => a - b).join(',')];
+  const list = (set) => [...set].sort((a, b) => a - b).join(',');
+  const streamArg = ['--stream-mib', list(sizes), '--widen-mib', list(halfSizes)];
   const jobs = [
     { key: 'machine-wasm', run: () => machineLimits([process.execPath, ...WASM_OPTIMISED, wasmLimits], ['--reps', '4', ...streamArg]) },
     { key: 'machine-sse-1', run: () => machineLimits([nativeLimits], ['--reps', '4', ...streamArg]) },
@@ -101,6 +120,8 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
     jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
     jobs.push({ key: `f16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest']) });
     jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
+    jobs.push({ key: `products16:${preset}`, run: () => stepProducts(wasmBench, preset, 'narrowest') });
+    jobs.push({ key: `products32:${preset}`, run: () => stepProducts(wasmBench, preset, 'float32') });
   }
   jobs.push({ key: 'train-native-1', run: () => nativeTrain(1) });
   jobs.push({ key: 'train-native-2', run: () => nativeTrain(2) });
@@ -131,9 +152,10 @@ export function bestTile(machine) {
   return { shape, gflops };
 }
 
-/** The nearest measured stream size to `bytes`: its GB/s. */
+/** The nearest measured size to `bytes` in a {MiB: rate} map: its rate (undefined when none was measured). */
 function streamAt(stream, bytes) {
-  const sizes = Object.keys(stream).map(Number);
+  const sizes = Object.keys(stream ?? {}).map(Number);
+  if (sizes.length === 0) return undefined;
   const nearest = sizes.reduce((a, b) => (Math.abs(b * MiB - bytes) < Math.abs(a * MiB - bytes) ? b : a));
   return stream[String(nearest)];
 }
@@ -171,19 +193,32 @@ export function limitRows(r) {
     const floor32 = (bytes32 / (streamAt(wasm.stream, bytes32) * 1e9)) * 1e3;
     const memory16 = (bytes16 / (streamAt(wasm.stream, bytes16) * 1e9)) * 1e3;
     const widen16 = (weights / (wasm.widen16 * 1e9)) * 1e3;
+    // Widening the step's weights while streaming them (0 when not measured).
+    const streamedRate = streamAt(wasm.widen16Stream, bytes16);
+    const widenStream16 = streamedRate ? (weights / (streamedRate * 1e9)) * 1e3 : 0;
+    const bounds = [
+      ['memory', memory16],
+      ['widening', widen16],
+      ['widening from memory', widenStream16],
+    ];
+    const [bound, floor16] = bounds.reduce((a, b) => (b[1] > a[1] ? b : a));
     rows.push({
       preset,
       work: 'decode, per step',
       ort: m[`ort:${preset}`].decode,
       f16: m[`f16:${preset}`].decode,
       f32: m[`f32:${preset}`].decode,
-      floor16: Math.max(memory16, widen16),
+      floor16,
       floor32,
-      bound: widen16 > memory16 ? 'widening' : 'memory',
+      bound,
       bytes32,
       bytes16,
       memory16,
       widen16,
+      widenStream16,
+      // The step's 1-row products alone (absent in older results).
+      products16: m[`products16:${preset}`]?.ms,
+      products32: m[`products32:${preset}`]?.ms,
     });
   }
   return rows;
@@ -222,16 +257,30 @@ export function trainingAmdahl(t1, t2, share2, machineScale) {
   };
 }
 
+/** A float16 decode step's floors: widening in L1, widening while streaming from memory, streaming alone. */
+function f16Floors(w) {
+  const weights = w.bytes16 / 2;
+  const rate = (ms) => (weights / ms / 1e6).toFixed(2);
+  return (
+    `the step's ${(weights / 1e6).toFixed(0)} M float16 weights take ${fmt(w.widen16)} ms to widen at ${rate(w.widen16)} G/s (the core's rate in L1)` +
+    (w.widenStream16 ? `, ${fmt(w.widenStream16)} ms at ${rate(w.widenStream16)} G/s while re-reading them from memory,` : '') +
+    ` and their ${(w.bytes16 / MiB).toFixed(0)} MiB ${fmt(w.memory16)} ms to stream`
+  );
+}
+
 /**
  * Why a float16 decode step is not F16_GOAL× the float32 one: what the
- * float16 floor (its weights at the widening rate, or their bytes at the
- * stream rate, whichever is longer) allows against our own float32 step,
- * and how far ours is from that floor.
+ * float16 floor (its weights at the widening rates, in L1 and from memory,
+ * or their bytes at the stream rate, whichever is longest) allows against
+ * our own float32 step, and how far ours is from that floor.
  */
 export function f16Limit(w) {
   return (
-    `${w.bound}: the step's ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights take ${fmt(w.widen16)} ms to widen at ${(w.bytes16 / 2 / w.widen16 / 1e6).toFixed(2)} G/s (the core's rate in L1) and their ${(w.bytes16 / MiB).toFixed(0)} MiB ${fmt(w.memory16)} ms to stream; ` +
-    `against our own float32 step (${fmt(w.f32)} ms) that floor (${fmt(w.floor16)} ms) allows ${x(w.f32 / w.floor16)}; ours takes ${fmt(w.f16)} ms, ${x(w.f16 / w.floor16)} the floor`
+    `${w.bound}: ${f16Floors(w)}; ` +
+    `against our own float32 step (${fmt(w.f32)} ms) that floor (${fmt(w.floor16)} ms) allows ${x(w.f32 / w.floor16)}; ours takes ${fmt(w.f16)} ms, ${x(w.f16 / w.floor16)} the floor` +
+    (w.products16 && w.products32
+      ? `; its 1-row products alone take ${fmt(w.products16)} ms (${x(w.products16 / w.floor16)} the floor; float32's ${fmt(w.products32)} ms, ${x(w.products32 / w.products16)} as long), the rest of the step (attention, norms, sampling, the JS API) ${fmt(Math.max(0, w.f16 - w.products16))} ms`
+      : '')
   );
 }
 
@@ -253,6 +302,13 @@ export function limitsBlock(r) {
       .map((best) => `${best.gflops.toFixed(1)} (${tileName(best.shape)})`)
       .join(' | ')} |`,
     `| float16 widening + multiply-add, data in L1 (G weights/s) | ${wasm.widen16.toFixed(2)} | ${sse1.widen16.toFixed(2)} | ${sse2.widen16.toFixed(2)} (${x(sse2.widen16 / sse1.widen16)}) |`,
+    ...Object.keys(wasm.widen16Stream ?? {})
+      .map(Number)
+      .sort((a, b) => a - b)
+      .map(
+        (s) =>
+          `| float16 widening + multiply-add, re-reading ${s} MiB (G weights/s) | ${wasm.widen16Stream[s].toFixed(2)} | ${sse1.widen16Stream[s].toFixed(2)} | ${sse2.widen16Stream[s].toFixed(2)} (${x(sse2.widen16Stream[s] / sse1.widen16Stream[s])}) |`,
+      ),
     ...sizes.map(
       (s) =>
         `| stream: re-reading ${s} MiB (GB/s) | ${wasm.stream[s].toFixed(1)} | ${sse1.stream[s].toFixed(1)} | ${sse2.stream[s].toFixed(1)} (${x(sse2.stream[s] / sse1.stream[s])}) |`,
@@ -284,7 +340,7 @@ export function limitsBlock(r) {
         ? `arithmetic: at the best tile's ${tile.gflops.toFixed(1)} GFLOP/s (${tileName(tile.shape)}) with nothing else to do, ${x(reachable)}; ${GOAL}× needs the whole prefill at ${((GOAL * floor * 100) / w.ort).toFixed(0)}% of that rate, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16) runs at ${((w.product / tile.gflops) * 100).toFixed(0)}%; ours runs its FLOPs at ${((w.flops / ms / 1e6 / tile.gflops) * 100).toFixed(0)}%, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / tile.gflops) * 100).toFixed(0)}%`
         : storage === 'float32'
           ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${streamAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
-          : `${w.bound}: ${(w.bytes16 / MiB).toFixed(0)} MiB a step take ${fmt(w.memory16)} ms to stream, and widening ${(w.bytes16 / 2 / 1e6).toFixed(0)} M float16 weights at ${wasm.widen16.toFixed(2)} G/s takes ${fmt(w.widen16)} ms: ${x(reachable)} at most`;
+          : `${w.bound}: ${f16Floors(w)}: ${x(reachable)} at most`;
       verdicts.push(`| ${w.preset} ${w.work}, ${storage}: ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; ${what} |`);
     }
     if (!w.flops) {
@@ -333,8 +389,8 @@ Register tiles (R rows × C columns of the product, R·C/4 accumulators, data in
 The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
 weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the best Wasm
 tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
-at the Wasm stream rate for that many bytes (4 runs side by side, as the 1-row product reads 4 panels), and for float16
-also its weights at the widening rate, whichever is longer.
+at the Wasm stream rate for that many bytes (4 runs a quarter apart, as the 1-row product reads 4 panels), and for float16
+also its weights at the widening rates, in L1 and re-reading that many bytes, whichever is longest.
 After the floor, the largest speed-up over ONNX Runtime Web it leaves:
 
 | work | ONNX Runtime Web | ours, float16 weights | ours, float32 weights | floor, float16: ORT ÷ floor | floor, float32: ORT ÷ floor |

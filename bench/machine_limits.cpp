@@ -15,15 +15,19 @@
 //   widen16     the float16 1-row product's inner work on weights in the L1
 //               cache (16 KiB): load 8 float16 values, widen them
 //               (util/simd_lanes.h) and multiply-add both halves, G weights/s:
-//               what bounds that product when memory does not.
+//               what bounds that product when memory does not;
+//   widen16Stream  the same on float16 arrays of the given sizes, re-read as
+//               decode steps re-read their weights: widening and streaming
+//               together, G weights/s.
 //
-// Usage: machine_limits [--reps N] [--stream-mib M[,M...]] [--threads T]
+// Usage: machine_limits [--reps N] [--stream-mib M[,M...]] [--widen-mib M[,M...]] [--threads T]
 // With --threads T (native builds), T threads run each measurement at once on
 // their own data, and the rates reported are their sum: whether two threads
 // get twice the arithmetic or the bandwidth of one.
 // Prints one JSON object: {"isa", "threads", "arithmetic": [GFLOP/s per rep],
 // "tiles": {"RxC": [GFLOP/s per rep], ...}, "stream": {"MiB": [GB/s per rep],
-// ...}, "widen16": [G weights/s per rep]}.
+// ...}, "widen16": [G weights/s per rep], "widen16Stream": {"MiB": [G weights/s
+// per rep], ...}}.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -127,23 +131,30 @@ double stream_gbs(const std::vector<float>& data) {
   return double(passes) * double(run) * kRuns * sizeof(float) / s / 1e9;
 }
 
+// The 1-row float16 product's inner work on `weights`, read as the kernel
+// reads a group of 4 panels: 4 runs a quarter of the array apart, each step
+// loading 8 float16 values from every run, widening them (util/simd_lanes.h)
+// and multiply-adding both halves into that run's accumulator pair. On 16 KiB
+// (in L1) it says what the widening alone allows; on a decode step's weight
+// bytes, what widening and streaming them from memory allow together.
+// G weights/s.
 double widen16_gweights(const std::vector<uint16_t>& weights) {
-  // Four accumulator pairs, as the kernel's group of 4 panels keeps.
-  constexpr int kGroups = 4;
-  constexpr int64_t kPasses = 40'000;
-  simd::Lanes low_acc[kGroups], high_acc[kGroups];
-  for (int g = 0; g < kGroups; ++g) low_acc[g] = high_acc[g] = simd::zero();
+  constexpr int kRuns = 4;
+  // At least ~320 M weights (640 MB) in all, whatever the size.
+  const int64_t passes = std::max<int64_t>(2, int64_t(320'000'000) / int64_t(weights.size()));
+  simd::Lanes low_acc[kRuns], high_acc[kRuns];
+  for (int g = 0; g < kRuns; ++g) low_acc[g] = high_acc[g] = simd::zero();
   volatile float x_value = 0.5f;
   const float x_scalar = x_value;
   const simd::Lanes x = simd::splat(&x_scalar);
   const uint16_t* w = weights.data();
-  const size_t n = weights.size() / (8 * kGroups) * (8 * kGroups);
+  const size_t run = weights.size() / kRuns / 8 * 8;
   const auto start = Clock::now();
-  for (int64_t pass = 0; pass < kPasses; ++pass) {
-    for (size_t i = 0; i < n; i += 8 * kGroups) {
-      for (int g = 0; g < kGroups; ++g) {
+  for (int64_t pass = 0; pass < passes; ++pass) {
+    for (size_t i = 0; i < run; i += 8) {
+      for (int g = 0; g < kRuns; ++g) {
         simd::Lanes low, high;
-        simd::widen_f16_unscaled(w + i + size_t(g) * 8, low, high);
+        simd::widen_f16_unscaled(w + size_t(g) * run + i, low, high);
         low_acc[g] = simd::mul_add(low_acc[g], low, x);
         high_acc[g] = simd::mul_add(high_acc[g], high, x);
       }
@@ -151,9 +162,9 @@ double widen16_gweights(const std::vector<uint16_t>& weights) {
   }
   const double s = seconds_since(start);
   simd::Lanes total = simd::zero();
-  for (int g = 0; g < kGroups; ++g) total = simd::add(total, simd::add(low_acc[g], high_acc[g]));
+  for (int g = 0; g < kRuns; ++g) total = simd::add(total, simd::add(low_acc[g], high_acc[g]));
   keep(total);
-  return double(kPasses) * double(n) / s / 1e9;
+  return double(passes) * double(run) * kRuns / s / 1e9;
 }
 
 // Runs measure(t) on `threads` threads at once (t = 0 on this one) and sums
@@ -193,32 +204,51 @@ const char* option(int argc, char** argv, const char* name, const char* fallback
   return fallback;
 }
 
+// "M[,M...]" -> sizes in MiB, each 1..1024; empty on anything else.
+std::vector<int> mib_list(const char* text) {
+  std::vector<int> sizes;
+  for (const char* p = text; *p;) {
+    char* end = nullptr;
+    const long mib = std::strtol(p, &end, 10);
+    if (end == p || mib < 1 || mib > 1024 || (*end != ',' && *end != '\0')) return {};
+    sizes.push_back(int(mib));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return sizes;
+}
+
+// {"M": [rate per rep], ...} for sizes M.
+std::string json_by_size(const std::vector<int>& sizes_mib, const std::vector<std::vector<double>>& rates) {
+  std::string out = "{";
+  for (size_t s = 0; s < sizes_mib.size(); ++s)
+    out += (s ? ",\"" : "\"") + std::to_string(sizes_mib[s]) + "\":" + json_list(rates[s]);
+  return out + "}";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int reps = std::atoi(option(argc, argv, "--reps", "5"));
   const int threads = std::atoi(option(argc, argv, "--threads", "1"));
-  std::vector<int> sizes_mib;
-  for (const char* p = option(argc, argv, "--stream-mib", "64,256"); *p;) {
-    char* end = nullptr;
-    sizes_mib.push_back(int(std::strtol(p, &end, 10)));
-    if (end == p) break;
-    p = *end == ',' ? end + 1 : end;
-  }
-  if (reps < 1 || reps > 1000 || threads < 1 || threads > 64 || sizes_mib.empty()) {
-    std::fprintf(stderr, "machine_limits: --reps 1..1000, --threads 1..64, --stream-mib M[,M...]\n");
+  const std::vector<int> sizes_mib = mib_list(option(argc, argv, "--stream-mib", "64,256"));
+  const std::vector<int> widen_mib = mib_list(option(argc, argv, "--widen-mib", "64"));
+  if (reps < 1 || reps > 1000 || threads < 1 || threads > 64 || sizes_mib.empty() || widen_mib.empty()) {
+    std::fprintf(stderr,
+                 "machine_limits: --reps 1..1000, --threads 1..64, --stream-mib M[,M...] and --widen-mib M[,M...] "
+                 "with every M in 1..1024\n");
     return 2;
   }
-  for (int mib : sizes_mib) {
-    if (mib < 1 || mib > 1024) {
-      std::fprintf(stderr, "machine_limits: --stream-mib sizes are 1..1024 MiB, got %d\n", mib);
-      return 2;
-    }
-  }
-  // Each thread its own data. Finite, normal float16 values (16 KiB: in L1).
-  std::vector<std::vector<uint16_t>> halves(size_t(threads), std::vector<uint16_t>(8192));
-  for (auto& h : halves)
+  // Each thread its own data. Finite, normal float16 values: 16 KiB (in L1),
+  // and widen_mib[s] MiB of them.
+  const auto float16_values = [](size_t count) {
+    std::vector<uint16_t> h(count);
     for (size_t i = 0; i < h.size(); ++i) h[i] = uint16_t(0x3c00 + (i % 61));
+    return h;
+  };
+  std::vector<std::vector<uint16_t>> halves(size_t(threads), float16_values(8192));
+  std::vector<std::vector<std::vector<uint16_t>>> big_halves(widen_mib.size());
+  for (size_t s = 0; s < widen_mib.size(); ++s)
+    big_halves[s].assign(size_t(threads), float16_values(size_t(widen_mib[s]) << 19));
   // arrays[s][t]: thread t's array of sizes_mib[s] MiB of float32, made once.
   std::vector<std::vector<std::vector<float>>> arrays(sizes_mib.size());
   for (size_t s = 0; s < sizes_mib.size(); ++s) {
@@ -230,24 +260,27 @@ int main(int argc, char** argv) {
   }
   std::vector<std::vector<double>> tiles(std::size(kTiles));
   std::vector<double> widen16;
+  std::vector<std::vector<double>> widen16_stream(widen_mib.size());
   std::vector<std::vector<double>> stream(sizes_mib.size());
   for (int r = 0; r < reps; ++r) {
     for (size_t k = 0; k < std::size(kTiles); ++k)
       tiles[k].push_back(on_threads(threads, [&](int) { return kTiles[k].gflops(); }));
     widen16.push_back(on_threads(threads, [&](int t) { return widen16_gweights(halves[size_t(t)]); }));
+    for (size_t s = 0; s < widen_mib.size(); ++s)
+      widen16_stream[s].push_back(
+          on_threads(threads, [&](int t) { return widen16_gweights(big_halves[s][size_t(t)]); }));
     for (size_t s = 0; s < sizes_mib.size(); ++s)
       stream[s].push_back(on_threads(threads, [&](int t) { return stream_gbs(arrays[s][size_t(t)]); }));
   }
-  std::string streams = "{";
-  for (size_t s = 0; s < sizes_mib.size(); ++s)
-    streams += (s ? ",\"" : "\"") + std::to_string(sizes_mib[s]) + "\":" + json_list(stream[s]);
-  streams += "}";
   std::string shapes = "{";
   for (size_t k = 0; k < std::size(kTiles); ++k)
     shapes += (k ? ",\"" : "\"") + std::string(kTiles[k].name) + "\":" + json_list(tiles[k]);
   shapes += "}";
   // "arithmetic": the kernel's tile (kTiles[0]), as before; "tiles": every shape.
-  std::printf("{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"tiles\":%s,\"stream\":%s,\"widen16\":%s}\n", isa(),
-              threads, json_list(tiles[0]).c_str(), shapes.c_str(), streams.c_str(), json_list(widen16).c_str());
+  std::printf(
+      "{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"tiles\":%s,\"stream\":%s,\"widen16\":%s,\"widen16Stream\":%s}"
+      "\n",
+      isa(), threads, json_list(tiles[0]).c_str(), shapes.c_str(), json_by_size(sizes_mib, stream).c_str(),
+      json_list(widen16).c_str(), json_by_size(widen_mib, widen16_stream).c_str());
   return 0;
 }

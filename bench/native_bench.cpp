@@ -3,7 +3,8 @@
 // it with the WebAssembly module and ONNX Runtime Web.
 //
 // Usage:
-//   native_bench --preset NAME [--seed N] [--init playground|minimind] --work KIND --tokens T[,T...] [--reps N]
+//   native_bench --preset NAME [--seed N] [--init playground|minimind] [--storage narrowest|float32]
+//                --work KIND --tokens T[,T...] [--reps N]
 //       runs each token count, prints one JSON object per line;
 //   native_bench --preset NAME [--seed N] [--init playground|minimind] --serve
 //       keeps the model and answers requests read from stdin, one per line:
@@ -17,6 +18,10 @@
 //   matmul   linear_rows on x [M, K] and packed W [N, K], TOKENS written
 //            MxKxN (float32 weights) or MxKxN:f16 (float16 weights); the
 //            preset is then only loaded, not used;
+//   products a decode step's 1-row products alone: every layer's q, k, v,
+//            o, gate, up and down projections and the output head, in the
+//            order a step runs them, on the model's own weights (dense
+//            models); each repetition runs T such steps: ms per step;
 //   backward a training linear's products on x [N, IN], W [OUT, IN] (float32,
 //            as training keeps it), dy [N, OUT], TOKENS written NxINxOUT:
 //            each repetition times the forward y = x·Wᵀ (linear_rows), then
@@ -27,6 +32,7 @@
 // repetition], ...} (backward adds "forward", "dx" and "dw": [ms per
 // repetition]). Built without AVX (the native-sse flavour), it switches the
 // AVX2 matrix kernel off (kernel "4-lane"): 128-bit vectors, Wasm SIMD's width.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -92,6 +98,34 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
       ms.push_back(ms_since(start));
     }
     extra << ",\"checksum\":" << double(y[0]) + double(y[y.size() - 1]);
+  } else if (kind == "products") {
+    if (c.use_moe) throw std::invalid_argument("products: dense models only");
+    const int64_t steps = std::stoll(tokens);
+    const ModelWeights& weights = model.weights();
+    std::vector<const WeightMatrix*> order;  // a step's products, in its order
+    for (const LayerWeights& layer : weights.layers) {
+      for (const WeightMatrix* W : {&layer.q_proj, &layer.k_proj, &layer.v_proj, &layer.o_proj, &layer.mlp.gate_proj,
+                                    &layer.mlp.up_proj, &layer.mlp.down_proj})
+        order.push_back(W);
+    }
+    order.push_back(&weights.output_head());
+    int64_t widest = 0;
+    for (const WeightMatrix* W : order) widest = std::max({widest, W->rows(), W->cols()});
+    // Activations of a normal size, as RMSNorm's outputs are.
+    std::vector<float> x(static_cast<size_t>(widest)), y(static_cast<size_t>(widest));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) / 8.0f;
+    double checksum = 0.0;
+    for (int r = 0; r < reps; ++r) {
+      const auto start = Clock::now();
+      for (int64_t s = 0; s < steps; ++s) {
+        for (const WeightMatrix* W : order) {
+          linear_rows(x.data(), 1, W->cols(), *W, y.data(), W->rows());
+          checksum += double(y[0]);
+        }
+      }
+      ms.push_back(ms_since(start) / double(steps));
+    }
+    extra << ",\"checksum\":" << checksum << ",\"storage\":\"" << weight_storage_name(order[0]->storage()) << "\"";
   } else if (kind == "backward") {
     int64_t N = 0, in = 0, out = 0;
     if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &N, &in, &out) != 3)
@@ -150,7 +184,8 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
         for (int64_t s = 0; s < T && !generator.finished(); ++s) generated.push_back(generator.step().token);
         ms.push_back(ms_since(start));
       } else {
-        throw std::invalid_argument("unknown work kind '" + kind + "' (prefill, trace, decode, matmul, backward)");
+        throw std::invalid_argument("unknown work kind '" + kind +
+                                    "' (prefill, trace, decode, matmul, products, backward)");
       }
     }
     if (kind == "decode")
@@ -192,8 +227,13 @@ int main(int argc, char** argv) {
     const minimind::RandomInit init =
         init_name == "minimind" ? minimind::RandomInit::MiniMind : minimind::RandomInit::Playground;
     const auto start = Clock::now();
-    const minimind::Model model =
-        minimind::Model::random(minimind::preset_config(preset), seed, {}, minimind::WeightPacking::Narrowest, init);
+    // narrowest: the seeded weights are float16 values and stay float16.
+    const std::string storage = arg(argc, argv, "--storage", "narrowest");
+    if (storage != "narrowest" && storage != "float32")
+      throw std::invalid_argument("--storage must be narrowest or float32, got " + storage);
+    const minimind::WeightPacking packing =
+        storage == "float32" ? minimind::WeightPacking::Float32 : minimind::WeightPacking::Narrowest;
+    const minimind::Model model = minimind::Model::random(minimind::preset_config(preset), seed, {}, packing, init);
     std::fprintf(stderr, "native_bench: %s (seed %llu, init %s, %s) built in %.0f ms\n", preset.c_str(),
                  static_cast<unsigned long long>(seed), init_name.c_str(), isa(), ms_since(start));
     if (flag(argc, argv, "--serve")) {

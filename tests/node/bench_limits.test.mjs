@@ -43,17 +43,35 @@ test('forwardFlops counts 2·m·n·k per product, attention over the cached keys
 });
 
 // A measurement as measureLimits returns it, with round numbers.
-function fakeResult({ ortDecode, f32Decode, f16Decode, stream = 10, widen16 = 2, arithmetic = 20, ortPrefill = 100, oursPrefill = 50 }) {
+function fakeResult({
+  ortDecode,
+  f32Decode,
+  f16Decode,
+  stream = 10,
+  widen16 = 2,
+  widenStream,
+  arithmetic = 20,
+  ortPrefill = 100,
+  oursPrefill = 50,
+}) {
   const configs = {
     'minimind2-small': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
     'minimind-3': { D: 8, H: 2, Hkv: 1, Dh: 4, F: 16, V: 32, L: 2 },
   };
   const work = (decode, prefill) => ({ prefill64: prefill, prefill256: prefill * 4, decode });
   const machine = { isa: 'x', threads: 1, arithmetic, widen16, stream: { 1: stream } };
+  if (widenStream !== undefined) machine.widen16Stream = { 1: widenStream };
   const medians = {
     'machine-wasm': machine,
     'machine-sse-1': machine,
-    'machine-sse-2': { ...machine, threads: 2, arithmetic: arithmetic * 1.5, widen16: widen16 * 1.5, stream: { 1: stream * 1.2 } },
+    'machine-sse-2': {
+      ...machine,
+      threads: 2,
+      arithmetic: arithmetic * 1.5,
+      widen16: widen16 * 1.5,
+      stream: { 1: stream * 1.2 },
+      ...(widenStream === undefined ? {} : { widen16Stream: { 1: widenStream * 1.8 } }),
+    },
     'train-native-1': { tokensPerSecond: 1000 },
     'train-native-2': { tokensPerSecond: 1500 },
   };
@@ -129,6 +147,38 @@ test('a float16 decode miss names the floor, what it allows against our float32 
     text,
   );
   assert.match(limitsSection(r), /minimind-3 decode, float16 ≥ 1\.6× float32 \| 1\.13× \| missed; widening: the step's/);
+});
+
+test('a float16 decode step is floored by widening its weights while re-reading them, where that is slowest', () => {
+  // 2 G/s in L1 but 1.25 G/s from memory: the streamed widening bounds the step.
+  const r = fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8, widen16: 2, widenStream: 1.25 });
+  const w = matrixWeights(r.configs['minimind-3']);
+  const decode = limitRows(r).find((row) => row.preset === 'minimind-3' && row.work.startsWith('decode'));
+  assert.equal(decode.bound, 'widening from memory');
+  assert.ok(Math.abs(decode.floor16 - (w / 1.25e9) * 1e3) < 1e-12);
+  assert.ok(Math.abs(decode.widen16 - (w / 2e9) * 1e3) < 1e-12);
+  const text = f16Limit(decode);
+  assert.match(
+    text,
+    /^widening from memory: the step's \d+ M float16 weights take [\d.]+ ms to widen at 2\.00 G\/s \(the core's rate in L1\), [\d.]+ ms at 1\.25 G\/s while re-reading them from memory,/,
+  );
+  const section = limitsSection(r);
+  // The machine table has the streamed widening per size, 2 threads against 1 too.
+  assert.match(section, /\| float16 widening \+ multiply-add, re-reading 1 MiB \(G weights\/s\) \| 1\.25 \| 1\.25 \| 2\.25 \(1\.80×\) \|/);
+  // With the step's products measured alone, the verdict splits the step into them and the rest.
+  r.medians['products16:minimind-3'] = { ms: 6 };
+  r.medians['products32:minimind-3'] = { ms: 7.5 };
+  const split = f16Limit(limitRows(r).find((row) => row.preset === 'minimind-3' && row.work.startsWith('decode')));
+  assert.ok(
+    split.endsWith(
+      `; its 1-row products alone take 6.00 ms (${(6 / decode.floor16).toFixed(2)}× the floor; float32's 7.50 ms, 1.25× as long), the rest of the step (attention, norms, sampling, the JS API) 2.00 ms`,
+    ),
+    split,
+  );
+  assert.ok(!text.includes('products alone'), 'without the products measured, no split');
+  // Faster from memory than in L1 (not seen, but possible): the L1 widening stays the floor.
+  const quick = fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8, widen16: 2, widenStream: 3 });
+  assert.equal(limitRows(quick).find((row) => row.work.startsWith('decode')).bound, 'widening');
 });
 
 test('medianFields takes the median of every numeric field, one object deep too', () => {
