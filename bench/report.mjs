@@ -294,8 +294,8 @@ hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training se
   every layer) against the same forward without.
 - Token ids: \`3 + (i · 2654435761 mod 2³²) mod (V − 3)\` for i = 0, 1, …
 - Median of ${data.baseReps} runs after one warm-up run.${runsNote(data)} p25–p75 is the interquartile range.
-- **The machine was shared with other builds during the run, so the numbers are noisy.** The
-  runtimes are interleaved: each round runs every runtime once, in a rotated order, so that load
+- **The machine is a virtual machine on a shared host: its clock and memory bandwidth vary with
+  the host's other work, so the numbers are noisy.** The runtimes are interleaved: each round runs every runtime once, in a rotated order, so that load
   from outside hits all of them alike; the ratios are more stable than the absolute times. Each
   work item has its own rounds, so the same forward can take different times in two tables.
 - FLOPs count 2·m·n·k for every matrix product: per layer q, k, v, o projections
