@@ -6,7 +6,7 @@
 //   native_bench --preset NAME [--seed N] [--init playground|minimind] [--storage narrowest|float32]
 //                --work KIND --tokens T[,T...] [--reps N]
 //       runs each token count, prints one JSON object per line;
-//   native_bench --preset NAME [--seed N] [--init playground|minimind] --serve
+//   native_bench --preset NAME [--seed N] [--init playground|minimind] [--storage narrowest|float32] --serve
 //       keeps the model and answers requests read from stdin, one per line:
 //       "KIND TOKENS REPS", one JSON line each (run.mjs interleaves these
 //       with the other runtimes, repetition by repetition).
