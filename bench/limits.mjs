@@ -420,6 +420,10 @@ export function limitsBlocks(section) {
 /** The "Limits" section of BENCHMARKS.md, between its markers: this run's block and the other kinds' kept ones. */
 export function limitsSection(r, existing = '') {
   const blocks = limitsBlocks(existing);
+  // A block headed by the bare model name came from a run that did not yet
+  // name the family and model: this run's numbers replace it.
+  const bare = r.cpu.replace(/ \(family .*\)$/, '');
+  if (bare !== r.cpu) blocks.delete(bare);
   blocks.set(r.cpu, limitsBlock(r));
   const ordered = [...blocks.keys()].sort().map((cpu) => blocks.get(cpu));
   return `${LIMITS_BEGIN} written by node bench/run.mjs --only limits; do not edit by hand -->

@@ -253,7 +253,8 @@ hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training se
 
 | | |
 |---|---|
-| CPU | ${m.cpu} (${m.simd}) |
+| CPU | ${m.cpu} |
+| vector instructions | ${m.simd} |
 | cores | ${m.cores} (every runtime runs on one thread) |
 | memory | ${m.memoryGiB} GiB |
 | Node | ${m.node} |

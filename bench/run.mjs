@@ -50,6 +50,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { checkAgreement, selfPrediction } from './agreement.mjs';
+import { cpuModel } from './cpu_model.mjs';
 import { forwardFlops } from './flops.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
@@ -620,7 +621,7 @@ function machine() {
   };
   const flags = /^flags\s*:(.*)$/m.exec(cpuinfo)?.[1].split(/\s+/) ?? [];
   return {
-    cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
+    cpu: cpuModel(cpuinfo),
     cores: os.cpus().length,
     simd: ['sse4_2', 'avx', 'avx2', 'fma', 'avx512f'].filter((f) => flags.includes(f)).join(', '),
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),

@@ -13,6 +13,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 
+import { cpuModel } from './cpu_model.mjs';
+
 // MiniMind's recipe (trainer/train_pretrain.py defaults) except accumulation 1,
 // so that every batch is a whole optimizer step.
 export const TRAIN_RECIPE = { batchSize: 32, learningRate: 5e-4, accumulationSteps: 1, gradClip: 1.0, epochs: 1, order: 'file' };
@@ -349,7 +351,7 @@ export async function benchTraining(env) {
   const cpus = os.cpus();
   const training = {
     machine: {
-      cpu: cpus[0]?.model ?? 'unknown',
+      cpu: cpuModel(),
       cores: cpus.length,
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       load: os.loadavg()[0].toFixed(1),

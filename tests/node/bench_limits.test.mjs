@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { cpuModel } from '../../bench/cpu_model.mjs';
 import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
 import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, trainingAmdahl } from '../../bench/limits.mjs';
 import { medianFields } from '../../bench/median.mjs';
@@ -206,6 +207,19 @@ test("a run replaces its own x86 kind's block of the section and keeps the other
   assert.equal(limitsBlocks(again).size, 2);
   assert.match(limitsBlocks(again).get('AMD EPYC'), /tomorrow/);
   assert.doesNotMatch(limitsBlocks(again).get('AMD EPYC'), /today/);
+  // Named with its family and model, a run replaces the block of its bare model name and keeps the others.
+  const zen3 = limitsSection({ ...amd, cpu: 'AMD EPYC (family 25, model 1)', date: 'later' }, again);
+  assert.deepEqual([...limitsBlocks(zen3).keys()], ['AMD EPYC (family 25, model 1)', 'Intel Xeon']);
+  // Another generation of the same line keeps a block of its own.
+  const zen4 = limitsSection({ ...amd, cpu: 'AMD EPYC (family 25, model 17)' }, zen3);
+  assert.deepEqual([...limitsBlocks(zen4).keys()], ['AMD EPYC (family 25, model 1)', 'AMD EPYC (family 25, model 17)', 'Intel Xeon']);
+});
+
+test('cpuModel names the model with its family and model numbers where /proc/cpuinfo has them', () => {
+  const zen3 = 'processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse2\n';
+  assert.equal(cpuModel(zen3), 'AMD EPYC (family 25, model 1)');
+  // Without the numbers (another architecture): the name alone.
+  assert.equal(cpuModel('model name\t: Some CPU\n'), 'Some CPU');
 });
 
 test("the training verdict splits the 2-thread step into work on one thread and split work (Amdahl's law)", () => {
