@@ -19,9 +19,8 @@
 // rate give the fastest it could run if nothing but the products took time;
 // a decode step's weight bytes at the stream rate (and, for float16, its
 // weights at the widening rates, in L1 and from memory) give the fastest a
-// step can run. Dividing
-// ONNX Runtime Web's measured time by that floor gives the largest speed-up
-// over it that any kernel of this width could show.
+// step can run. Dividing ONNX Runtime Web's measured time by that floor gives
+// the largest speed-up over it that any kernel of this width could show.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -51,28 +50,36 @@ function machineLimits(command, args) {
 // The first repetition warms the core up (clock, caches); the rest's median.
 const settled = (list) => median(list.length > 1 ? list.slice(1) : list);
 
+// {key: [rate per rep]} -> {key: settled rate}.
+const settledEach = (lists = {}) => Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, settled(list)]));
+
 function summarise(raw) {
   return {
     isa: raw.isa,
     threads: raw.threads,
     arithmetic: settled(raw.arithmetic),
-    tiles: Object.fromEntries(Object.entries(raw.tiles ?? {}).map(([shape, list]) => [shape, settled(list)])),
+    tiles: settledEach(raw.tiles),
     widen16: settled(raw.widen16),
-    widen16Stream: Object.fromEntries(Object.entries(raw.widen16Stream ?? {}).map(([mib, list]) => [mib, settled(list)])),
-    stream: Object.fromEntries(Object.entries(raw.stream).map(([mib, list]) => [mib, settled(list)])),
+    widen16Stream: settledEach(raw.widen16Stream),
+    stream: settledEach(raw.stream),
   };
+}
+
+// build/bench-wasm's native_bench.js (optimised Wasm) with `args`: the
+// repetitions' ms after the first `warmup`.
+function wasmBenchMs(wasmBench, args, warmup) {
+  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return JSON.parse(out.trim().split('\n').at(-1)).ms.slice(warmup);
 }
 
 // The prefill's largest product alone (SwiGLU's gate or up: T·D·F, float16
 // weights) in the same Wasm build as machine_limits: how near the tile's rate
 // the products run when nothing else does.
 function productRate(wasmBench, c, T) {
-  const tokens = `${T}x${c.D}x${c.F}:f16`;
-  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, '--work', 'matmul', '--tokens', tokens, '--reps', '10'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const ms = JSON.parse(out.trim().split('\n').at(-1)).ms.slice(3); // after warming up
+  const ms = wasmBenchMs(wasmBench, ['--work', 'matmul', '--tokens', `${T}x${c.D}x${c.F}:f16`, '--reps', '10'], 3);
   return { gflops: (2 * T * c.D * c.F) / median(ms) / 1e6 };
 }
 
@@ -82,11 +89,7 @@ function productRate(wasmBench, c, T) {
 // build: ms per step. What the step costs beyond them is its other work.
 function stepProducts(wasmBench, preset, storage) {
   const args = ['--preset', preset, '--init', 'minimind', '--storage', storage, '--work', 'products', '--tokens', '8', '--reps', '6'];
-  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, ...args], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  return { ms: median(JSON.parse(out.trim().split('\n').at(-1)).ms.slice(1)) };
+  return { ms: median(wasmBenchMs(wasmBench, args, 1)) };
 }
 
 /**
@@ -153,11 +156,11 @@ export function bestTile(machine) {
 }
 
 /** The nearest measured size to `bytes` in a {MiB: rate} map: its rate (undefined when none was measured). */
-function streamAt(stream, bytes) {
-  const sizes = Object.keys(stream ?? {}).map(Number);
+function rateAt(bySize, bytes) {
+  const sizes = Object.keys(bySize ?? {}).map(Number);
   if (sizes.length === 0) return undefined;
   const nearest = sizes.reduce((a, b) => (Math.abs(b * MiB - bytes) < Math.abs(a * MiB - bytes) ? b : a));
-  return stream[String(nearest)];
+  return bySize[String(nearest)];
 }
 
 /**
@@ -190,11 +193,11 @@ export function limitRows(r) {
     }
     const bytes32 = 4 * weights;
     const bytes16 = 2 * weights;
-    const floor32 = (bytes32 / (streamAt(wasm.stream, bytes32) * 1e9)) * 1e3;
-    const memory16 = (bytes16 / (streamAt(wasm.stream, bytes16) * 1e9)) * 1e3;
+    const floor32 = (bytes32 / (rateAt(wasm.stream, bytes32) * 1e9)) * 1e3;
+    const memory16 = (bytes16 / (rateAt(wasm.stream, bytes16) * 1e9)) * 1e3;
     const widen16 = (weights / (wasm.widen16 * 1e9)) * 1e3;
     // Widening the step's weights while streaming them (0 when not measured).
-    const streamedRate = streamAt(wasm.widen16Stream, bytes16);
+    const streamedRate = rateAt(wasm.widen16Stream, bytes16);
     const widenStream16 = streamedRate ? (weights / (streamedRate * 1e9)) * 1e3 : 0;
     const bounds = [
       ['memory', memory16],
@@ -339,7 +342,7 @@ export function limitsBlock(r) {
       const what = w.flops
         ? `arithmetic: at the best tile's ${tile.gflops.toFixed(1)} GFLOP/s (${tileName(tile.shape)}) with nothing else to do, ${x(reachable)}; ${GOAL}× needs the whole prefill at ${((GOAL * floor * 100) / w.ort).toFixed(0)}% of that rate, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16) runs at ${((w.product / tile.gflops) * 100).toFixed(0)}%; ours runs its FLOPs at ${((w.flops / ms / 1e6 / tile.gflops) * 100).toFixed(0)}%, ONNX Runtime Web at ${((w.flops / w.ort / 1e6 / tile.gflops) * 100).toFixed(0)}%`
         : storage === 'float32'
-          ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${streamAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
+          ? `memory: ${(w.bytes32 / MiB).toFixed(0)} MiB of float32 weights a step at the ${rateAt(wasm.stream, w.bytes32).toFixed(1)} GB/s one core streams them, ${x(reachable)}; ours streams ${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s, ONNX Runtime Web (float32 weights too) ${(w.bytes32 / w.ort / 1e6).toFixed(1)} GB/s`
           : `${w.bound}: ${f16Floors(w)}: ${x(reachable)} at most`;
       verdicts.push(`| ${w.preset} ${w.work}, ${storage}: ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; ${what} |`);
     }

@@ -10,8 +10,8 @@
 //               2x8 to 8x8 and 1x32): the best of them is what a matrix
 //               kernel of this width gets out of one core;
 //   stream      reading a float32 array of the given size again and again
-//               (as decode steps re-read the weights), 4 runs of it side by
-//               side as the 1-row product reads 4 panels, GB/s;
+//               (as decode steps re-read the weights), 4 runs of it a
+//               quarter apart as the 1-row product reads 4 panels, GB/s;
 //   widen16     the float16 1-row product's inner work on weights in the L1
 //               cache (16 KiB): load 8 float16 values, widen them
 //               (util/simd_lanes.h) and multiply-add both halves, G weights/s:
@@ -109,7 +109,7 @@ constexpr TileShape kTiles[] = {{"4x8", tile_gflops<4, 1>},  {"2x8", tile_gflops
                                 {"8x8", tile_gflops<8, 1>},  {"1x16", tile_gflops<1, 2>}, {"2x16", tile_gflops<2, 2>},
                                 {"3x16", tile_gflops<3, 2>}, {"4x16", tile_gflops<4, 2>}, {"1x32", tile_gflops<1, 4>}};
 
-// 4 runs of the array side by side (its quarters, one accumulator each), as
+// 4 runs of the array a quarter apart (its quarters, one accumulator each), as
 // the 1-row product reads 4 panels. On an Intel Xeon one core streamed more
 // from several runs than from one; on an AMD EPYC less (weight_matrix.h).
 double stream_gbs(const std::vector<float>& data) {

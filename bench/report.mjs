@@ -296,9 +296,10 @@ hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training se
 - Token ids: \`3 + (i · 2654435761 mod 2³²) mod (V − 3)\` for i = 0, 1, …
 - Median of ${data.baseReps} runs after one warm-up run.${runsNote(data)} p25–p75 is the interquartile range.
 - **The machine is a virtual machine on a shared host: its clock and memory bandwidth vary with
-  the host's other work, so the numbers are noisy.** The runtimes are interleaved: each round runs every runtime once, in a rotated order, so that load
-  from outside hits all of them alike; the ratios are more stable than the absolute times. Each
-  work item has its own rounds, so the same forward can take different times in two tables.
+  the host's other work, so the numbers are noisy.** The runtimes are interleaved: each round
+  runs every runtime once, in a rotated order, so that load from outside hits all of them alike;
+  the ratios are more stable than the absolute times. Each work item has its own rounds, so the
+  same forward can take different times in two tables.
 - FLOPs count 2·m·n·k for every matrix product: per layer q, k, v, o projections
   (2·T·D·H·Dh + 2·2·T·D·Hkv·Dh + 2·T·H·Dh·D), attention scores q·kᵀ and weights·v over the full
   T × Tk matrices (2·2·H·T·Tk·Dh, Tk = cached + new tokens), SwiGLU (3·2·T·D·F); plus lm_head
