@@ -23,7 +23,7 @@
 // Needs the static site (node scripts/build_site.mjs). bench/run.mjs --only
 // page-training runs it and writes the "Training in the page" section of BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 

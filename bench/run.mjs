@@ -267,7 +267,6 @@ WebAssembly.instantiate = async function instantiate(source, imports) {
 function memoryOf(label) {
   return [...wasmMemories].reverse().find((m) => m.label === label)?.memory;
 }
-const MiB = 2 ** 20;
 
 // ------------------------------------------------------------------ runtimes
 // Each runtime: {name, prefill(ids) -> logits?, decode(prompt) -> {ms, tokens},

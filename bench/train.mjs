@@ -9,7 +9,7 @@
 //   native-sse         the same, -O3 -msse4.2 -mno-avx
 //   pytorch-openblas   bench/torch_train.py: Debian's torch on one thread, on OpenBLAS
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 

@@ -122,7 +122,7 @@ export async function measureWllama({ log = console.log, rounds = ROUNDS } = {})
         try {
           result = await page.evaluate(({ call, spec }) => window[call](spec), job);
         } catch (error) {
-          throw new Error(`${job.key}: ${error.message.split('\n')[0]} ${errors.join('; ')}`);
+          throw new Error(`${job.key}: ${error.message.split('\n')[0]} ${errors.join('; ')}`, { cause: error });
         } finally {
           await browser.close();
         }

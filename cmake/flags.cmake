@@ -3,6 +3,11 @@ add_library(minimind_flags INTERFACE)
 # No FMA contraction: products and sums round exactly as written, the same
 # in the native and the Wasm build.
 target_compile_options(minimind_flags INTERFACE -Wall -Wextra -Wno-unused-parameter -ffp-contract=off)
+if(MINIMIND_WERROR)
+  # The project's own code only: Eigen and the other dependencies are system
+  # includes, whose warnings the compiler does not report.
+  target_compile_options(minimind_flags INTERFACE -Werror)
+endif()
 # Eigen checks a switch before each of its heap allocations, so that a test
 # of a debug build can forbid them (tests/allocation_counter.h).
 target_compile_definitions(minimind_flags INTERFACE EIGEN_RUNTIME_NO_MALLOC)

@@ -140,7 +140,9 @@ async function readInput(path, encoding) {
   try {
     return await readFile(path, encoding);
   } catch (error) {
-    throw new Error(error.code === 'ENOENT' ? `no ${basename(path)} in ${dirname(path)}` : `cannot read ${path}: ${error.message}`);
+    throw new Error(error.code === 'ENOENT' ? `no ${basename(path)} in ${dirname(path)}` : `cannot read ${path}: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 

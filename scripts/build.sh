@@ -22,5 +22,7 @@ case "$flavour" in
   wasm-threads) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_THREADS=ON -DMINIMIND_TESTS=OFF) ;;
   *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar, wasm-threads)" >&2; exit 2 ;;
 esac
+# npm test sets MINIMIND_WERROR=1: the project's own C++ builds warning-free there.
+args+=("-DMINIMIND_WERROR=${MINIMIND_WERROR:-0}")
 "${configure[@]}" -S . -B "build/$flavour" "${args[@]}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)" "${target[@]}"

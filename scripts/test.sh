@@ -1,34 +1,40 @@
 #!/usr/bin/env bash
-# npm test: sets up what is missing, builds, and runs every test:
-# format and type checks, the Catch2 suite natively, under ASan+UBSan and as
+# npm test: sets up what is missing, builds, and runs every test: format,
+# lint and type checks, the Catch2 suite natively, under ASan+UBSan and as
 # WebAssembly (all through ctest), then the Node tests of the module, API and
-# CLI and the browser tests in headless Chromium.
+# CLI and the browser tests in headless Chromium. The project's own C++ is
+# built with -Werror here. Prints each phase's duration at the end.
+# npm run test:quick (scripts/test_quick.sh) is the inner loop's subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phases.sh
 
 bash scripts/setup.sh
 jobs="$(nproc)"
+export MINIMIND_WERROR=1
 
-echo "== format and type checks"
+phase "format, lint and type checks"
 git ls-files -- '*.h' '*.cpp' | xargs clang-format --dry-run -Werror
 node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts bench
+node_modules/.bin/eslint js web bench scripts tests
 node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext tests/node/types_check.ts
 
-echo "== native build and tests"
+phase "native build and tests"
 bash scripts/build.sh native
 ctest --test-dir build/native --no-tests=error --output-on-failure -j "$jobs"
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+phase "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 bash scripts/build.sh asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --no-tests=error --output-on-failure -j "$jobs"
 
-echo "== WebAssembly builds (SIMD, scalar and threads), the static site, and the Catch2 suite under Node"
+phase "WebAssembly builds (SIMD, scalar and threads), the static site, and the Catch2 suite under Node"
 bash scripts/build.sh wasm
 bash scripts/build.sh wasm-scalar
 bash scripts/build.sh wasm-threads
 node scripts/build_site.mjs
 ctest --test-dir build/wasm --no-tests=error --output-on-failure -j "$jobs"
 
-echo "== Node and browser tests: the module through the JS API, the CLI, headless Chromium"
+phase "Node and browser tests: the module through the JS API, the CLI, headless Chromium"
 node --test tests/node/ tests/browser/
+phases_done

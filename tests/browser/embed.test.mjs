@@ -112,7 +112,7 @@ async function openHost({ languages = ['en-US', 'en'] } = {}) {
   await recordEvents(page);
   const wasmRequests = [];
   page.on('request', (request) => {
-    let fromHost = false;
+    let fromHost;
     try {
       fromHost = request.frame() === page.mainFrame();
     } catch {

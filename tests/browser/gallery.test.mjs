@@ -272,6 +272,7 @@ test('"open in playground" opens the playground on the same numbers', async () =
   await playground.waitForFunction((n) => document.querySelectorAll('#matrix-table tbody tr').length === n, raw.figures[0].weights.length);
   assert.equal(await playground.getAttribute('[data-stage="scores_raw"]', 'aria-checked'), 'true');
   assert.deepEqual(await playgroundMatrix(playground), raw.figures[0].weights);
+  assert.deepEqual(playgroundErrors, []);
   await playground.close();
 
   // Lab A: the lab's record and its matrix, batch 0's ids at layer 0, head 0.
@@ -285,6 +286,7 @@ test('"open in playground" opens the playground on the same numbers', async () =
   );
   const record = await playground.$$eval('#lab-record tr[data-key] .our-value', (cells) => cells.map((c) => c.textContent));
   assert.ok(record.includes('(2, 4, 5, 5)'));
+  assert.deepEqual(playgroundErrors, []);
   await playground.close();
 
   // The iframe example: its link is the framed view, full size.

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { serve } from '../../scripts/serve.mjs';
 import { tokenize } from '../../web/tokenize.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 

@@ -412,7 +412,10 @@ test("--chat renders the model folder's tokenizer_config.json, else MiniMind's t
   assert.match(noChat.stderr, /--thinking goes with --chat/);
 });
 
-test('--threads N computes the same numbers on N threads, and refuses a count it cannot use', async () => {
+// npm run test:quick builds no threads module (scripts/test_quick.sh).
+const needsThreadsBuild = { skip: process.env.MINIMIND_TEST_TIER === 'quick' && 'needs the threads build' };
+
+test('--threads N computes the same numbers on N threads, and refuses a count it cannot use', needsThreadsBuild, async () => {
   const demo = fileURLToPath(new URL('../../models/minimind-demo', import.meta.url));
   const args = ['run', '--model', demo, '--text', '小明把苹果给了小红，她很开心', '--json'];
   const one = await cli(...args, '--threads', '1');

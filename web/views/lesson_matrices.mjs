@@ -110,7 +110,7 @@ function colourOf(stage, matrix) {
  *        embed, onRow(i), onCell(i, j), onLessonSwitches()}
  */
 export function renderLessonView(container, view) {
-  const { t, lesson, validation, result, example } = view;
+  const { t, validation, result, example } = view;
   const children = [];
   const title = example ? t(`lesson.example.${example.id}`) : t('lesson.yours');
   children.push(element('h2', 'lesson-title', title));

@@ -1,0 +1,22 @@
+// ESLint: errors, not style (Prettier formats). The project's own JavaScript
+// in js/, web/, bench/, scripts/ and tests/; each folder gets the globals of
+// where it runs (web/: the browser and workers; the rest: Node, and the
+// browser too for what tests and benches evaluate inside a page).
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  { ignores: ['dist/', 'build/', 'build-*/', 'node_modules/', 'test-artifacts/', 'bench/models/', 'out/'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module' },
+    rules: {
+      // An unused catch binding or a leading-underscore argument says "deliberately ignored".
+      'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    },
+  },
+  { files: ['web/**'], languageOptions: { globals: { ...globals.browser, ...globals.worker } } },
+  { files: ['js/**', 'scripts/**'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
+  { files: ['bench/**', 'tests/**'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
+];
