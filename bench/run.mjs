@@ -21,7 +21,7 @@
 // to the loss, head-role and pronoun-attention goals.
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|heads|threads|wllama|limits]
+//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
@@ -36,6 +36,8 @@
 // --only limits measures what one core and two can do at the module's width
 // (bench/machine_limits.cpp) beside ours and ONNX Runtime Web (bench/limits.mjs)
 // and rewrites only "Limits";
+// --only interp times activation patching, the logit lens and attribution on
+// minimind2-small (bench/interp.mjs) and rewrites only "Interpretability";
 // --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
@@ -59,6 +61,7 @@ import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
 import { HEADS_BEGIN, HEADS_END, VARIANTS, budgetFrom, headFormationSection, measureHeadFormation } from './head_formation.mjs';
 import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
+import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
 import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
 import { benchTraining, summary } from './train.mjs';
@@ -93,8 +96,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits'].includes(only))
-  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama" or "limits", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits', 'interp'].includes(only))
+  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama", "limits" or "interp", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -718,6 +721,16 @@ async function main() {
     log(`wrote the "Threads" section of ${outFile.replace(root, '')} (raw: build/bench/threads-results.json)`);
     return;
   }
+  if (only === 'interp') {
+    ensureWasm();
+    if (!existsSync(`${root}dist/wasm/minimind-threads.wasm`)) run('bash', ['scripts/build.sh', 'wasm-threads'], 'the threads build');
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = await measureInterp({ log });
+    writeFileSync(`${root}build/bench/interp-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, INTERP_BEGIN, INTERP_END, interpSection(result));
+    log(`wrote the "Interpretability" section of ${outFile.replace(root, '')} (raw: build/bench/interp-results.json)`);
+    return;
+  }
   if (only === 'wllama') {
     ensureWasm();
     ensureOnnx();
@@ -796,16 +809,18 @@ async function main() {
     pageTraining: pageTrain,
   };
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
-  // Kept: only --only heads, --only threads, --only wllama and --only limits measure them.
+  // Kept: only --only heads, --only threads, --only wllama, --only limits and --only interp measure them.
   const heads = existingSection(outFile, HEADS_BEGIN, HEADS_END);
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
+  const interp = existingSection(outFile, INTERP_BEGIN, INTERP_END);
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
   if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
   if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
   if (limits) replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limits);
+  if (interp) replaceSection(outFile, INTERP_BEGIN, INTERP_END, interp);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 

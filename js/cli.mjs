@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { chatPrompt } from './chat_template.mjs';
+import { INTERP_OPTIONS, INTERP_USAGE, interpCommands } from './interp_cli.mjs';
 import { loadMiniMind } from './minimind.mjs';
 import { whitespaceTokens } from './whitespace_tokens.mjs';
 
@@ -20,10 +21,11 @@ commands:
   generate  MODEL (--ids ... | --text "...") [--chat [--thinking]] [--max-new-tokens N]
             [--greedy | --temperature T --top-k K --top-p P
             --repetition-penalty R --sample-seed S] [--json]
-  heads     MODEL [--count 500] [--json]
+  heads     MODEL [--count 500] [--probe-seed 7] [--json]
             what each head does, measured on fresh probes: previous-token,
             induction, pronoun (referent) scores, entropy, first-token mass, and
-            the referent accuracy with the best pronoun head on and switched off
+            the referent accuracy with the best pronoun head on and switched off;
+            --probe-seed draws the probe sentences and sequences
   lab       [--preset lab-a|lab-b] [--seed N]
             lesson 11's lab record, computed by the module
   train     MODEL --data FILE.jsonl|FILE.txt --out DIR [--epochs 1] [--batch-size 32]
@@ -34,6 +36,7 @@ commands:
             model.safetensors and the tokenizer to DIR; progress on stderr
   grad      MODEL --data FILE [--batch-size 32] [--max-seq-len 340] --out FILE.safetensors
             loss (JSON on stdout) and every parameter's gradient for the first batch
+${INTERP_USAGE}
 
 MODEL is one of:
   --preset NAME [--seed N]   a preset with seeded random weights
@@ -106,6 +109,7 @@ const OPTIONS = {
   'no-bos': { type: 'boolean' },
   ablate: { type: 'string' },
   count: { type: 'string' },
+  'probe-seed': { type: 'string' },
   data: { type: 'string' },
   out: { type: 'string' },
   epochs: { type: 'string' },
@@ -118,6 +122,7 @@ const OPTIONS = {
   log: { type: 'string' },
   'save-every': { type: 'string' },
   dtype: { type: 'string' },
+  ...INTERP_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -622,7 +627,10 @@ async function commandHeads(mm, values) {
   const { tokenizer } = await trainingTokenizer(mm, values, folder);
   try {
     const { measureHeads } = await import('./head_roles.mjs');
-    const r = measureHeads(model, tokenizer, { count: positiveIntegerOption(values, 'count', 500) });
+    const r = measureHeads(model, tokenizer, {
+      count: positiveIntegerOption(values, 'count', 500),
+      seed: integerOption(values, 'probe-seed', 7),
+    });
     if (values.json) return console.log(JSON.stringify(r));
     const f = (x) => x.toFixed(2).padStart(8);
     console.log('layer head  prev-tok induction  pronoun  entropy     sink  role');
@@ -663,6 +671,7 @@ const COMMANDS = {
   lab: commandLab,
   train: commandTrain,
   grad: commandGrad,
+  ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }),
 };
 
 export async function main(argv) {

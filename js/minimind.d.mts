@@ -2,6 +2,38 @@
 // Written by hand: Emscripten 3.1.6 does not generate them.
 
 /** A float32 tensor, row-major. */
+/** A value of an error: a count, an id, a size, a name. */
+export type ErrorValue = number | string;
+
+/** One problem of a config: the same parts as a MiniMindError; kind "" when the core names none. */
+export interface ErrorProblem {
+  kind: string;
+  values: Record<string, ErrorValue>;
+  message: string;
+}
+
+/**
+ * What the core rejects: a stable kind ("safetensors.header_too_long",
+ * "config.invalid", "token_id.out_of_range", ...), the values the message is
+ * made of, and the English message.
+ */
+export class MiniMindError extends Error {
+  constructor(message: string, options?: { kind?: string; values?: Record<string, ErrorValue>; problems?: ErrorProblem[] });
+  readonly name: 'MiniMindError';
+  kind: string;
+  values: Record<string, ErrorValue>;
+  /** A config's problems (kind "config.invalid"). */
+  problems?: ErrorProblem[];
+}
+
+/** An error as plain data, for postMessage. */
+export function errorFields(error: unknown): {
+  message: string;
+  kind: string;
+  values: Record<string, ErrorValue>;
+  problems?: ErrorProblem[];
+};
+
 export interface Tensor {
   shape: number[];
   data: Float32Array;
@@ -78,6 +110,67 @@ export interface ForwardResult {
   /** [B, T, V]; row t predicts token t + 1. */
   logits: Tensor;
   trace: TraceResult;
+}
+
+/** The switches of the interpretability tools: MiniMind runs with both on (the default). */
+export interface InterpSwitches {
+  causalMask?: boolean;
+  scaleScores?: boolean;
+}
+
+export interface LensOptions extends InterpSwitches {
+  /** Tokens kept per layer and position, most probable first. Default 5. */
+  top?: number;
+  /** A token whose probability is reported at every layer and position. */
+  token?: number;
+}
+
+export interface LensResult {
+  /** [layer 0..L][position] of the top tokens: layer 0 is the embedding, layer l the output of block l. */
+  lens: { id: number; p: number }[][][];
+  /** With options.token: its probability, [layer][position]. */
+  token?: { id: number; p: number[][] };
+}
+
+export interface PatchRequest extends InterpSwitches {
+  /** Token ids of the clean and the corrupt run: the same length. */
+  clean: ArrayLike<number>;
+  corrupt: ArrayLike<number>;
+  /** The metric is logit(answer) - logit(wrong) at the last position. */
+  answer: number;
+  wrong: number;
+  /** false: skip the sweep over heads (result null). Default true. */
+  heads?: boolean;
+  /** false: skip the sweep over residual layers and positions (result null). Default true. */
+  residual?: boolean;
+}
+
+export interface PatchResult {
+  metric: { clean: number; corrupt: number };
+  /** [L][H]: the metric with head (l, h)'s output (before o_proj, every position) from the clean run. */
+  heads: number[][] | null;
+  /** [L + 1][T]: the metric with the residual after layer l (0: the embedding) at position t from the clean run. */
+  residual: number[][] | null;
+  /** The same as (patched - corrupt) / (clean - corrupt); null when clean and corrupt tie. */
+  restoration: { heads: number[][] | null; residual: number[][] | null } | null;
+}
+
+export interface AttributeOptions extends InterpSwitches {
+  /** Default: the last position. */
+  position?: number;
+  answer: number;
+  wrong: number;
+}
+
+/** Shares of logit(answer) - logit(wrong), the final norm's scale held fixed: they sum to total. */
+export interface AttributeResult {
+  position: number;
+  total: number;
+  embedding: number;
+  /** [L][H] */
+  heads: number[][];
+  /** [L]: each block's FFN (an MoE layer's as a whole). */
+  ffn: number[];
 }
 
 export interface SamplingOptions {
@@ -267,6 +360,12 @@ export class Model {
   trainer(options: TrainerOptions): Trainer;
   /** model.safetensors bytes with MiniMind's tensor names (tied: both embedding keys). */
   safetensors(options?: { dtype?: 'F32' | 'F16' }): Uint8Array;
+  /** The logit lens: every residual read through the final norm and lm_head. */
+  lens(ids: ArrayLike<number>, options?: LensOptions): LensResult;
+  /** Activation patching from the clean run into the corrupt one. */
+  patch(request: PatchRequest): PatchResult;
+  /** Direct logit attribution at one position. */
+  attribute(ids: ArrayLike<number>, options: AttributeOptions): AttributeResult;
   /** config.json text with MiniMind's key names. */
   configJson(): string;
   /** Frees the Wasm memory of the model; generators made from it stay usable. */

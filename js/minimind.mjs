@@ -9,6 +9,12 @@
 //
 // embind coerces silently (1.5 becomes 1, "7" becomes 7), so every public
 // function checks its arguments here and throws TypeError/RangeError first.
+// What the core rejects arrives as a MiniMindError with a kind and values.
+
+import { activationPatching, directLogitAttribution, logitLens } from './interp.mjs';
+import { MiniMindError } from './minimind_error.mjs';
+
+export { MiniMindError, errorFields } from './minimind_error.mjs';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -262,6 +268,7 @@ export class MiniMind {
 
   constructor(native, variant, threads = 1) {
     this.#native = native;
+    native.MiniMindError = MiniMindError; // the type the bindings throw (wasm/js_values.h)
     /** 'simd', 'scalar' or 'threads' */
     this.variant = variant;
     if (typeof native.setThreadCount === 'function') native.setThreadCount(threads);
@@ -687,6 +694,42 @@ export class Model {
     const native = this.#live();
     if (!Array.isArray(sequences) || sequences.length === 0) throw new TypeError('sequences must be a non-empty array of id arrays');
     return native.attentionEntropy(JSON.stringify(sequences.map((s, i) => Array.from(toIdArray(s, `sequences[${i}]`)))));
+  }
+
+  /**
+   * The logit lens: every residual (0 = the embedding, l = after block l) read
+   * through the final norm and lm_head. Returns {lens: [layer][position] of
+   * the `top` (default 5) [{id, p}], token?: {id, p: [layer][position]}}.
+   * Options: top, token, causalMask, scaleScores (as forward() takes them).
+   */
+  lens(ids, options = {}) {
+    return logitLens(this.#live(), this.#info, toIdArray(ids, 'ids'), options);
+  }
+
+  /**
+   * Activation patching: each head's output (before o_proj, every position)
+   * and each residual (layer, position) of the clean run put into the corrupt
+   * run (same length). Returns raw logit(answer) - logit(wrong) at the last
+   * position: {metric: {clean, corrupt}, heads: [L][H], residual: [L + 1][T],
+   * restoration: {heads, residual} normalised to (patched - corrupt) / (clean - corrupt)}.
+   */
+  patch({ clean, corrupt, answer, wrong, ...options } = {}) {
+    const native = this.#live();
+    return activationPatching(native, this.#info, toIdArray(clean, 'clean'), toIdArray(corrupt, 'corrupt'), {
+      answer,
+      wrong,
+      ...options,
+    });
+  }
+
+  /**
+   * Direct logit attribution at `position` (default the last): what the
+   * embedding, each head and each FFN add to logit(answer) - logit(wrong),
+   * the final norm's scale held at the run's value. Returns {position,
+   * total, embedding, heads: [L][H], ffn: [L]}; the parts sum to total.
+   */
+  attribute(ids, options = {}) {
+    return directLogitAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), options);
   }
 
   /** The config as config.json text, with MiniMind's key names. */

@@ -832,6 +832,8 @@ def main():
     make_pth_extras()
     for c in TRAIN_CASES:
         make_train_case(c)
+    import interp_reference             # interp.safetensors per case, hooks on the weights just written
+    interp_reference.main()
     print("wrote fixtures to", FIXTURES_DIR)
 
 

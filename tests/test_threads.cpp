@@ -111,7 +111,7 @@ TEST_CASE("split_seconds counts the wall time of split parallel_fors only", "[th
   CHECK(split <= wall);
 }
 
-TEST_CASE("split_range covers [0, n) in aligned, near-equal parts", "[threads]") {
+TEST_CASE("split_range covers 0 to n in aligned, near-equal parts", "[threads]") {
   for (int64_t n : {0, 1, 7, 8, 33, 800}) {
     for (int64_t parts : {1, 2, 3, 4}) {
       for (int64_t align : {1, 4}) {

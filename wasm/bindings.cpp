@@ -1,13 +1,15 @@
 // embind registration of the core's bindings (one file per bound class:
 // model_binding.h, pth_binding.h, generator_binding.h, tokenizer_binding.h,
 // trainer_binding.h; free functions in config_functions.h and
-// lesson_functions.h): registration only, no math. Every bound call runs
+// lesson_functions.h; the model's interpretability methods in interp_binding.h):
+// registration only, no math. Every bound call runs
 // inside guarded() (js_values.h), so a C++ exception becomes a JS Error and
 // the module stays usable.
 #include <emscripten/bind.h>
 
 #include "config_functions.h"
 #include "generator_binding.h"
+#include "interp_binding.h"
 #include "lesson_functions.h"
 #include "model_binding.h"
 #include "pth_binding.h"
@@ -29,7 +31,10 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("safetensors", &WasmModel::safetensors)
       .function("configJson", &WasmModel::config_json)
       .function("attentionMass", &WasmModel::attention_mass_js)
-      .function("attentionEntropy", &WasmModel::attention_entropy_js);
+      .function("attentionEntropy", &WasmModel::attention_entropy_js)
+      .function("lens", &interp_lens)
+      .function("patch", &interp_patch)
+      .function("attribute", &interp_attribute);
   emscripten::class_<WasmPth>("NativePth")
       .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())
       .function("inferConfig", &WasmPth::infer)

@@ -1,7 +1,8 @@
 // Conversions between the core's values and JS values, for every binding:
-// guarded() turns a C++ exception into a JS Error carrying what() (thrown
-// after the catch block has ended, so the C++ side is fully unwound and the
-// module stays usable); typed arrays are copied out of Wasm memory.
+// guarded() turns a C++ exception into a JS error carrying what() as its
+// message and a core error's kind and values (thrown after the catch block
+// has ended, so the C++ side is fully unwound and the module stays usable);
+// typed arrays are copied out of Wasm memory.
 #pragma once
 
 #include <emscripten/val.h>
@@ -13,23 +14,78 @@
 #include <vector>
 
 #include "model/model.h"
+#include "model/model_config.h"
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind::wasm {
 
 using emscripten::val;
 
+inline val error_value(const ErrorValue& value) {
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    // Past 2^53 a double would not say the same number the message does.
+    const bool exact = *i >= -(int64_t{1} << 53) && *i <= (int64_t{1} << 53);
+    return exact ? val(double(*i)) : val(std::to_string(*i));
+  }
+  if (const auto* d = std::get_if<double>(&value)) return val(*d);
+  return val(std::get<std::string>(value));
+}
+
+inline val error_values(const ErrorValues& values) {
+  val out = val::object();
+  for (const auto& [name, value] : values) out.set(name, error_value(value));
+  return out;
+}
+
+// The JS error for a core error: the module's MiniMindError (set on the
+// module by js/minimind.mjs) with kind, values and, for a config, each
+// problem as {kind, values, message}; a plain Error when it is not set.
+inline val js_error(const std::string& message, const std::string& kind, const val& values, const val& problems) {
+  val options = val::object();
+  options.set("kind", kind);
+  options.set("values", values);
+  if (!problems.isUndefined()) options.set("problems", problems);
+  val type = val::module_property("MiniMindError");
+  if (type.isUndefined()) {
+    val error = val::global("Error").new_(val(message));
+    error.set("kind", kind);
+    error.set("values", values);
+    if (!problems.isUndefined()) error.set("problems", problems);
+    return error;
+  }
+  return type.new_(val(message), options);
+}
+
+inline val config_problem_list(const ConfigError& e) {
+  val out = val::array();
+  for (const Problem& p : e.kinded_problems()) {
+    val problem = val::object();
+    problem.set("kind", p.kind);
+    problem.set("values", error_values(p.values));
+    problem.set("message", p.message);
+    out.call<void>("push", problem);
+  }
+  return out;
+}
+
 template <typename F>
 auto guarded(F&& body) -> decltype(body()) {
-  std::string message;
+  val error = val::undefined();
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    message = "out of memory: the model or the text is too large for this browser tab";
+    error = js_error("out of memory: the model or the text is too large for this browser tab", "out_of_memory",
+                     val::object(), val::undefined());
+  } catch (const ConfigError& e) {
+    error = js_error(e.what(), e.kind(), error_values(e.values()), config_problem_list(e));
+  } catch (const Error& e) {
+    error = js_error(e.what(), e.kind(), error_values(e.values()), val::undefined());
   } catch (const std::exception& e) {
-    message = e.what();
+    error = js_error(e.what(), "", val::object(), val::undefined());
   }
-  val::global("Error").new_(val(message)).throw_();
+  // Thrown once the catch block has ended: the C++ side is fully unwound.
+  error.throw_();
 }
 
 template <typename T>

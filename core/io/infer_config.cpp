@@ -272,8 +272,8 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
   } catch (const ConfigError& e) {
     // Say what the file is when it is not what a config is usually inferred from.
     if (source.description().empty()) throw;
-    std::vector<std::string> problems = e.problems();
-    problems.push_back("(" + source.description() + ")");
+    std::vector<Problem> problems = e.kinded_problems();
+    problems.push_back({"", {}, "(" + source.description() + ")"});
     throw ConfigError(problems);
   }
 }

@@ -41,13 +41,17 @@
 #include <vector>
 
 #include "io/tensor_source.h"
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind {
 
-class PickleError : public std::runtime_error {
+// Kind "pickle" unless a throw site names a kind of its own (util/error.h).
+class PickleError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PickleError(const std::string& message) : Error("pickle", {}, message) {}
+  PickleError(std::string kind, ErrorValues values, const std::string& message)
+      : Error(std::move(kind), std::move(values), message) {}
 };
 
 // One entry of the state dict: a view of a storage record.

@@ -57,12 +57,13 @@ bool is_contiguous(const Shape& shape, const Shape& stride) {
 PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : label_(label) {
   if (!starts_with(bytes, size, "PK\x03\x04")) {
     if (size >= 2 && bytes[0] == 0x80 && bytes[1] <= 5) {
-      fail(
-          "this is the legacy torch.save format (PyTorch < 1.6 or _use_new_zipfile_serialization=False), "
-          "which is not supported: re-save it with torch.save in a recent PyTorch");
+      fail("pth.legacy_format",
+           "this is the legacy torch.save format (PyTorch < 1.6 or _use_new_zipfile_serialization=False), "
+           "which is not supported: re-save it with torch.save in a recent PyTorch");
     }
-    if (starts_with(bytes, size, "ustar", 257)) fail("this is the tar-based torch.save format, which is not supported");
-    fail("not a torch.save checkpoint: the file does not start like a zip (PK\\x03\\x04)");
+    if (starts_with(bytes, size, "ustar", 257))
+      fail("pth.legacy_format", "this is the tar-based torch.save format, which is not supported");
+    fail("pth.not_zip", "not a torch.save checkpoint: the file does not start like a zip (PK\\x03\\x04)");
   }
   try {
     const ZipReader zip(bytes, size);
@@ -124,14 +125,16 @@ PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : 
       }
       entries_.push_back(std::move(t));
     }
-  } catch (const ZipError& e) {
-    fail(e.what());
-  } catch (const PickleError& e) {
-    fail(e.what());
+  } catch (const PthError&) {
+    throw;
+  } catch (const Error& e) {  // ZipError, PickleError: the file's label in front, their kind and values kept
+    throw PthError(e.kind(), e.values(), label_ + ": " + e.what());
   }
 }
 
 void PthFile::fail(const std::string& what) const { throw PthError(label_ + ": " + what); }
+
+void PthFile::fail(const char* kind, const std::string& what) const { throw PthError(kind, {}, label_ + ": " + what); }
 
 const PthTensor* PthFile::find(const std::string& name) const {
   const auto it = by_name_.find(name);
@@ -169,7 +172,7 @@ std::string PthFile::description() const {
 
 void PthFile::read_tensor(const std::string& name, float* out) const {
   const PthTensor* t = find(name);
-  if (!t) throw PthError(label_ + ": no tensor \"" + name + "\" in the file");
+  if (!t) throw PthError("pth.missing_tensor", {{"tensor", name}}, label_ + ": no tensor \"" + name + "\" in the file");
   read_floats(*t, out);
 }
 

@@ -23,12 +23,16 @@
 
 #include "io/pickle_reader.h"
 #include "io/tensor_source.h"
+#include "util/error.h"
 
 namespace minimind {
 
-class PthError : public std::runtime_error {
+// Kind "pth" unless a throw site names a kind of its own (util/error.h).
+class PthError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PthError(const std::string& message) : Error("pth", {}, message) {}
+  PthError(std::string kind, ErrorValues values, const std::string& message)
+      : Error(std::move(kind), std::move(values), message) {}
 };
 
 struct PthTensor : TensorInfo {   // name (prefixes stripped), dtype, shape
@@ -73,6 +77,7 @@ class PthFile : public TensorSource {
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
+  [[noreturn]] void fail(const char* kind, const std::string& what) const;  // with a kind of its own
 
   std::string label_;
   std::string archive_;

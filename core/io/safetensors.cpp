@@ -45,7 +45,8 @@ SafetensorsEntry parse_entry(const std::string& name, const json& v, size_t data
   e.name = name;
   const std::string dtype = v["dtype"].get<std::string>();
   if (!parse_dtype(dtype, e.dtype)) {
-    throw SafetensorsError(where + " has dtype \"" + dtype + "\"; supported dtypes are F32, F16, BF16 (and I32)");
+    throw SafetensorsError("safetensors.unsupported_dtype", {{"tensor", name}, {"dtype", dtype}},
+                           where + " has dtype \"" + dtype + "\"; supported dtypes are F32, F16, BF16 (and I32)");
   }
   uint64_t numel = 1;
   for (const json& d : v["shape"]) {
@@ -62,8 +63,10 @@ SafetensorsEntry parse_entry(const std::string& name, const json& v, size_t data
     throw SafetensorsError(where + ": data_offsets " + v["data_offsets"].dump() + " are not a range [begin, end]");
   }
   if (end > data_size) {
-    throw SafetensorsError(where + ": data_offsets " + v["data_offsets"].dump() + " run past the end of the data (" +
-                           std::to_string(data_size) + " bytes)");
+    throw SafetensorsError("safetensors.data_past_end",
+                           {{"tensor", name}, {"end", int64_t(end)}, {"size", int64_t(data_size)}},
+                           where + ": data_offsets " + v["data_offsets"].dump() + " run past the end of the data (" +
+                               std::to_string(data_size) + " bytes)");
   }
   const uint64_t needed = numel * dtype_size(e.dtype);
   if (end - begin != needed) {
@@ -98,17 +101,23 @@ SafetensorsFile::SafetensorsFile(const uint8_t* head, size_t head_size, size_t s
 // head: the first head_size bytes of a `size`-byte file.
 void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size) {
   if (size < 8 || head_size < 8) {
-    throw SafetensorsError("file is " + std::to_string(size) +
-                           " bytes; a safetensors file starts with an 8-byte header length");
+    throw SafetensorsError(
+        "safetensors.too_short", {{"size", int64_t(size)}},
+        "file is " + std::to_string(size) + " bytes; a safetensors file starts with an 8-byte header length");
   }
   const uint64_t header_size = load_le<uint64_t>(bytes);
   if (header_size > kMaxHeaderBytes) {
-    throw SafetensorsError("header length " + std::to_string(header_size) + " exceeds the limit of " +
-                           std::to_string(kMaxHeaderBytes) + " bytes (not a safetensors file?)");
+    throw SafetensorsError("safetensors.header_too_long",
+                           {{"length", header_size <= uint64_t(INT64_MAX) ? ErrorValue(int64_t(header_size))
+                                                                          : ErrorValue(std::to_string(header_size))},
+                            {"limit", int64_t(kMaxHeaderBytes)}},
+                           "header length " + std::to_string(header_size) + " exceeds the limit of " +
+                               std::to_string(kMaxHeaderBytes) + " bytes (not a safetensors file?)");
   }
   if (header_size > size - 8) {
-    throw SafetensorsError("header length " + std::to_string(header_size) + " runs past the end of the file (" +
-                           std::to_string(size) + " bytes; truncated?)");
+    throw SafetensorsError("safetensors.header_past_end", {{"length", int64_t(header_size)}, {"size", int64_t(size)}},
+                           "header length " + std::to_string(header_size) + " runs past the end of the file (" +
+                               std::to_string(size) + " bytes; truncated?)");
   }
   if (header_size > head_size - 8) {
     throw SafetensorsError("the header (" + std::to_string(header_size) + " bytes) is not all in the first " +
@@ -118,9 +127,9 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
   try {
     header = json::parse(bytes + 8, bytes + 8 + header_size);
   } catch (const json::exception& e) {
-    throw SafetensorsError(std::string("header is not valid JSON: ") + e.what());
+    throw SafetensorsError("safetensors.header_not_json", {}, std::string("header is not valid JSON: ") + e.what());
   }
-  if (!header.is_object()) throw SafetensorsError("header must be a JSON object");
+  if (!header.is_object()) throw SafetensorsError("safetensors.header_not_object", {}, "header must be a JSON object");
   data_offset_ = 8 + size_t(header_size);
   data_size_ = size - data_offset_;
 
@@ -190,7 +199,8 @@ std::vector<std::string> SafetensorsFile::tensor_names() const {
 
 void SafetensorsFile::read_tensor(const std::string& name, float* out) const {
   const SafetensorsEntry* entry = find(name);
-  if (!entry) throw SafetensorsError("no tensor \"" + name + "\" in the file");
+  if (!entry)
+    throw SafetensorsError("safetensors.missing_tensor", {{"tensor", name}}, "no tensor \"" + name + "\" in the file");
   read_floats(*entry, out);
 }
 

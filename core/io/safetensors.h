@@ -14,13 +14,17 @@
 #include <vector>
 
 #include "io/tensor_source.h"
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind {
 
-class SafetensorsError : public std::runtime_error {
+// Kind "safetensors" unless a throw site names a kind of its own (util/error.h).
+class SafetensorsError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SafetensorsError(const std::string& message) : Error("safetensors", {}, message) {}
+  SafetensorsError(std::string kind, ErrorValues values, const std::string& message)
+      : Error(std::move(kind), std::move(values), message) {}
 };
 
 struct SafetensorsEntry : TensorInfo {  // name, dtype, shape

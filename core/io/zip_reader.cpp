@@ -56,7 +56,8 @@ struct Directory {
 // (at most 65535 bytes), and the ZIP64 record when a locator precedes it.
 Directory find_directory(const uint8_t* bytes, size_t size) {
   if (size < kEndSize) {
-    throw ZipError("file is " + std::to_string(size) + " bytes, too short for a zip (truncated?)");
+    throw ZipError("zip.too_short", {{"size", int64_t(size)}},
+                   "file is " + std::to_string(size) + " bytes, too short for a zip (truncated?)");
   }
   size_t end = size;  // position of the end record; size means not found
   const size_t lowest = size - kEndSize > 65535 ? size - kEndSize - 65535 : 0;
@@ -66,7 +67,9 @@ Directory find_directory(const uint8_t* bytes, size_t size) {
       break;
     }
   }
-  if (end == size) throw ZipError("no end-of-central-directory record: not a zip file, or truncated");
+  if (end == size) {
+    throw ZipError("zip.not_zip", {}, "no end-of-central-directory record: not a zip file, or truncated");
+  }
   const uint8_t* e = bytes + end;
   if (u16(e + 4) != 0 || u16(e + 6) != 0 || u16(e + 8) != u16(e + 10)) {
     throw ZipError("zip spans several disks; only single-file zips are supported");
@@ -184,10 +187,12 @@ const ZipEntry* ZipReader::find(const std::string& name) const {
 }
 
 const uint8_t* ZipReader::data(const ZipEntry& entry) const {
-  if (entry.flags & 1) throw ZipError("entry " + shown(entry.name) + " is encrypted");
+  if (entry.flags & 1)
+    throw ZipError("zip.encrypted", {{"entry", entry.name}}, "entry " + shown(entry.name) + " is encrypted");
   if (entry.method != 0) {
-    throw ZipError("entry " + shown(entry.name) + " is compressed (" + method_name(entry.method) +
-                   "); torch.save stores every record uncompressed: was the file re-zipped?");
+    throw ZipError("zip.compressed", {{"entry", entry.name}, {"method", method_name(entry.method)}},
+                   "entry " + shown(entry.name) + " is compressed (" + method_name(entry.method) +
+                       "); torch.save stores every record uncompressed: was the file re-zipped?");
   }
   if (entry.stored_size != entry.size) {
     throw ZipError("entry " + shown(entry.name) + " is stored but its compressed size (" +

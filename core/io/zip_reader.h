@@ -14,11 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
+
 namespace minimind {
 
-class ZipError : public std::runtime_error {
+// Kind "zip" unless a throw site names a kind of its own (util/error.h).
+class ZipError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ZipError(const std::string& message) : Error("zip", {}, message) {}
+  ZipError(std::string kind, ErrorValues values, const std::string& message)
+      : Error(std::move(kind), std::move(values), message) {}
 };
 
 struct ZipEntry {

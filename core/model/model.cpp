@@ -9,6 +9,7 @@
 #include "ops/linear.h"
 #include "ops/moe.h"
 #include "ops/rmsnorm.h"
+#include "util/error.h"
 
 namespace minimind {
 
@@ -40,7 +41,7 @@ Model::Model(ModelConfig config, ModelWeights weights)
 
 Model Model::random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress,
                     WeightPacking packing, RandomInit init) {
-  const auto problems = validate_config(config);
+  const auto problems = validate_config_problems(config);
   if (!problems.empty()) throw ConfigError(problems);
   return Model(config, random_weights(config, seed, progress, packing, init));
 }
@@ -63,8 +64,9 @@ void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {
   if (T <= 0) throw std::invalid_argument("no tokens to run: the input is empty");
   for (int64_t i = 0; i < T; ++i) {
     if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
-      throw std::invalid_argument("token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
-                                  " is outside the vocabulary (0.." + std::to_string(config_.vocab_size - 1) + ")");
+      throw Error("token_id.out_of_range", {{"id", int64_t(ids[i])}, {"position", i}, {"last", config_.vocab_size - 1}},
+                  "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                      " is outside the vocabulary (0.." + std::to_string(config_.vocab_size - 1) + ")");
     }
   }
   if (cached + T > config_.max_position_embeddings) {

@@ -13,6 +13,12 @@ using nlohmann::json;
 
 namespace {
 
+std::vector<std::string> messages_of(const std::vector<Problem>& problems) {
+  std::vector<std::string> out;
+  for (const Problem& p : problems) out.push_back(p.message);
+  return out;
+}
+
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string s;
   for (size_t i = 0; i < lines.size(); ++i) s += (i ? "\n" : "") + lines[i];
@@ -115,7 +121,7 @@ double parameter_count_estimate(const ModelConfig& c) {
 // type or value adds a problem naming the key.
 class JsonReader {
  public:
-  JsonReader(const json& j, std::vector<std::string>& problems) : j_(j), problems_(problems) {}
+  JsonReader(const json& j, std::vector<Problem>& problems) : j_(j), problems_(problems) {}
 
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
 
@@ -128,7 +134,7 @@ class JsonReader {
                v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 1e15) {
       out = int64_t(v.get<double>());
     } else {
-      problems_.push_back(std::string(key) + " must be an integer, got " + v.dump());
+      wrong_type(key, "integer", std::string(key) + " must be an integer, got " + v.dump());
     }
   }
 
@@ -138,7 +144,7 @@ class JsonReader {
     if (v.is_number())
       out = v.get<double>();
     else
-      problems_.push_back(std::string(key) + " must be a number, got " + v.dump());
+      wrong_type(key, "number", std::string(key) + " must be a number, got " + v.dump());
   }
 
   void boolean(const char* key, bool& out) {
@@ -147,7 +153,7 @@ class JsonReader {
     if (v.is_boolean())
       out = v.get<bool>();
     else
-      problems_.push_back(std::string(key) + " must be true or false, got " + v.dump());
+      wrong_type(key, "boolean", std::string(key) + " must be true or false, got " + v.dump());
   }
 
   void string(const char* key, std::string& out) {
@@ -156,12 +162,18 @@ class JsonReader {
     if (v.is_string())
       out = v.get<std::string>();
     else
-      problems_.push_back(std::string(key) + " must be a string, got " + v.dump());
+      wrong_type(key, "string", std::string(key) + " must be a string, got " + v.dump());
   }
 
  private:
+  // "config.wrong_type": key, expected ("integer", "number", "boolean", "string"), got (the JSON text).
+  void wrong_type(const char* key, const char* expected, const std::string& message) {
+    problems_.push_back(
+        {"config.wrong_type", {{"key", key}, {"expected", expected}, {"got", j_.at(key).dump()}}, message});
+  }
+
   const json& j_;
-  std::vector<std::string>& problems_;
+  std::vector<Problem>& problems_;
 };
 
 }  // namespace
@@ -183,8 +195,17 @@ std::string unknown_config_key_warning(const std::string& key) {
   return "config.json key \"" + key + "\" is not a MiniMind config key and was ignored (a typo?)";
 }
 
-ConfigError::ConfigError(std::vector<std::string> problems)
-    : std::runtime_error(join_lines(problems)), problems_(std::move(problems)) {}
+ConfigError::ConfigError(const std::vector<std::string>& problems)
+    : ConfigError([&] {
+        std::vector<Problem> unkinded;
+        for (const std::string& p : problems) unkinded.push_back({"", {}, p});
+        return unkinded;
+      }()) {}
+
+ConfigError::ConfigError(std::vector<Problem> problems)
+    : Error("config.invalid", {{"count", int64_t(problems.size())}}, join_lines(messages_of(problems))),
+      problems_(std::move(problems)),
+      messages_(messages_of(problems_)) {}
 
 int64_t ModelConfig::parameter_count() const { return int64_t(parameter_count_estimate(*this)); }
 
@@ -195,7 +216,13 @@ int64_t default_intermediate_size(int generation, int64_t hidden_size) {
 }
 
 std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weight_bytes) {
-  std::vector<std::string> problems;
+  return messages_of(validate_config_problems(c, max_weight_bytes));
+}
+
+std::vector<Problem> validate_config_problems(const ModelConfig& c, int64_t max_weight_bytes) {
+  std::vector<Problem> problems;
+  // A problem without a kind of its own: the page shows its sentence as it is.
+  const auto unkinded = [&](std::string message) { problems.push_back({"", {}, std::move(message)}); };
   // Sizes a browser could still hold; larger values are typos, not models.
   const struct {
     const char* key;
@@ -214,81 +241,94 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
   bool sizes_ok = true;
   for (const auto& s : sizes) {
     if (s.value <= 0) {
-      problems.push_back(std::string(s.key) + " must be a positive integer, got " + std::to_string(s.value));
+      problems.push_back({"config.not_positive",
+                          {{"key", s.key}, {"value", s.value}},
+                          std::string(s.key) + " must be a positive integer, got " + std::to_string(s.value)});
       sizes_ok = false;
     } else if (s.value > s.max) {
-      problems.push_back(std::string(s.key) + " " + std::to_string(s.value) + " is larger than the supported " +
-                         std::to_string(s.max));
+      problems.push_back({"config.too_large",
+                          {{"key", s.key}, {"value", s.value}, {"max", s.max}},
+                          std::string(s.key) + " " + std::to_string(s.value) + " is larger than the supported " +
+                              std::to_string(s.max)});
       sizes_ok = false;
     }
   }
   if (c.num_attention_heads > 0 && c.num_key_value_heads > 0 && c.num_attention_heads % c.num_key_value_heads != 0) {
-    problems.push_back("num_attention_heads " + std::to_string(c.num_attention_heads) +
-                       " is not a multiple of num_key_value_heads " + std::to_string(c.num_key_value_heads) +
-                       " (each kv head must serve the same number of q heads)");
+    problems.push_back({"config.heads_not_multiple",
+                        {{"heads", c.num_attention_heads}, {"kv_heads", c.num_key_value_heads}},
+                        "num_attention_heads " + std::to_string(c.num_attention_heads) +
+                            " is not a multiple of num_key_value_heads " + std::to_string(c.num_key_value_heads) +
+                            " (each kv head must serve the same number of q heads)"});
   }
   if (!c.explicit_head_dim && c.num_attention_heads > 0 && c.hidden_size > 0 &&
       c.hidden_size % c.num_attention_heads != 0) {
-    problems.push_back("hidden_size " + std::to_string(c.hidden_size) + " is not divisible by num_attention_heads " +
-                       std::to_string(c.num_attention_heads) + " (head_dim = hidden_size / num_attention_heads)");
+    problems.push_back({"config.hidden_not_divisible",
+                        {{"hidden_size", c.hidden_size}, {"heads", c.num_attention_heads}},
+                        "hidden_size " + std::to_string(c.hidden_size) + " is not divisible by num_attention_heads " +
+                            std::to_string(c.num_attention_heads) + " (head_dim = hidden_size / num_attention_heads)"});
   } else if (c.head_dim > 0 && c.head_dim % 2 != 0) {
-    problems.push_back("head_dim " + std::to_string(c.head_dim) +
-                       " is odd; RoPE rotates the two halves of each head and needs an even head_dim");
+    problems.push_back({"config.head_dim_odd",
+                        {{"head_dim", c.head_dim}},
+                        "head_dim " + std::to_string(c.head_dim) +
+                            " is odd; RoPE rotates the two halves of each head and needs an even head_dim"});
   }
   // Both are used as float32 (RMSNorm's eps, RoPE's base): a value that is
   // positive as a double may still round to 0 or overflow there.
   if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
-    problems.push_back("rms_norm_eps must be a positive number, got " + format_number(c.rms_norm_eps));
+    unkinded("rms_norm_eps must be a positive number, got " + format_number(c.rms_norm_eps));
   } else if (!(float(c.rms_norm_eps) > 0)) {
-    problems.push_back("rms_norm_eps " + format_number(c.rms_norm_eps) +
-                       " rounds to 0 in float32, where the norms compute (the smallest positive float32 is about "
-                       "1.4e-45); MiniMind uses 1e-5 or 1e-6");
+    unkinded("rms_norm_eps " + format_number(c.rms_norm_eps) +
+             " rounds to 0 in float32, where the norms compute (the smallest positive float32 is about "
+             "1.4e-45); MiniMind uses 1e-5 or 1e-6");
   } else if (!std::isfinite(float(c.rms_norm_eps))) {
-    problems.push_back("rms_norm_eps " + format_number(c.rms_norm_eps) + " overflows float32");
+    unkinded("rms_norm_eps " + format_number(c.rms_norm_eps) + " overflows float32");
   }
   if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) {
-    problems.push_back("rope_theta must be a positive number, got " + format_number(c.rope_theta));
+    unkinded("rope_theta must be a positive number, got " + format_number(c.rope_theta));
   } else if (!std::isfinite(float(c.rope_theta)) || !(float(c.rope_theta) > 0)) {
-    problems.push_back("rope_theta " + format_number(c.rope_theta) +
-                       " is outside float32's range, where RoPE's frequencies are computed (MiniMind uses 1e6)");
+    unkinded("rope_theta " + format_number(c.rope_theta) +
+             " is outside float32's range, where RoPE's frequencies are computed (MiniMind uses 1e6)");
   } else if (c.inference_rope_scaling && !(c.rope_theta > 1)) {
-    problems.push_back("rope_theta " + format_number(c.rope_theta) +
-                       " must be greater than 1 with inference_rope_scaling (YaRN divides by log(rope_theta))");
+    unkinded("rope_theta " + format_number(c.rope_theta) +
+             " must be greater than 1 with inference_rope_scaling (YaRN divides by log(rope_theta))");
   }
   if (c.hidden_act != "silu") {
-    problems.push_back("hidden_act \"" + c.hidden_act + "\" is not supported (MiniMind uses \"silu\")");
+    problems.push_back({"config.hidden_act",
+                        {{"value", c.hidden_act}},
+                        "hidden_act \"" + c.hidden_act + "\" is not supported (MiniMind uses \"silu\")"});
   }
   if (c.inference_rope_scaling) {
     const RopeScaling& r = c.rope_scaling;
     if (!(r.factor > 0) || r.original_max_position_embeddings <= 0 || !(r.beta_fast > 0) || !(r.beta_slow > 0)) {
-      problems.push_back(
-          "rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
+      unkinded("rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
     }
   }
   if (c.use_moe) {
     if (c.num_experts <= 0 || c.num_experts > 256) {
-      problems.push_back("num_experts must be between 1 and 256, got " + std::to_string(c.num_experts));
+      unkinded("num_experts must be between 1 and 256, got " + std::to_string(c.num_experts));
       sizes_ok = false;
     }
     if (c.num_experts_per_tok <= 0 || c.num_experts_per_tok > c.num_experts) {
-      problems.push_back("num_experts_per_tok must be between 1 and num_experts (" + std::to_string(c.num_experts) +
-                         "), got " + std::to_string(c.num_experts_per_tok));
+      unkinded("num_experts_per_tok must be between 1 and num_experts (" + std::to_string(c.num_experts) + "), got " +
+               std::to_string(c.num_experts_per_tok));
     }
     if (c.expert_intermediate_size() <= 0 || c.expert_intermediate_size() > (1 << 18)) {
-      problems.push_back("moe_intermediate_size must be a positive integer up to 262144, got " +
-                         std::to_string(c.expert_intermediate_size()));
+      unkinded("moe_intermediate_size must be a positive integer up to 262144, got " +
+               std::to_string(c.expert_intermediate_size()));
       sizes_ok = false;
     }
     if (c.n_shared_experts < 0 || c.n_shared_experts > 64) {
-      problems.push_back("n_shared_experts must be between 0 and 64, got " + std::to_string(c.n_shared_experts));
+      unkinded("n_shared_experts must be between 0 and 64, got " + std::to_string(c.n_shared_experts));
       sizes_ok = false;
     }
   }
   if (sizes_ok) {
     const double bytes = parameter_count_estimate(c) * 4;
     if (bytes > double(max_weight_bytes)) {
-      problems.push_back("the weights would take " + format_bytes(bytes) + " as float32, over the " +
-                         format_bytes(double(max_weight_bytes)) + " limit");
+      problems.push_back({"config.weights_too_large",
+                          {{"bytes", bytes}, {"limit", max_weight_bytes}},
+                          "the weights would take " + format_bytes(bytes) + " as float32, over the " +
+                              format_bytes(double(max_weight_bytes)) + " limit"});
     }
   }
   return problems;
@@ -300,13 +340,18 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes,
   try {
     j = json::parse(text);
   } catch (const json::out_of_range& e) {
-    throw ConfigError({overflow_message(text, e.what())});
+    throw ConfigError(std::vector<std::string>{overflow_message(text, e.what())});
   } catch (const json::exception& e) {
-    throw ConfigError({std::string("config.json is not valid JSON: ") + e.what()});
+    throw ConfigError(
+        std::vector<Problem>{{"config.not_json", {}, std::string("config.json is not valid JSON: ") + e.what()}});
   }
-  if (!j.is_object()) throw ConfigError({"config.json must hold a JSON object, got " + std::string(j.type_name())});
+  if (!j.is_object()) {
+    throw ConfigError(std::vector<Problem>{{"config.not_object",
+                                            {{"type", std::string(j.type_name())}},
+                                            "config.json must hold a JSON object, got " + std::string(j.type_name())}});
+  }
 
-  std::vector<std::string> problems;
+  std::vector<Problem> problems;
   JsonReader read(j, problems);
   ModelConfig c;
   // Keys only MiniMind2's LMConfig writes mark a generation-2 config.
@@ -360,10 +405,11 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes,
   if (read.has("scoring_func")) {
     std::string scoring = "softmax";
     read.string("scoring_func", scoring);
-    if (scoring != "softmax") problems.push_back("scoring_func \"" + scoring + "\" is not supported (only softmax)");
+    if (scoring != "softmax")
+      problems.push_back({"", {}, "scoring_func \"" + scoring + "\" is not supported (only softmax)"});
   }
 
-  if (problems.empty()) problems = validate_config(c, max_weight_bytes);
+  if (problems.empty()) problems = validate_config_problems(c, max_weight_bytes);
   if (!problems.empty()) throw ConfigError(problems);
   if (unknown_keys) {
     unknown_keys->clear();

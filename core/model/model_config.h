@@ -8,17 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
+
 namespace minimind {
 
 // Thrown when a config (or a weight file's tensors against it) cannot be used.
-// what() lists every problem found, one per line.
-class ConfigError : public std::runtime_error {
+// what() lists every problem found, one per line. Kind "config.invalid" with
+// the value `count`; each problem has its own kind where it has one (a
+// problem given as a sentence only has none).
+class ConfigError : public Error {
  public:
-  explicit ConfigError(std::vector<std::string> problems);
-  const std::vector<std::string>& problems() const { return problems_; }
+  explicit ConfigError(const std::vector<std::string>& problems);
+  explicit ConfigError(std::vector<Problem> problems);
+  // The sentences, one per problem.
+  const std::vector<std::string>& problems() const { return messages_; }
+  const std::vector<Problem>& kinded_problems() const { return problems_; }
 
  private:
-  std::vector<std::string> problems_;
+  std::vector<Problem> problems_;
+  std::vector<std::string> messages_;
 };
 
 // YaRN parameters MiniMind uses when inference_rope_scaling is on.
@@ -82,6 +90,9 @@ constexpr int64_t kDefaultMaxWeightBytes = int64_t{2} << 30;
 
 // Every problem of the config, one clear sentence each; empty when usable.
 std::vector<std::string> validate_config(const ModelConfig& config, int64_t max_weight_bytes = kDefaultMaxWeightBytes);
+// The same problems with their kinds and values ("config.not_positive": key, value).
+std::vector<Problem> validate_config_problems(const ModelConfig& config,
+                                              int64_t max_weight_bytes = kDefaultMaxWeightBytes);
 
 // Parses config.json text (Hugging Face key names) and validates it.
 // Throws ConfigError naming every bad or missing value. `unknown_keys`

@@ -174,6 +174,9 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
       }
       if (head_outputs) std::copy(o, o + Dh, head_outputs + (h * T + i) * Dh);
       if (options.ablated_heads && options.ablated_heads[h]) std::fill(o, o + Dh, 0.0f);
+      if (options.patched_heads && options.patched_heads[h]) {
+        std::copy(options.patched_heads[h] + i * Dh, options.patched_heads[h] + (i + 1) * Dh, o);
+      }
     }
   };
   if (in_parallel) {

@@ -23,6 +23,9 @@ struct AttentionOptions {
   // before o_proj (its attention weights and head_outputs are still traced),
   // so the change in the prediction shows what the head contributes.
   const uint8_t* ablated_heads = nullptr;
+  // Activation patching: [H] pointers, each nullptr or [T, Dh] values that
+  // replace the head's output before o_proj (as a hook on o_proj's input).
+  const float* const* patched_heads = nullptr;
 };
 
 // Where the trace of this call goes (nullptr: no trace).

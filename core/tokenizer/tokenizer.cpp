@@ -124,23 +124,29 @@ bool read_merge(const json& m, std::string& left, std::string& right) {
 
 Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   if (tokenizer_json.size() > kMaxJsonBytes) {
-    throw TokenizerError("tokenizer.json is " + std::to_string(tokenizer_json.size()) + " bytes; the limit is " +
-                         std::to_string(kMaxJsonBytes));
+    throw TokenizerError("tokenizer.too_large",
+                         {{"size", int64_t(tokenizer_json.size())}, {"limit", int64_t(kMaxJsonBytes)}},
+                         "tokenizer.json is " + std::to_string(tokenizer_json.size()) + " bytes; the limit is " +
+                             std::to_string(kMaxJsonBytes));
   }
   json root;
   try {
     root = json::parse(tokenizer_json);
   } catch (const json::exception& e) {
-    throw TokenizerError(std::string("tokenizer.json is not valid JSON: ") + e.what());
+    throw TokenizerError("tokenizer.not_json", {}, std::string("tokenizer.json is not valid JSON: ") + e.what());
   }
-  if (!root.is_object()) throw TokenizerError("tokenizer.json must be a JSON object, got " + type_name(root));
+  if (!root.is_object()) {
+    throw TokenizerError("tokenizer.not_object", {{"type", type_name(root)}},
+                         "tokenizer.json must be a JSON object, got " + type_name(root));
+  }
 
   const json* model = optional_field(root, "model");
-  if (!model) throw TokenizerError("model is missing");
+  if (!model) throw TokenizerError("tokenizer.missing_field", {{"field", "model"}}, "model is missing");
   if (!model->is_object()) throw TokenizerError("model must be an object, got " + type_name(*model));
   if (const json* type = optional_field(*model, "type")) {
     if (!type->is_string() || type->get<std::string>() != "BPE") {
-      throw TokenizerError("model.type " + shown(*type) + " is not supported; only \"BPE\" is");
+      throw TokenizerError("tokenizer.unsupported_model", {{"type", shown(*type)}},
+                           "model.type " + shown(*type) + " is not supported; only \"BPE\" is");
     }
   }
   check_pipeline(root);
@@ -148,7 +154,7 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   Tokenizer t;
   // model.vocab: {piece: id}.
   const json* vocab = optional_field(*model, "vocab");
-  if (!vocab) throw TokenizerError("model.vocab is missing");
+  if (!vocab) throw TokenizerError("tokenizer.missing_field", {{"field", "model.vocab"}}, "model.vocab is missing");
   if (!vocab->is_object()) throw TokenizerError("model.vocab must be an object {token: id}, got " + type_name(*vocab));
   if (int64_t(vocab->size()) > kMaxVocab) {
     throw TokenizerError("model.vocab has " + std::to_string(vocab->size()) + " entries; the limit is " +
@@ -207,7 +213,7 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   // model.merges: rank = position; a repeated pair keeps its last rank, as
   // Hugging Face's map does.
   const json* merges = optional_field(*model, "merges");
-  if (!merges) throw TokenizerError("model.merges is missing");
+  if (!merges) throw TokenizerError("tokenizer.missing_field", {{"field", "model.merges"}}, "model.merges is missing");
   if (!merges->is_array()) throw TokenizerError("model.merges must be an array, got " + type_name(*merges));
   std::string left, right;
   for (size_t i = 0; i < merges->size(); ++i) {
@@ -402,8 +408,9 @@ void Tokenizer::bpe(std::string_view word, std::vector<int32_t>& out) const {
 
 void Tokenizer::check_id(int32_t id, const char* where) const {
   if (!has_id(id)) {
-    throw TokenizerError(std::string(where) + ": id " + std::to_string(id) + " is not in the vocabulary (ids 0.." +
-                         std::to_string(int64_t(pieces_.size()) - 1) + ")");
+    throw TokenizerError("token_id.out_of_range", {{"id", int64_t(id)}, {"last", int64_t(pieces_.size()) - 1}},
+                         std::string(where) + ": id " + std::to_string(id) + " is not in the vocabulary (ids 0.." +
+                             std::to_string(int64_t(pieces_.size()) - 1) + ")");
   }
 }
 

@@ -33,11 +33,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "util/error.h"
+
 namespace minimind {
 
-class TokenizerError : public std::runtime_error {
+// Kind "tokenizer" unless a throw site names a kind of its own (util/error.h).
+class TokenizerError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit TokenizerError(const std::string& message) : Error("tokenizer", {}, message) {}
+  TokenizerError(std::string kind, ErrorValues values, const std::string& message)
+      : Error(std::move(kind), std::move(values), message) {}
 };
 
 class Tokenizer {

@@ -8,7 +8,10 @@
 //        [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8]
 //        [--grad-clip 1.0] [--seed 42] [--order shuffle|file]
 //        [--dtype float32|float16] [--log FILE.jsonl] [--threads 1]
+//        [--max-batches N]
 // --threads splits the products by output rows: the same bits for any count.
+// --max-batches stops after the run's first N batches, on the schedule of the
+// whole run: to replay the start of a logged run (scripts/replay_demo.mjs).
 // Writes DIR/config.json and DIR/model.safetensors; one line per batch on
 // stderr (and in --log as JSON, the fields of `minimind train --log`).
 #include <chrono>
@@ -79,7 +82,8 @@ int run(const std::map<std::string, std::string>& args) {
                                        "order",
                                        "dtype",
                                        "log",
-                                       "threads"};
+                                       "threads",
+                                       "max-batches"};
   for (const auto& [name, value] : args) {
     bool known = false;
     for (const char* flag : kFlags) known = known || name == flag;
@@ -139,13 +143,16 @@ int run(const std::map<std::string, std::string>& args) {
   const std::string dtype = get("dtype").empty() ? "float32" : get("dtype");
   if (dtype != "float32" && dtype != "float16") throw std::invalid_argument("--dtype must be float32 or float16");
 
+  const int64_t max_batches = integer(args, "max-batches", 0);
+  if (max_batches < 0) throw std::invalid_argument("--max-batches must not be negative (0: the whole run)");
+
   Trainer trainer(model, std::move(data), o);
   std::ofstream log;
   if (!get("log").empty()) log.open(get("log"));
   const auto start = std::chrono::steady_clock::now();
   const double split_before = split_seconds();
   int64_t tokens = 0;
-  while (!trainer.done()) {
+  while (!trainer.done() && (max_batches == 0 || trainer.batches_done() < max_batches)) {
     const TrainStep s = trainer.step();
     tokens += std::min(o.batch_size, trainer.data().size() - (s.batch - 1) * o.batch_size) * data_options.max_seq_len;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

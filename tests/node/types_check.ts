@@ -2,11 +2,16 @@
 // declarations in js/minimind.d.ts must describe the API as the tests use it.
 import { chatPrompt } from '../../js/chat_template.mjs';
 import {
+  errorFields,
   loadMiniMind,
+  MiniMindError,
+  type AttributeResult,
   type ForwardResult,
   type GenerationStep,
   type InferredConfig,
+  type LensResult,
   type ModelInfo,
+  type PatchResult,
   type TrainStep,
 } from '../../js/minimind.mjs';
 
@@ -28,6 +33,16 @@ async function usage(): Promise<number> {
   const gradients = trainer.lossAndGradients([0]).gradients.length;
   const memory: number = trainer.info().memory.total;
   trainer.dispose();
+  const lens: LensResult = model.lens([3, 4, 5], { top: 3, token: 7, causalMask: true });
+  const patched: PatchResult = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 7, wrong: 8 });
+  const dla: AttributeResult = model.attribute([3, 4, 5], { position: 2, answer: 7, wrong: 8, scaleScores: false });
+  const interp: number =
+    lens.lens[0][0][0].p +
+    (lens.token?.p[0][0] ?? 0) +
+    (patched.restoration?.heads?.[0][0] ?? patched.heads?.[0][0] ?? 0) +
+    dla.heads[0][0] +
+    dla.ffn[0];
+  void interp;
   const file: Uint8Array = model.safetensors({ dtype: 'F16' });
   model.dispose();
   const problems: string[] = mm.configProblems({ hidden_size: 64 });
@@ -54,4 +69,14 @@ async function usage(): Promise<number> {
   );
 }
 
+// What the core rejects: one error type with a kind and named values.
+function described(error: unknown): string {
+  if (error instanceof MiniMindError) {
+    const limit: number | string | undefined = error.values.limit;
+    return `${error.kind} ${String(limit)} ${error.problems?.map((p) => p.kind).join() ?? ''} ${error.message}`;
+  }
+  return errorFields(error).message;
+}
+
 void usage;
+void described;

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Interpretability speed: the activation-patching sweep over every head of
+// minimind2-small (8 layers × 8 heads, seeded weights) on a 16-token prompt,
+// with the residual sweep, the logit lens and direct logit attribution beside
+// it, on the shipped Wasm builds in Node (npm run bench -- --only interp
+// writes the "Interpretability" section of BENCHMARKS.md; node
+// bench/interp.mjs prints it).
+//
+// A patched run resumes at the patched layer from the corrupt run's cached
+// residual (earlier layers are not recomputed), and only the last position's
+// o_proj and FFN run in the last block; a residual patch at position t reuses
+// the corrupt run's keys and values of positions before t.
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+import { runHeader } from './cpu_model.mjs';
+import { median } from './median.mjs';
+
+const PRESET = 'minimind2-small';
+const T = 16;
+const REPS = 5;
+const VARIANTS = [
+  { label: 'Wasm SIMD, 1 thread', variant: 'simd', threads: 1 },
+  { label: 'Wasm SIMD + threads, 2 threads', variant: 'threads', threads: 2 },
+];
+
+export const INTERP_BEGIN = '<!-- interp:';
+export const INTERP_END = '<!-- /interp -->';
+
+// bos + 15 ids; the corrupt prompt differs at position 1, right after the bos: a patched run
+// recomputes positions 1..15 (a pair differing at its last token, as the pronoun pair does,
+// recomputes one position per block and is much faster).
+const DIFFERENT_AT = 1;
+const clean = [1, ...Array.from({ length: T - 1 }, (_, i) => 3 + ((i * 131 + 7) % 6000))];
+const corrupt = clean.map((id, i) => (i === DIFFERENT_AT ? id + 1 : id));
+const ANSWER = 100;
+const WRONG = 200;
+
+// Wall and CPU milliseconds of one call (CPU: every thread of the process,
+// so on a loaded machine the one-thread CPU time is what an idle core would take).
+function time(f) {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  f();
+  const wall = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / 1000 };
+}
+
+function timed(f) {
+  f(); // warm-up
+  const runs = Array.from({ length: REPS }, () => time(f));
+  return { wall: median(runs.map((r) => r.wall)), cpu: median(runs.map((r) => r.cpu)) };
+}
+
+/** Median milliseconds per piece of work, per Wasm build. */
+export async function measureInterp({ log = () => {} } = {}) {
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const started = new Date();
+  const load = os.loadavg()[0];
+  const results = [];
+  for (const { label, variant, threads } of VARIANTS) {
+    const mm = await loadMiniMind({ variant, threads });
+    const model = mm.createModel({ preset: PRESET, seed: 0 });
+    const request = { clean, corrupt, answer: ANSWER, wrong: WRONG };
+    log(`interp: ${label}`);
+    results.push({
+      label,
+      threads: mm.threads,
+      forward: timed(() => model.forward(clean)),
+      heads: timed(() => model.patch({ ...request, residual: false })),
+      residual: timed(() => model.patch({ ...request, heads: false })),
+      both: timed(() => model.patch(request)),
+      lens: timed(() => model.lens(clean, { top: 5 })),
+      attribute: timed(() => model.attribute(clean, { answer: ANSWER, wrong: WRONG })),
+    });
+    model.dispose();
+  }
+  return { header: runHeader(started, load), preset: PRESET, T, differentAt: DIFFERENT_AT, reps: REPS, results };
+}
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+
+/** The "Interpretability" section of BENCHMARKS.md, between its markers. */
+export function interpSection(r) {
+  const { header: h } = r;
+  const rows = [
+    ['forward (for scale)', 'forward'],
+    ['patching, every head (64 patched runs)', 'heads'],
+    ['patching, every residual layer × position (9 × 16)', 'residual'],
+    ['patching, both sweeps (one `model.patch` call)', 'both'],
+    ['logit lens, top 5, 9 layers × 16 positions', 'lens'],
+    ['direct logit attribution, last position', 'attribute'],
+  ];
+  const head = `| work | ${r.results.map((x) => x.label).join(' | ')} |`;
+  const rule = `|---|${r.results.map(() => '---:').join('|')}|`;
+  const lines = rows.map(
+    ([name, key]) => `| ${name} | ${r.results.map((x) => `${fmt(x[key].wall)} ms (CPU ${fmt(x[key].cpu)} ms)`).join(' | ')} |`,
+  );
+  return `${INTERP_BEGIN} written by node bench/run.mjs --only interp; do not edit by hand -->
+## Interpretability
+
+${r.preset} (seeded weights), a ${r.T}-token prompt, clean and corrupt differing at position
+${r.differentAt} (the worst case: every later position is recomputed); median of ${r.reps} runs after
+one warm-up, in Node on the Wasm modules the page ships (${h.cpu}, ${h.cores} cores,
+${h.date.slice(0, 10)}, load average ${h.load[0].toFixed(1)}–${h.load[1].toFixed(1)}: wall time grows with the load,
+so each cell also gives the process's CPU time, all threads together).
+Each sweep includes its clean and corrupt runs with the cache of head outputs; a patched run
+resumes at the patched layer from the corrupt run's residual (earlier layers are not recomputed)
+and runs the last block's o_proj and FFN on the last position alone; a residual patch at
+position t takes the corrupt run's keys and values of positions before t from its cache.
+
+${head}
+${rule}
+${lines.join('\n')}
+${INTERP_END}
+`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(interpSection(await measureInterp({ log: (m) => console.error(m) })));
+}

@@ -1,0 +1,105 @@
+// Interpretability hooks on one forward: what TransformerLens's HookedTransformer
+// caches (the residual stream, each head's output z before o_proj, each FFN's
+// output, the final norm's scale) and the forward that takes patches (a head's
+// z, or one position of the residual stream, replaced by values from another
+// run). The math is MiniMind's forward (model.cpp), run block by block so a
+// patched run can resume at the first patched layer.
+//
+// Shapes: T tokens, D hidden, L layers, H heads, Dh head_dim, V vocab.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/forward_workspace.h"
+#include "model/kv_cache.h"
+#include "model/model.h"
+
+namespace minimind {
+
+// The switches a learner can flip (both on is MiniMind's forward).
+struct InterpOptions {
+  bool causal_mask = true;
+  bool scale_scores = true;
+};
+
+// Replaces head `head` of block `layer`'s output z (before o_proj), every position.
+struct HeadPatch {
+  int64_t layer = 0, head = 0;
+  const float* values = nullptr;  // [T, Dh]
+};
+
+// Replaces the residual stream at one position: layer 0 is the embedding's
+// output, layer l (1..L) block l-1's output (the "residual after block l" of
+// the lens, counted from 1).
+struct ResidualPatch {
+  int64_t layer = 0, position = 0;
+  const float* values = nullptr;  // [D]
+};
+
+struct Patches {
+  std::vector<HeadPatch> heads;
+  std::vector<ResidualPatch> residual;
+};
+
+// What the hooks saw in one forward (after any patch was applied).
+struct Activations {
+  int64_t T = 0;
+  std::vector<float> residual;      // [L + 1, T, D]: embedding, then each block's output
+  std::vector<float> head_outputs;  // [L, H, T, Dh]: z, o_proj's input split by head
+  std::vector<float> ffn_outputs;   // [L, T, D]: each block's FFN (or whole MoE) output
+  std::vector<float> final_scale;   // [T]: the final RMSNorm's rsqrt(mean(x²) + eps)
+  std::vector<float> logits;        // [T, V]
+
+  const float* residual_at(int64_t layer, int64_t D) const { return residual.data() + layer * T * D; }
+  const float* head_at(int64_t layer, int64_t head, int64_t H, int64_t Dh) const {
+    return head_outputs.data() + (layer * H + head) * T * Dh;
+  }
+};
+
+// Scratch of run_blocks, kept between calls (one per thread).
+struct HookedScratch {
+  ForwardWorkspace forward;
+  KVCache cache{0, 0, 0};
+  std::vector<float> cos, sin;            // [T, Dh] RoPE rows
+  std::vector<const float*> head_values;  // [H] the patched heads of one layer
+};
+
+// Checks ids against the vocabulary and the positions (std::invalid_argument).
+void check_interp_ids(const Model& model, const std::vector<int32_t>& ids);
+
+// Checks every patch's layer, head and position for T tokens (std::invalid_argument).
+void check_patches(const Model& model, int64_t T, const Patches& patches);
+
+// Where a run starts: block `layer` (its input is residual layer `layer`),
+// at token `position`. A run from position P > 0 feeds only rows P..T-1: the
+// scratch's cache must hold the keys and values of rows 0..P-1 of every
+// block from `layer` on (rows before P are what a causal run left there).
+// last_row_only: only the last row is wanted (a patching metric), so the
+// last block's o_proj and FFN run on it alone.
+struct Resume {
+  int64_t layer = 0, position = 0;
+  bool last_row_only = false;
+};
+
+// Runs blocks from.layer..L-1 on h [T', D], the residual stream entering
+// block from.layer at positions from.position..from.position+T'-1, in place:
+// h ends as the last block's output (only its last row with last_row_only).
+// Applies the residual patches of layers from.layer..L (those of from.layer
+// to h first) and the head patches of those blocks; patch positions and
+// values are absolute ([T, ...]). capture (optional, sized by
+// run_with_hooks, from.position 0 and not last_row_only) receives what the
+// hooks see in these blocks.
+void run_blocks(const Model& model, float* h, int64_t rows, const Resume& from, const InterpOptions& options,
+                const Patches& patches, HookedScratch& scratch, Activations* capture = nullptr);
+
+// One whole forward with every hook: embedding, the L blocks, final norm and
+// lm_head. ids: [T]. scratch (optional): where to run, so that its cache
+// holds every block's keys and values of the run afterwards.
+Activations run_with_hooks(const Model& model, const std::vector<int32_t>& ids, const InterpOptions& options = {},
+                           const Patches& patches = {}, HookedScratch* scratch = nullptr);
+
+// The final norm's scale of one residual row x [D]: rsqrt(mean(x²) + eps).
+float final_norm_scale(const Model& model, const float* x);
+
+}  // namespace minimind

@@ -1,0 +1,137 @@
+// The interpretability tools of the JS API (Model.lens, Model.patch,
+// Model.attribute), in TransformerLens's vocabulary: the residual stream,
+// a head's output z before o_proj, the logit lens, activation patching and
+// direct logit attribution with the final norm's scale frozen. The math is
+// the core's (core/interp/); this file checks the options and nests the
+// flat typed arrays the module returns.
+//
+// Layers of the residual stream are counted 0..L: 0 is the embedding's
+// output, l the output of block l (1-based here, as the lens's rows are).
+
+import { MiniMindError } from './minimind_error.mjs';
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? JSON.stringify(value) : `${typeof value} ${String(value)}`;
+}
+
+function integer(value, name, min = 0, max = 2 ** 31 - 1) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+  if (value < min || value > max) throw new RangeError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+// {causalMask, scaleScores}: both on unless switched off, as forward() takes them.
+function switches(options) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new TypeError(`options must be an object, got ${describe(options)}`);
+  for (const flag of ['causalMask', 'scaleScores']) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
+      throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
+  }
+  return { causalMask: options.causalMask ?? true, scaleScores: options.scaleScores ?? true };
+}
+
+function vocabularyId(value, name, info) {
+  if (value === undefined) throw new TypeError(`${name} is required: give a token id`);
+  return integer(value, name, 0, info.vocab_size - 1);
+}
+
+// A flat row-major typed array as nested arrays of `shape`.
+function nest(flat, shape) {
+  const build = (offset, axis) => {
+    if (axis === shape.length - 1) return Array.from(flat.subarray(offset, offset + shape[axis]));
+    const stride = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+    return Array.from({ length: shape[axis] }, (_, i) => build(offset + i * stride, axis + 1));
+  };
+  return build(0, 0);
+}
+
+/**
+ * The logit lens of ids (Int32Array): per residual layer 0..L and position,
+ * the `top` most probable next tokens of lm_head(norm(residual)), and the
+ * probability of `token` when given.
+ */
+export function logitLens(native, info, ids, options = {}) {
+  const request = switches(options);
+  request.top = integer(options.top ?? 5, 'top', 1, info.vocab_size);
+  if (options.token !== undefined) request.token = vocabularyId(options.token, 'token', info);
+  const out = native.lens(ids, JSON.stringify(request));
+  const layers = out.layers,
+    T = out.T,
+    k = out.top;
+  const lens = Array.from({ length: layers }, (_, l) =>
+    Array.from({ length: T }, (_, t) =>
+      Array.from({ length: k }, (_, j) => {
+        const i = (l * T + t) * k + j;
+        return { id: out.ids[i], p: out.p[i] };
+      }),
+    ),
+  );
+  const result = { lens };
+  if (request.token !== undefined) result.token = { id: request.token, p: nest(out.tokenP, [layers, T]) };
+  return result;
+}
+
+/**
+ * Activation patching from the clean run into the corrupt one (same
+ * length), metric logit(answer) - logit(wrong) at the last position. Raw
+ * metrics, and `restoration`: (patched - corrupt) / (clean - corrupt), 1 where
+ * the patch brings the clean answer fully back (null when the two runs tie).
+ * options.heads / options.residual: false skips that sweep (its result is null).
+ */
+export function activationPatching(native, info, clean, corrupt, options) {
+  const request = switches(options);
+  request.answer = vocabularyId(options.answer, 'answer', info);
+  request.wrong = vocabularyId(options.wrong, 'wrong', info);
+  for (const sweep of ['heads', 'residual']) {
+    if (options[sweep] !== undefined && typeof options[sweep] !== 'boolean')
+      throw new TypeError(`${sweep} must be true or false (whether to sweep them), got ${describe(options[sweep])}`);
+    request[sweep] = options[sweep] ?? true;
+  }
+  if (clean.length !== corrupt.length)
+    throw new MiniMindError(
+      `clean has ${clean.length} tokens and corrupt ${corrupt.length}: patching needs texts of the same token length`,
+      {
+        kind: 'interp.length_mismatch',
+        values: { clean: clean.length, corrupt: corrupt.length },
+      },
+    );
+  const out = native.patch(clean, corrupt, JSON.stringify(request));
+  const L = info.num_hidden_layers,
+    H = info.num_attention_heads,
+    T = clean.length;
+  const heads = request.heads ? nest(out.heads, [L, H]) : null;
+  const residual = request.residual ? nest(out.residual, [L + 1, T]) : null;
+  const span = out.clean - out.corrupt;
+  const restore = (rows) => rows && rows.map((row) => row.map((v) => (v - out.corrupt) / span));
+  return {
+    metric: { clean: out.clean, corrupt: out.corrupt },
+    heads,
+    residual,
+    restoration: span === 0 ? null : { heads: restore(heads), residual: restore(residual) },
+  };
+}
+
+/**
+ * Direct logit attribution at `position` (default: the last): each head's,
+ * the embedding's and each FFN's share of logit(answer) - logit(wrong); the
+ * parts add up to `total`.
+ */
+export function directLogitAttribution(native, info, ids, options = {}) {
+  const request = switches(options);
+  request.position = integer(options.position ?? ids.length - 1, 'position', 0, ids.length - 1);
+  request.answer = vocabularyId(options.answer, 'answer', info);
+  request.wrong = vocabularyId(options.wrong, 'wrong', info);
+  const out = native.attribute(ids, JSON.stringify(request));
+  const L = info.num_hidden_layers,
+    H = info.num_attention_heads;
+  return {
+    position: out.position,
+    total: out.total,
+    embedding: out.embedding,
+    heads: nest(out.heads, [L, H]),
+    ffn: Array.from(out.ffn),
+  };
+}

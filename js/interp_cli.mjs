@@ -1,0 +1,164 @@
+// The CLI's interpretability commands (lens, patch, attribute), on the JS
+// API's Model.lens / patch / attribute. cli.mjs hands in its model and
+// input helpers, so the flags read exactly as they do for `run`.
+import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
+
+export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top 5] [--token ID] [--no-bos] [--json]
+            the logit lens: each residual (0 = embedding, l = after block l) read
+            through the final norm and lm_head: top tokens per layer and position
+  patch     MODEL (--clean "..." | --clean-ids ...) (--corrupt "..." | --corrupt-ids ...)
+            [--no-bos] --answer ID|TEXT --wrong ID|TEXT [--json]
+            activation patching, metric logit(answer) - logit(wrong) at the last
+            position: each head's output and each residual (layer, position) of
+            the clean run put into the corrupt run (same token length). With a
+            tokenizer the defaults are ${PRONOUN_PAIR.clean} / ${PRONOUN_PAIR.corrupt} and the
+            first tokens of ${PRONOUN_PAIR.answerName}'s and ${PRONOUN_PAIR.wrongName}'s habits
+  attribute MODEL (--ids ... | --text "...") [--position P] --answer ID|TEXT --wrong ID|TEXT [--json]
+            direct logit attribution: what the embedding, each head and each FFN
+            add to logit(answer) - logit(wrong) at position P (default: the last)
+            lens, patch and attribute take --no-causal-mask and --no-scale (the
+            page's switches; MiniMind runs with both on)`;
+
+export const INTERP_OPTIONS = {
+  top: { type: 'string' },
+  token: { type: 'string' },
+  position: { type: 'string' },
+  answer: { type: 'string' },
+  wrong: { type: 'string' },
+  clean: { type: 'string' },
+  corrupt: { type: 'string' },
+  'clean-ids': { type: 'string' },
+  'corrupt-ids': { type: 'string' },
+  'no-causal-mask': { type: 'boolean' },
+  'no-scale': { type: 'boolean' },
+};
+
+/**
+ * The three commands, given cli.mjs's helpers: {openModel, openTokenizer,
+ * inputTokens, integerOption, UsageError}.
+ */
+export function interpCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }) {
+  // A token as the tokenizer displays it, with its id.
+  const tokenName = (tokenizer, id) => (tokenizer ? `${tokenizer.display([id])[0].text} ${id}` : String(id));
+  const switches = (values) => ({ causalMask: !values['no-causal-mask'], scaleScores: !values['no-scale'] });
+
+  // --answer / --wrong: an id, or a text whose first token (after `prefix`
+  // when the input was a text) is taken.
+  function tokenOption(values, name, tokenizer, prefix) {
+    const given = values[name];
+    if (given === undefined) return undefined;
+    if (/^\s*\d+\s*$/.test(given)) return Number(given);
+    if (!tokenizer) throw new UsageError(`--${name} "${given}" is a text, and this model has no tokenizer: give a token id`);
+    if (prefix !== undefined) return nextToken(tokenizer, prefix, given);
+    const ids = tokenizer.encode(given);
+    if (ids.length === 0) throw new UsageError(`--${name} is empty`);
+    return ids[0];
+  }
+
+  async function withModel(mm, values, body) {
+    const { model, folder } = await openModel(mm, values);
+    const tokenizer = await openTokenizer(mm, values, folder);
+    try {
+      return await body(model, tokenizer);
+    } finally {
+      tokenizer?.dispose();
+      model.dispose();
+    }
+  }
+
+  async function lens(mm, values) {
+    await withModel(mm, values, async (model, tokenizer) => {
+      const { ids, labels } = inputTokens(values, tokenizer);
+      const top = integerOption(values, 'top', 5);
+      const token = values.token === undefined ? undefined : integerOption(values, 'token');
+      const r = model.lens(ids, { top, ...(token === undefined ? {} : { token }), ...switches(values) });
+      if (values.json) return console.log(JSON.stringify({ ids, tokens: labels, ...r }));
+      r.lens.forEach((rows, layer) => {
+        console.log(`\n${layer === 0 ? 'embedding (layer 0)' : `after block ${layer}`}: top ${top} next tokens`);
+        rows.forEach((entries, t) =>
+          console.log(`  after ${labels[t]}: ${entries.map((e) => `${tokenName(tokenizer, e.id)}: ${e.p.toFixed(3)}`).join(', ')}`),
+        );
+      });
+      if (r.token) {
+        console.log(`\np(${tokenName(tokenizer, r.token.id)}) per layer (rows) and position (columns):`);
+        r.token.p.forEach((row, layer) => console.log(`  ${String(layer).padStart(3)} ${row.map((p) => p.toFixed(3)).join(' ')}`));
+      }
+    });
+  }
+
+  async function patch(mm, values) {
+    await withModel(mm, values, async (model, tokenizer) => {
+      const givesPair = [values.clean, values['clean-ids'], values.corrupt, values['corrupt-ids']].some((v) => v !== undefined);
+      if ((values.clean !== undefined || values.corrupt !== undefined || !givesPair) && !tokenizer)
+        throw new UsageError(
+          'texts need a model with a tokenizer (a preset numbers whitespace words by first appearance, ' +
+            'which differs between the two texts): give --clean-ids and --corrupt-ids',
+        );
+      const side = (name) => {
+        if (values[name] !== undefined && values[`${name}-ids`] !== undefined)
+          throw new UsageError(`give --${name} or --${name}-ids, not both`);
+        const text = values[name] ?? (givesPair ? undefined : PRONOUN_PAIR[name]);
+        return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer) };
+      };
+      const clean = side('clean');
+      const corrupt = side('corrupt');
+      if (clean.ids.length !== corrupt.ids.length)
+        throw new UsageError(
+          `the clean input has ${clean.ids.length} tokens and the corrupt one ${corrupt.ids.length}: ` +
+            'patching needs the same token length (position t of one run goes to position t of the other)',
+        );
+      let answer = tokenOption(values, 'answer', tokenizer, clean.text);
+      let wrong = tokenOption(values, 'wrong', tokenizer, clean.text);
+      if ((answer === undefined || wrong === undefined) && !givesPair) {
+        const defaults = pronounPairAnswers(tokenizer);
+        answer ??= defaults.answer;
+        wrong ??= defaults.wrong;
+      }
+      if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
+      const r = model.patch({ clean: clean.ids, corrupt: corrupt.ids, answer, wrong, ...switches(values) });
+      const out = {
+        ids: { clean: clean.ids, corrupt: corrupt.ids },
+        tokens: { clean: clean.labels, corrupt: corrupt.labels },
+        answer,
+        wrong,
+        metric: r.metric,
+        heads: r.heads,
+        residual: r.residual,
+      };
+      if (values.json) return console.log(JSON.stringify(out));
+      console.log(`clean:   ${clean.labels.join(' ')}\ncorrupt: ${corrupt.labels.join(' ')}`);
+      console.log(
+        `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at the last position: clean ${r.metric.clean.toFixed(3)}, corrupt ${r.metric.corrupt.toFixed(3)}`,
+      );
+      if (!r.restoration) return console.log('the two runs give the same metric: nothing to restore');
+      console.log('\nrestoration (patched - corrupt) / (clean - corrupt), head outputs [layer × head]:');
+      r.restoration.heads.forEach((row, l) =>
+        console.log(`  ${String(l).padStart(3)} ${row.map((v) => v.toFixed(2).padStart(6)).join(' ')}`),
+      );
+      console.log('\nrestoration, residual [layer (0 = embedding) × position]:');
+      console.log(`      ${corrupt.labels.map((l) => l.padStart(6)).join(' ')}`);
+      r.restoration.residual.forEach((row, l) =>
+        console.log(`  ${String(l).padStart(3)} ${row.map((v) => v.toFixed(2).padStart(6)).join(' ')}`),
+      );
+    });
+  }
+
+  async function attribute(mm, values) {
+    await withModel(mm, values, async (model, tokenizer) => {
+      const { ids } = inputTokens(values, tokenizer);
+      const answer = tokenOption(values, 'answer', tokenizer, values.text);
+      const wrong = tokenOption(values, 'wrong', tokenizer, values.text);
+      if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
+      const position = integerOption(values, 'position', ids.length - 1);
+      const r = model.attribute(ids, { position, answer, wrong, ...switches(values) });
+      if (values.json) return console.log(JSON.stringify(r));
+      console.log(
+        `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at position ${r.position}: ${r.total.toFixed(3)}`,
+      );
+      console.log(`  embedding ${r.embedding.toFixed(3)}`);
+      r.heads.forEach((row, l) => console.log(`  block ${l}: heads ${row.map((v) => v.toFixed(3)).join(' ')}, FFN ${r.ffn[l].toFixed(3)}`));
+    });
+  }
+
+  return { lens, patch, attribute };
+}
