@@ -56,6 +56,15 @@ function referentAccuracy(model, probes, ablate) {
   return right / probes.length;
 }
 
+/** A head's role from its scores (a score left out, as the light probes leave the sink out, never decides). */
+export function roleOf(s) {
+  if (s.pronoun >= 0.5) return 'pronoun';
+  if (s.induction >= 0.4) return 'induction';
+  if (s.previousToken >= 0.6) return 'previous-token';
+  if (s.sink >= 0.6) return 'sink';
+  return 'mixed';
+}
+
 /**
  * Scores every head of `model` (MiniMind's tokenizer needed for the
  * sentences). Returns {heads: [{layer, head, previousToken, previousTokenRandom, induction,
@@ -125,16 +134,7 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
   for (let layer = 0; layer < L; layer += 1) {
     for (let head = 0; head < H; head += 1) {
       const s = Object.fromEntries(Object.entries(scores).map(([k, m]) => [k, m[layer][head]]));
-      const role =
-        s.pronoun >= 0.5
-          ? 'pronoun'
-          : s.induction >= 0.4
-            ? 'induction'
-            : s.previousToken >= 0.6
-              ? 'previous-token'
-              : s.sink >= 0.6
-                ? 'sink'
-                : 'mixed';
+      const role = roleOf(s);
       heads.push({ layer, head, ...s, role });
       if (s.pronoun > best.score) best = { layer, head, score: s.pronoun };
     }
@@ -171,7 +171,7 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
       pronounHeads,
       allOff: pronounHeads.length === 1 ? off : referentAccuracy(model, accuracyProbes, pronounHeads),
     },
-    probes: { heldOut: heldOut.length, induction: induction.length, previousToken: previous.length, texts: texts.length },
+    probes: { seed, heldOut: heldOut.length, induction: induction.length, previousToken: previous.length, texts: texts.length },
   };
 }
 
@@ -205,4 +205,27 @@ export function scoreHeadRoles(model, probes) {
   const scores = {};
   for (const [kind, list] of Object.entries(probes)) scores[kind] = list.length ? model.attentionMass(list) : null;
   return scores;
+}
+
+/**
+ * The roles scoreHeadRoles() measured, in heads.json's shape, so that a model
+ * trained in the page labels its heads as the trained demo's heads.json does:
+ * {heads: [{layer, head, previousToken, induction, pronoun, role}],
+ * pronounHead: the best pronoun head if its role is 'pronoun' (else null),
+ * step}. scores: {previousToken, induction, pronoun} each [L][H] (null when not measured).
+ */
+export function rolesFromScores(scores, step = null) {
+  const kinds = Object.keys(scores ?? {}).filter((kind) => scores[kind]);
+  if (kinds.length === 0) return null;
+  const L = scores[kinds[0]].length;
+  const H = scores[kinds[0]][0].length;
+  const heads = [];
+  for (let layer = 0; layer < L; layer += 1) {
+    for (let head = 0; head < H; head += 1) {
+      const s = Object.fromEntries(kinds.map((kind) => [kind, scores[kind][layer][head]]));
+      heads.push({ layer, head, ...s, role: roleOf(s) });
+    }
+  }
+  const best = heads.reduce((a, b) => ((b.pronoun ?? -1) > (a.pronoun ?? -1) ? b : a));
+  return { heads, pronounHead: best.role === 'pronoun' ? { layer: best.layer, head: best.head } : null, step };
 }

@@ -1,9 +1,11 @@
 // Writes the demo model's card from what training left in the model folder:
 // MODEL_CARD.md (corpus, hyperparameters, the loss curve, head roles) and
-// loss_curve.svg, from config.json, train_log.jsonl, heads.json and
-// corpus_stats.json (scripts/make_corpus.mjs --stats).
+// loss_curve.svg, from config.json, train_log.jsonl, train_run.json (the
+// run's time, threads, batch size, CPU and load), heads.json, shape_runs.json
+// (scripts/shape_runs.mjs) and corpus_stats.json (scripts/make_corpus.mjs
+// --stats). Every number about the model comes from those files.
 //
-//   node scripts/model_card.mjs --model models/minimind-demo --seconds N --cpu "CPU model" --batch-size N [--load "before, after"] [--threads N]
+//   node scripts/model_card.mjs [--model models/minimind-demo]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,11 +16,6 @@ import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLAC
 const { values } = parseArgs({
   options: {
     model: { type: 'string' },
-    seconds: { type: 'string' },
-    cpu: { type: 'string' },
-    load: { type: 'string' },
-    threads: { type: 'string' },
-    'batch-size': { type: 'string' },
   },
 });
 const dir = values.model ?? 'models/minimind-demo';
@@ -26,7 +23,10 @@ const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
 const heads = JSON.parse(readFileSync(join(dir, 'heads.json'), 'utf8'));
 const log = readFileSync(join(dir, 'train_log.jsonl'), 'utf8').trim().split('\n').map(JSON.parse);
 const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
-const seconds = Number(values.seconds ?? NaN);
+const run = JSON.parse(readFileSync(join(dir, 'train_run.json'), 'utf8'));
+const shapeRuns = JSON.parse(readFileSync(join(dir, 'shape_runs.json'), 'utf8'));
+const recipe = JSON.parse(readFileSync(new URL('demo_recipe.json', import.meta.url), 'utf8'));
+const seconds = run.seconds;
 // Where the best previous-token head looks on sentences: at a name's second
 // token (红 of 小|红) it also reads the token before the name, so i−1 gets less.
 const splitText = () => {
@@ -42,9 +42,9 @@ const allOffText = () => {
   return `; ${r.pronounHeads.length} heads put ≥ 0.5 of the pronoun on the referent (${names}), and with all of them switched off it is **${pct(r.allOff)}**`;
 };
 // The trainer's --batch-size: the log does not record it.
-const batchSize = Number(values['batch-size']);
+const batchSize = run.batchSize;
 if (!Number.isInteger(batchSize) || batchSize < 1) {
-  console.error(`model_card: --batch-size N (the trainer's samples per batch) is needed, got ${values['batch-size']}`);
+  console.error(`model_card: ${join(dir, 'train_run.json')} needs batchSize (the trainer's samples per batch), got ${batchSize}`);
   process.exit(2);
 }
 const number = (n) => n.toLocaleString('en-US');
@@ -111,20 +111,29 @@ const table = heads.heads
       `| ${h.layer} | ${h.head} | ${h.previousToken.toFixed(2)} | ${h.induction.toFixed(2)} | ${h.pronoun.toFixed(2)} | ${h.entropy.toFixed(2)} | ${h.sink.toFixed(2)} | ${h.role} |`,
   )
   .join('\n');
-const best = (key) => heads.heads.reduce((a, h) => (h[key] > a[key] ? h : a));
+const bestOf = (record, key) => record.heads.reduce((a, h) => (h[key] > a[key] ? h : a));
+const best = (key) => bestOf(heads, key);
 const { layer, head } = heads.pronounHead;
 const minutes = Number.isFinite(seconds) ? `${(seconds / 60).toFixed(1)} minutes` : 'an unrecorded time';
 
-// The project's targets for this model, each with its measured value.
-function targets() {
-  const pronoun = heads.heads.find((h) => h.layer === layer && h.head === head).pronoun;
-  const rows = [
+// The project's targets for a model's heads.json record, each with its
+// measured value: [what, wanted, value, met].
+function targetRows(record) {
+  const { layer: l, head: h } = record.pronounHead;
+  const pronoun = record.heads.find((x) => x.layer === l && x.head === h).pronoun;
+  const previous = bestOf(record, 'previousToken').previousToken;
+  const induction = bestOf(record, 'induction').induction;
+  return [
     ['pronoun head: mean mass on the referent, held-out sentences', '≥ 0.60', pronoun, pronoun >= 0.6],
-    ...heads.lesson.map((l) => [`same head, ${l.text} → ${l.referent}`, '≥ 0.50', l.mass, l.mass >= 0.5]),
-    ['referent-dependent token after the pronoun predicted', '≥ 95%', heads.referentAccuracy.on, heads.referentAccuracy.on >= 0.95],
-    ['best previous-token score', '≥ 0.80', best('previousToken').previousToken, best('previousToken').previousToken >= 0.8],
-    ['best induction score', '≥ 0.50', best('induction').induction, best('induction').induction >= 0.5],
+    ...record.lesson.map((x) => [`same head, ${x.text} → ${x.referent}`, '≥ 0.50', x.mass, x.mass >= 0.5]),
+    ['referent-dependent token after the pronoun predicted', '≥ 95%', record.referentAccuracy.on, record.referentAccuracy.on >= 0.95],
+    ['best previous-token score', '≥ 0.80', previous, previous >= 0.8],
+    ['best induction score', '≥ 0.50', induction, induction >= 0.5],
   ];
+}
+
+function targets() {
+  const rows = targetRows(heads);
   const met = rows.filter((r) => r[3]).length;
   return [
     `${met} of ${rows.length} met.`,
@@ -141,6 +150,42 @@ function targets() {
 const probeLength = Math.round(1 + heads.probes.previousToken / heads.probes.texts);
 const shapeCaps = [...new Set([config.head_dim, 64])].map((d) => [d, previousTokenCap(d, probeLength, 1)]);
 
+// The model's parameters, from model.safetensors' header (the tied
+// lm_head.weight, a copy of the embedding, counted once).
+function parameterCount() {
+  const bytes = readFileSync(join(dir, 'model.safetensors'));
+  const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
+  return Object.entries(header)
+    .filter(([key]) => key !== '__metadata__' && !(key === 'lm_head.weight' && config.tie_word_embeddings !== false))
+    .reduce((sum, [, entry]) => sum + entry.shape.reduce((a, b) => a * b, 1), 0);
+}
+
+// Why the shipped shape, against the retrains of shape_runs.json that
+// changed one thing (measured on the same probes as heads.json).
+function kvHeadsText() {
+  const kv = shapeRuns.runs.find((r) => r.num_key_value_heads !== config.num_key_value_heads && r.head_dim === config.head_dim);
+  const shipped = best('previousToken').previousToken.toFixed(2);
+  if (!kv) return `- ${config.num_key_value_heads} kv heads: the best previous-token head scores ${shipped} on held-out sentences (below).`;
+  const r = kv.heads;
+  const split = r.previousTokenSplit;
+  const others = targetRows(r).filter(([what]) => what !== 'best previous-token score');
+  const othersMet = others.filter((row) => row[3]).length;
+  const extra = config.num_hidden_layers * 2 * config.hidden_size * (config.num_key_value_heads - kv.num_key_value_heads) * config.head_dim;
+  const share = Math.round((100 * extra) / parameterCount());
+  return `- ${config.num_key_value_heads} kv heads${config.num_key_value_heads === config.num_attention_heads ? ', one per head (no GQA sharing)' : ''}: with ${kv.num_key_value_heads} kv heads (the model of commit ${kv.commit.slice(0, 7)}, \`shape_runs.json\`) the best previous-token head scored ${bestOf(r, 'previousToken').previousToken.toFixed(2)} on held-out sentences (${split.afterNameStart.mass.toFixed(2)} where i−1 starts a name, ${split.elsewhere.mass.toFixed(2)} elsewhere) and ${othersMet === others.length ? 'every other target was met' : `${othersMet} of the other ${others.length} targets were met`}; with ${config.num_key_value_heads}, ${shipped} (below). They cost ${config.num_hidden_layers} × 2 × ${config.hidden_size} × ${(config.num_key_value_heads - kv.num_key_value_heads) * config.head_dim} = ${number(extra)} more parameters (${share}%) and no measurable training time (300 batches side by side: the same 233 ms each).`;
+}
+
+// Which probes heads.json measured: the held-out seed, or the development
+// seed whose probes chose the corpus and the shape.
+function probeSeedText() {
+  const { developmentSeed, heldOutSeed, heldOutSeedFrom } = recipe.probes;
+  const seed = heads.probes.seed ?? developmentSeed;
+  const development = `seed ${developmentSeed} was the development set: its probes drove the retrains, the corpus's design and the shape above, so scores on its probes are not an unbiased measure`;
+  if (seed === heldOutSeed)
+    return `The probes are drawn with seed ${seed} (the first 8 hex digits of sha256("${heldOutSeedFrom}"), \`scripts/demo_recipe.json\`), chosen after the model was trained: no design choice saw them. Probe ${development}. The lesson's sentence and its three swaps (below) are fixed sentences, not drawn from a seed, and the corpus was designed around them.`;
+  return `The probes are drawn with seed ${seed}${seed === developmentSeed ? `, the development set: its probes drove the retrains, the corpus's design and the shape above, so these scores are not an unbiased measure (the held-out seed is ${heldOutSeed})` : ''}.`;
+}
+
 const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
@@ -149,10 +194,10 @@ Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, bot
 
 ## Why this shape
 
-Measured by full retrains with the same corpus, seeds and 13,362 batches, each changing one thing:
+Measured by full retrains with the same corpus, seeds and ${number(steps)} batches, each changing one thing, on the same held-out probes as the head roles below:
 
-- 4 kv heads, one per head (no GQA sharing): with 2 kv heads the best previous-token head scored 0.75 on held-out sentences (0.48 where i−1 starts a name, 0.80 elsewhere) and every other target was met; with 4, below. They cost 4 × 2 × 128 × 64 = 65,536 more parameters (4%) and no measurable training time (300 batches side by side: the same 233 ms each).
-- head_dim 32 for 4 heads: with 2 kv heads, head_dim 64 instead of 32 gave a best previous-token head of 0.63 and a pronoun head that put only 0.24 and 0.17 on the right name in two of the lesson's swaps.
+${kvHeadsText()}
+- head_dim ${config.head_dim} for ${config.num_attention_heads} heads: with 2 kv heads, head_dim 64 instead of 32 gave a weaker best previous-token head and a pronoun head that missed the right name in two of the lesson's swaps (that run's weights were not kept, so its scores are not given).
 
 ## Corpus: generated, and what the model can know
 
@@ -175,16 +220,16 @@ So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMA
 | learning rate | ${lrText(baseLr)}, MiniMind's \`get_lr\` cosine (${lrText(baseLr)} → ${lrText(log[log.length - 1].lr)}) |
 | optimizer | AdamW (β 0.9/0.999, eps 1e-8, weight decay 0.01), clip_grad_norm 1.0, accumulation 1 |
 | labelled tokens | ${tokens.toLocaleString('en-US')} |
-| time | ${minutes} for the whole \`npm run train:demo\` (corpus, build, training, head roles), training on ${values.threads === '1' || values.threads === undefined ? 'one core' : `${values.threads} threads`} of ${values.cpu ?? 'an unrecorded CPU'}${values.load ? ` (load average ${values.load} at the start and the end)` : ''} |
+| time | ${minutes} for the whole \`npm run train:demo\` (${run.stages}), training on ${run.threads === 1 ? 'one core' : `${run.threads} threads`} of ${run.cpu ?? 'an unrecorded CPU'}${run.load ? ` (load average ${run.load} at the start and the end)` : ''} |
 | loss | ${first.toFixed(2)} at the first batch (ln 6400 = 8.76), ${last50.toFixed(2)} over the last 50 |
 
 ![Loss per batch (light) and its mean over 50 batches (dark)](loss_curve.svg)
 
-\`npm run train:demo\` regenerates the corpus and retrains the model natively, bit for bit from the seeds (the trainer is deterministic, and its native and Wasm builds compute the same bits), then rewrites this card.
+\`npm run train:demo\` regenerates the corpus and retrains the model natively, bit for bit from the seeds (the trainer is deterministic, and its native and Wasm builds compute the same bits), then rewrites this card. \`npm run replay:demo\` checks that claim against this model's log: it regenerates the corpus from its seed and replays the first 20 batches, whose loss and gradient norm must equal \`train_log.jsonl\`'s bit for bit (\`docs/testing.md\`).
 
 ## Head roles (measured by \`minimind heads\`)
 
-Scores on probes the project generates fresh: previous-token (mean attention from position i to i−1 on held-out sentences), induction (a random sequence of the corpus's tokens said twice: mean attention from the second occurrence of a token to the token after its first occurrence, as Olsson et al. 2022), pronoun (mean attention mass from 他/她 onto the referent's tokens on ${heads.probes.heldOut} held-out sentences), entropy of the attention rows (nats), and the mass on the first token (the bos, the usual "sink").
+Scores on probes the project generates fresh: previous-token (mean attention from position i to i−1 on held-out sentences), induction (a random sequence of the corpus's tokens said twice: mean attention from the second occurrence of a token to the token after its first occurrence, as Olsson et al. 2022), pronoun (mean attention mass from 他/她 onto the referent's tokens on ${heads.probes.heldOut} held-out sentences), entropy of the attention rows (nats), and the mass on the first token (the bos, the usual "sink"). ${probeSeedText()}
 
 | layer | head | previous-token | induction | pronoun | entropy | first token | role |
 |---|---|---|---|---|---|---|---|

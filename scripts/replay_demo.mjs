@@ -1,0 +1,101 @@
+// npm run replay:demo: replays the first batches of the demo model's training
+// and compares each batch's loss and gradient norm bit for bit with the
+// committed models/minimind-demo/train_log.jsonl. The recipe is
+// scripts/train_demo.sh's (scripts/demo_recipe.json, scripts/demo_config.json);
+// the corpus is regenerated from its seed, and its statistics must equal the
+// committed corpus_stats.json first. Run it before every change to the
+// forward's or the training's arithmetic (docs/testing.md): "the same sums"
+// holds only if this passes; if it fails, retrain the demo model
+// (npm run train:demo) or correct the claim that it retrains bit for bit.
+//
+//   node scripts/replay_demo.mjs [--batches 20] [--threads N] [--work build/demo-replay] [--no-build]
+//
+// --threads defaults to the recipe's count on this machine (every core up to
+// 4, as scripts/train_demo.sh); the trainer splits products by output rows,
+// so any count must give the same bits. Exit code 0 when every replayed batch
+// matches, 1 when one differs (the first differences are printed).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { parseTrainLog, trajectoryDifferences } from './trajectory.mjs';
+
+const { values } = parseArgs({
+  options: {
+    batches: { type: 'string' },
+    threads: { type: 'string' },
+    work: { type: 'string' },
+    'no-build': { type: 'boolean' },
+  },
+});
+const positive = (name, text, fallback) => {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1) {
+    console.error(`replay_demo: --${name} must be a positive integer, got "${text}"`);
+    process.exit(2);
+  }
+  return Number(text);
+};
+const batches = positive('batches', values.batches, 20);
+const threads = positive('threads', values.threads, Math.min(availableParallelism(), 4));
+const work = values.work ?? 'build/demo-replay';
+const model = 'models/minimind-demo';
+const recipe = JSON.parse(readFileSync('scripts/demo_recipe.json', 'utf8'));
+const recorded = parseTrainLog(readFileSync(join(model, 'train_log.jsonl'), 'utf8'));
+if (batches > recorded.length) {
+  console.error(`replay_demo: the log records ${recorded.length} batches, fewer than --batches ${batches}`);
+  process.exit(2);
+}
+mkdirSync(work, { recursive: true });
+const sh = (command, args) => execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+
+if (!values['no-build']) sh('bash', ['scripts/build.sh', 'native', 'minimind-train']);
+
+console.log(`== corpus (js/corpus.mjs, seed ${recipe.corpus.seed}, ${recipe.corpus.lines} texts)`);
+const corpus = join(work, 'corpus.jsonl');
+const stats = join(work, 'corpus_stats.json');
+const lines = String(recipe.corpus.lines);
+sh(process.execPath, [
+  'scripts/make_corpus.mjs',
+  '--seed',
+  String(recipe.corpus.seed),
+  '--lines',
+  lines,
+  '--pack-tokens',
+  '--out',
+  corpus,
+  '--stats',
+  stats,
+]);
+const committedStats = readFileSync(join(model, 'corpus_stats.json'), 'utf8');
+if (JSON.stringify(JSON.parse(readFileSync(stats, 'utf8'))) !== JSON.stringify(JSON.parse(committedStats))) {
+  console.error(
+    `replay_demo: the regenerated corpus's statistics (${stats}) differ from ${model}/corpus_stats.json: the corpus generator changed`,
+  );
+  process.exit(1);
+}
+
+console.log(`== training: the first ${batches} batches on ${threads} thread${threads === 1 ? '' : 's'}`);
+copyFileSync('scripts/demo_config.json', join(work, 'config.json'));
+const log = join(work, 'train_log.jsonl');
+const options = Object.entries(recipe.train).flatMap(([name, value]) => [`--${name}`, String(value)]);
+sh('build/native/core/minimind-train', [
+  ...['--config', join(work, 'config.json'), '--data', corpus, '--tokenizer', 'models/minimind-tokenizer/tokenizer.json'],
+  ...['--out', join(work, 'model'), ...options, '--threads', String(threads), '--log', log, '--max-batches', String(batches)],
+]);
+
+const replayed = parseTrainLog(readFileSync(log, 'utf8'));
+const differences = trajectoryDifferences(recorded, replayed);
+if (replayed.length !== batches)
+  differences.unshift({ batch: replayed.length, field: 'batches', recorded: batches, replayed: replayed.length });
+if (differences.length > 0) {
+  console.error(`replay_demo: the replay differs from ${model}/train_log.jsonl:`);
+  for (const d of differences.slice(0, 10)) console.error(`  batch ${d.batch} ${d.field}: recorded ${d.recorded}, replayed ${d.replayed}`);
+  process.exit(1);
+}
+const last = replayed[replayed.length - 1];
+console.log(
+  `${batches} batches as recorded, bit for bit: loss ${recorded[0].loss} -> ${last.loss}, grad norm ${last.grad_norm} at batch ${last.batch}`,
+);
