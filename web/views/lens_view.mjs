@@ -1,0 +1,57 @@
+// The logit lens for the selected row: layers (the embeddings, then after
+// each block) × the top 5 tokens read out there, and a layers × positions map
+// of one token's probability. Colours: viridis for probabilities in [0, 1]
+// (colors.mjs); the chosen token's cells are outlined.
+import { scaleFor } from '../colors.mjs';
+import { layerName } from '../../js/why_text.mjs';
+import { renderValueGrid } from './value_grid.mjs';
+
+const probability = scaleFor('attn_weights', []);
+
+/** The lens rows' labels: the embeddings, then "after L0", "after L1", ... */
+export function layerLabels(layers, t) {
+  return Array.from({ length: layers }, (_, l) => (l === 0 ? t('why.emb') : t('why.after', { layer: layerName(l) })));
+}
+
+/**
+ * lens: the worker's lens-result ({row, lens: [L + 1][T][5], token: {id, p},
+ * labels: {id: label}, tokens}); onPick(id) when a top-5 token is clicked.
+ */
+export function renderLens(topBox, mapBox, { lens, t, onPick }) {
+  const { row, labels } = lens;
+  const layers = lens.lens.length;
+  const rows = layerLabels(layers, t);
+  const top = lens.lens.map((layer) => layer[row]);
+  const k = Math.max(...top.map((entries) => entries.length));
+  const name = (id) => labels[id] ?? `#${id}`;
+  renderValueGrid(topBox, {
+    rows,
+    cols: Array.from({ length: k }, (_, j) => String(j + 1)),
+    minColumn: 'max-content', // a token and its p, whole
+    label: t('why.lens.title', { row, token: lens.tokens[row] }),
+    cell: (l, j) => {
+      const entry = top[l][j];
+      if (!entry) return null;
+      return {
+        value: entry.p,
+        text: `${name(entry.id)} ${entry.p.toFixed(2)}`,
+        title: `${name(entry.id)} (#${entry.id}): p = ${entry.p.toFixed(4)}`,
+        color: probability.color(entry.p),
+        marked: entry.id === lens.token.id,
+      };
+    },
+    onClick: (l, j) => onPick(top[l][j].id),
+  });
+  for (const cell of topBox.querySelectorAll('.value-cell[data-value]')) {
+    cell.dataset.id = String(top[Number(cell.dataset.row)][Number(cell.dataset.col)].id);
+  }
+  renderValueGrid(mapBox, {
+    rows,
+    cols: lens.tokens.map((token, position) => `${position} ${token}`),
+    label: t('why.lens.mapTitle', { token: name(lens.token.id) }),
+    cell: (l, position) => {
+      const p = lens.token.p[l][position];
+      return { value: p, text: p.toFixed(2), color: probability.color(p), marked: position === row };
+    },
+  });
+}

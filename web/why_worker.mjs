@@ -1,0 +1,157 @@
+// The compute worker's side of "ask the model why" (worker.mjs dispatches
+// here): the logit lens and direct logit attribution for the page's text at
+// one row, activation patching for two texts. Tokens the page names as text
+// are encoded here, with the worker's tokenizer; the defaults (the lesson's
+// answer and wrong tokens) are the first tokens of the two habits that
+// js/why_text.mjs read from the corpus. The causal mask and √d are as set.
+//
+// main -> worker: {type: 'lens', id, ids | text, row, token: id | null, story, causal, scale}
+//                 {type: 'attribute', id, ids | text, row, answer, wrong, story, causal, scale}
+//                 {type: 'patch', id, clean, corrupt ({ids} | {text}), answer, wrong, story, causal, scale}
+//   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
+//   story: pronounStory() of the text ({pronoun, referent, other, answer, wrong} habits) or null
+// worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, storyRow, causal, scale}
+//                 {type: 'attribution', id, row, attribution, answer, wrong, storyRow, causal, scale}
+//                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, causal, scale}
+import { MiniMindError } from '../js/minimind_error.mjs';
+import { nextToken } from '../js/pronoun_pair.mjs';
+import { storyRow } from '../js/why_text.mjs';
+import { encodeText } from './demo_model.mjs';
+
+const LENS_TOP = 5;
+
+/** ctx: {model, tokenizer, tokensOf(message), labelOf(id)} of the worker now. */
+export function handleLens(ctx, message) {
+  const { ids, labels } = ready(ctx).tokensOf(message);
+  const row = Math.min(message.row, ids.length - 1);
+  const switches = switchesOf(message);
+  const atStory = storyRow(labels, row, message.story);
+  // The token mapped: the one asked for, else the story's answer at its pronoun, else the model's own top 1.
+  let token = message.token ?? (atStory ? habitToken(ctx, message.story, 'answer') : null);
+  if (token === null) token = ctx.model.lens(ids, { top: 1, ...switches }).lens.at(-1)[row][0].id;
+  const lens = ctx.model.lens(ids, { top: LENS_TOP, token, ...switches });
+  const labelsOf = {};
+  for (const layer of lens.lens) for (const entry of layer[row]) labelsOf[entry.id] ??= ctx.labelOf(entry.id);
+  labelsOf[token] ??= ctx.labelOf(token);
+  const whole = atStory && message.token === null ? wholeOf(ctx, token, message.story.answer) : null;
+  self.postMessage({
+    type: 'lens-result',
+    id: message.id,
+    ...echo(message),
+    row,
+    ...lens,
+    tokens: labels,
+    labels: labelsOf,
+    wholes: whole ? { [token]: whole } : {},
+    storyRow: atStory,
+  });
+}
+
+export function handleAttribute(ctx, message) {
+  const { ids, labels } = ready(ctx).tokensOf(message);
+  const row = Math.min(message.row, ids.length - 1);
+  const switches = switchesOf(message);
+  const atStory = storyRow(labels, row, message.story);
+  let answer = resolve(ctx, message.answer) ?? (atStory ? habitToken(ctx, message.story, 'answer') : null);
+  let wrong = resolve(ctx, message.wrong) ?? (atStory ? habitToken(ctx, message.story, 'wrong') : null);
+  if (answer === null || wrong === null) {
+    // The row's own top two at the last layer: why the model prefers its first choice to its second.
+    const lastLayer = ctx.model.lens(ids, { top: 3, ...switches }).lens.at(-1);
+    const top = lastLayer[row].map((e) => e.id);
+    answer ??= top[0];
+    wrong ??= top.find((id) => id !== answer);
+  }
+  const attribution = ctx.model.attribute(ids, { position: row, answer, wrong, ...switches });
+  self.postMessage({
+    type: 'attribution',
+    id: message.id,
+    ...echo(message),
+    row,
+    tokens: labels,
+    attribution,
+    answer: named(ctx, answer, atStory && !message.answer ? message.story.answer : null),
+    wrong: named(ctx, wrong, atStory && !message.wrong ? message.story.wrong : null),
+    storyRow: atStory,
+  });
+}
+
+export function handlePatch(ctx, message) {
+  ready(ctx);
+  const clean = idsOf(ctx, message.clean);
+  const corrupt = idsOf(ctx, message.corrupt);
+  const base = { type: 'patch-result', id: message.id, ...echo(message) };
+  if (clean.length !== corrupt.length) return self.postMessage({ ...base, lengths: { clean: clean.length, corrupt: corrupt.length } });
+  const answer = resolve(ctx, message.answer) ?? (message.story ? habitToken(ctx, message.story, 'answer') : null);
+  const wrong = resolve(ctx, message.wrong) ?? (message.story ? habitToken(ctx, message.story, 'wrong') : null);
+  if (answer === null || wrong === null) throw new Error('patching needs an answer token and a wrong token');
+  const result = ctx.model.patch({ clean, corrupt, answer, wrong, ...switchesOf(message) });
+  const label = (list) => list.map((id) => ctx.labelOf(id));
+  self.postMessage({
+    ...base,
+    result: { ...result, tokens: { clean: label(clean), corrupt: label(corrupt) } },
+    answer: named(ctx, answer, message.answer ? null : message.story?.answer),
+    wrong: named(ctx, wrong, message.wrong ? null : message.story?.wrong),
+  });
+}
+
+function ready(ctx) {
+  if (!ctx.model) throw new Error('no model is loaded');
+  return ctx;
+}
+
+function switchesOf(message) {
+  return { causalMask: message.causal !== false, scaleScores: message.scale !== false };
+}
+
+// What the answer is for: the page draws only an answer to what it shows now.
+function echo(message) {
+  return { causal: message.causal !== false, scale: message.scale !== false, asked: message.asked ?? null };
+}
+
+// A text's ids as the page's matrix reads it (the bos first), or ids as given.
+function idsOf(ctx, tokens) {
+  if (tokens.ids) return tokens.ids;
+  if (!ctx.tokenizer) throw new Error('this model has no tokenizer: give token ids');
+  return encodeText(ctx.tokenizer, tokens.text);
+}
+
+// The first token of the story's habit `which` ('answer' | 'wrong') as the model would write it after the pronoun.
+function habitToken(ctx, story, which) {
+  if (!ctx.tokenizer) return null;
+  try {
+    return nextToken(ctx.tokenizer, story.prefix, story[which]);
+  } catch {
+    return firstToken(ctx, story[which]); // the habit merges with the pronoun: its own first token
+  }
+}
+
+// The first token of a text, as it is written after other text (no bos).
+function firstToken(ctx, text) {
+  if (!ctx.tokenizer) return null;
+  return ctx.tokenizer.encode(text)[0] ?? null;
+}
+
+function resolve(ctx, field) {
+  if (!field) return null;
+  if (field.id !== undefined) {
+    const V = ctx.model.info().vocab_size;
+    if (!(field.id >= 0 && field.id < V))
+      throw new MiniMindError(`token id ${field.id} is outside the vocabulary (0..${V - 1})`, {
+        kind: 'token_id.out_of_range',
+        values: { id: field.id, last: V - 1 },
+      });
+    return field.id;
+  }
+  const id = firstToken(ctx, field.text);
+  if (id === null) throw new Error('this model has no tokenizer: give the answer as a token id');
+  return id;
+}
+
+// {id, label, whole}: whole the habit's first character when the token is only its first bytes (唱 is <0xE5><0x94><0xB1>).
+function named(ctx, id, habit = null) {
+  return { id, label: ctx.labelOf(id), whole: habit ? wholeOf(ctx, id, habit) : null };
+}
+
+function wholeOf(ctx, id, habit) {
+  return ctx.tokenizer?.display([id])[0].partial ? [...habit][0] : null;
+}
