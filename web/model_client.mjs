@@ -5,7 +5,9 @@
 // Wasm runs synchronously in the worker, so the only way to stop a long run
 // is to terminate the worker: cancel() starts a fresh one and loads the last
 // model that loaded again, from its spec (a preset or config, or the files
-// it came from).
+// it came from). Every request settles: the worker answers each one, a
+// superseded one with 'superseded' (a promise rejects with an AbortError),
+// and a cancel settles all that the terminated worker held.
 
 // The request each kind of answer belongs to.
 const REQUEST_OF = {
@@ -17,7 +19,17 @@ const REQUEST_OF = {
   'gen-state': 'gen-start',
   'gen-token': 'gen-step',
   'model-files': 'model-files',
+  'lens-result': 'lens',
+  attribution: 'attribute',
+  'patch-result': 'patch',
 };
+// "Ask the model why" (web/panels/why_panel.mjs): its answers and errors go to onWhy.
+const WHY_REQUESTS = ['lens', 'attribute', 'patch'];
+
+// The answer a superseded model-files request's promise rejects with.
+function superseded() {
+  return new DOMException('a newer request of the same kind superseded this one', 'AbortError');
+}
 
 /** A performance mark per forward pass the worker ran; detail: {id, stale, computeMs}. */
 export const WORKER_FORWARD = 'minimind:worker-forward';
@@ -32,8 +44,12 @@ export class ModelClient {
   #loads = new Map(); // id of a load in flight -> how to load that model again
   #loaded = null; // how to load the model the worker holds again: {spec} or {files, weightsFile, name}
   #fileRequests = new Map(); // id of a model-files request -> {resolve, reject}
+  #pending = new Set(); // ids of the requests not answered yet
 
-  /** handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart, onGenerationStep, onError} */
+  /**
+   * handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart,
+   * onGenerationStep, onWhy, onError, onPending(count of requests not answered yet)}
+   */
   constructor(workerUrl, handlers) {
     this.#workerUrl = workerUrl;
     this.#handlers = handlers;
@@ -52,7 +68,48 @@ export class ModelClient {
     const id = this.#nextId++;
     this.#latest[type] = id;
     this.#sentAt[type] = performance.now();
+    this.#pendingChanged(() => this.#pending.add(id));
     this.#worker.postMessage({ type, id, ...payload }, transfer);
+    return id;
+  }
+
+  /** How many requests have no answer yet (each gets one: its result, an error, or 'superseded'). */
+  get pendingCount() {
+    return this.#pending.size;
+  }
+
+  #pendingChanged(change) {
+    const before = this.#pending.size;
+    change();
+    if (this.#pending.size !== before) this.#handlers.onPending?.(this.#pending.size);
+  }
+
+  /** How to load the model the worker holds again, {spec} or {files, weightsFile, name}; null when none has loaded. */
+  get inUse() {
+    return this.#loaded;
+  }
+
+  /**
+   * Loads a model again from what inUse gave: a spec as load(spec), files by
+   * reading their File again. Returns the load's id, or null when the files
+   * came without their File.
+   */
+  reload(record) {
+    if (record.spec) return this.load(record.spec);
+    if (!record.weightsFile) return null;
+    const id = this.#nextId++;
+    this.#latest.load = id;
+    this.#sentAt.load = performance.now();
+    this.#pendingChanged(() => this.#pending.add(id));
+    this.#loads.set(id, record);
+    record.weightsFile.arrayBuffer().then(
+      (weights) => {
+        if (this.#latest.load === id && this.#pending.has(id))
+          this.#worker.postMessage({ type: 'load', id, spec: { files: { ...record.files, weights } } }, [weights]);
+        else this.#receive({ type: 'superseded', id, request: 'load' });
+      },
+      (error) => this.#receive({ type: 'error', id, request: 'load', message: String(error?.message ?? error) }),
+    );
     return id;
   }
 
@@ -79,9 +136,9 @@ export class ModelClient {
     return this.#send('forward', { ...tokens, causal, scale, ablate });
   }
 
-  /** The next-token candidates after position `row`, with `ablate` switched off. */
-  predict(tokens, { row, ablate = [] }) {
-    return this.#send('predict', { ...tokens, row, ablate });
+  /** The next-token candidates after position `row`, with `ablate` switched off and the causal mask and √d as set. */
+  predict(tokens, { row, ablate = [], causal = true, scale = true }) {
+    return this.#send('predict', { ...tokens, row, ablate, causal, scale });
   }
 
   startGeneration(tokens, { chat, sampling }) {
@@ -102,6 +159,21 @@ export class ModelClient {
       const id = this.#send('model-files', {});
       this.#fileRequests.set(id, { resolve, reject });
     });
+  }
+
+  /** The logit lens at `row` (token: the id whose p is mapped, or null); see why_worker.mjs. */
+  lens(tokens, options) {
+    return this.#send('lens', { ...tokens, ...options });
+  }
+
+  /** Direct logit attribution at `row`, of logit(answer) - logit(wrong). */
+  attribute(tokens, options) {
+    return this.#send('attribute', { ...tokens, ...options });
+  }
+
+  /** Activation patching of two texts: {clean, corrupt, answer, wrong, story, causal, scale}. */
+  patch(options) {
+    return this.#send('patch', options);
   }
 
   describe(preset, config) {
@@ -136,48 +208,41 @@ export class ModelClient {
     this.#loads.clear();
     for (const { reject } of this.#fileRequests.values()) reject(new Error('the compute worker was restarted'));
     this.#fileRequests.clear();
+    this.#pendingChanged(() => this.#pending.clear()); // the terminated worker answers none of them
     this.#start();
     const last = this.#loaded;
     this.#loaded = null;
-    if (!reload || !last || (last.files && !last.weightsFile)) return null;
-    if (last.spec) {
-      this.load(last.spec);
-      return last;
-    }
-    const id = this.#nextId++;
-    this.#latest.load = id;
-    this.#sentAt.load = performance.now();
-    this.#loads.set(id, last);
-    last.weightsFile.arrayBuffer().then(
-      (weights) => {
-        if (this.#latest.load === id)
-          this.#worker.postMessage({ type: 'load', id, spec: { files: { ...last.files, weights } } }, [weights]);
-      },
-      (error) => this.#receive({ type: 'error', id, request: 'load', message: String(error?.message ?? error) }),
-    );
+    if (!reload || !last || this.reload(last) === null) return null;
     return last;
   }
 
   #receive(message) {
     const request = REQUEST_OF[message.type] ?? message.request;
+    // A failed load leaves the model before it in the worker: what loaded last is still in use.
+    if (message.type === 'loaded') this.#loaded = this.#loads.get(message.id) ?? null;
+    if (message.type === 'error' && request === 'load') message.load = this.#loads.get(message.id) ?? null; // what failed to load
+    if (message.type !== 'progress') {
+      this.#pendingChanged(() => this.#pending.delete(message.id));
+      this.#loads.delete(message.id);
+    }
     if (request === 'model-files') {
       const pending = this.#fileRequests.get(message.id);
       this.#fileRequests.delete(message.id);
-      if (message.type === 'error') pending?.reject(new Error(message.message));
-      else pending?.resolve({ config: message.config, weights: message.weights, tokenizer: message.tokenizer });
+      if (message.type === 'model-files')
+        pending?.resolve({ config: message.config, weights: message.weights, tokenizer: message.tokenizer });
+      else pending?.reject(message.type === 'superseded' ? superseded() : new Error(message.message));
       return;
     }
+    if (message.type === 'superseded') return;
     const current = this.#latest[request] === message.id;
     if (request === 'forward')
       performance.mark(WORKER_FORWARD, { detail: { id: message.id, stale: !current, computeMs: message.computeMs } });
-    if (message.type === 'loaded') this.#loaded = this.#loads.get(message.id) ?? null;
-    if (message.type === 'error' && request === 'load' && this.#loads.get(message.id)?.spec) this.#loaded = null; // the worker dropped its model first
-    if (message.type !== 'progress') this.#loads.delete(message.id);
     if (!current) return; // superseded
     message.sentAt = this.#sentAt[request];
     if (message.type !== 'progress') delete this.#sentAt[request];
     const h = this.#handlers;
-    if (message.type === 'progress') h.onProgress?.(message);
+    if (WHY_REQUESTS.includes(request)) h.onWhy?.(message);
+    else if (message.type === 'progress') h.onProgress?.(message);
     else if (message.type === 'loaded') h.onLoaded?.(message);
     else if (message.type === 'result') h.onResult?.(message);
     else if (message.type === 'prediction') h.onPrediction?.(message);

@@ -24,6 +24,7 @@
 //                 {type: 'exported', id, config, weights: ArrayBuffer, tokenizer, dtype, step}
 //                 {type: 'error', id?, request, message}
 import { makeCorpusLines } from '../js/corpus.mjs';
+import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { textsOf, tokenizeTexts, trainingSamples, sampleStats } from './train_data.mjs';
 import { TrainSession } from './train_session.mjs';
 
@@ -84,40 +85,43 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     return textsOf(data.text ?? '', data.name ?? '');
   }
 
+  // The run's model is built beside the run in use (js/model_pair.mjs): a model
+  // that fails to load leaves that run as it was (paused), with the error.
   async function prepare(message) {
     const id = (preparing = message.id);
     startWanted = null;
     const current = () => preparing === id;
-    dropRun();
+    const kept = session ? (state === 'done' ? 'done' : 'paused') : 'idle'; // the state of the run kept if this fails
     setState('preparing');
     const progress = (phase, done, total) => post({ type: 'progress', id, phase, done, total });
     progress('load', 0, 1);
-    const mm = await runtimeReady();
-    const spec = message.model;
-    const tokenizerSource = spec.kind === 'files' && spec.tokenizer ? spec.tokenizer : await minimindTokenizer();
-    if (!current()) return;
-    const nextTokenizer = mm.loadTokenizer(tokenizerSource);
-    let nextModel;
+    let next;
     try {
-      nextModel =
-        spec.kind === 'files'
-          ? mm.loadModel({ config: spec.config, weights: new Uint8Array(spec.weights) })
-          : mm.createModel({ config: spec.config, seed: spec.seed, init: 'minimind' });
+      const mm = await runtimeReady();
+      const spec = message.model;
+      const tokenizerSource = spec.kind === 'files' && spec.tokenizer ? spec.tokenizer : await minimindTokenizer();
+      if (!current()) return;
+      next = buildModelPair(mm, {
+        build: () =>
+          spec.kind === 'files'
+            ? mm.loadModel({ config: spec.config, weights: new Uint8Array(spec.weights) })
+            : mm.createModel({ config: spec.config, seed: spec.seed, init: 'minimind' }),
+        tokenizer: tokenizerSource,
+        accept: (info) => {
+          if (info.use_moe) throw new Error('MoE models cannot be trained here (the core trains dense MiniMinds only)');
+        },
+      });
     } catch (error) {
-      nextTokenizer.dispose();
-      throw error;
+      if (!current()) return;
+      preparing = 0;
+      setState(kept);
+      post({ type: 'error', id, request: 'prepare', message: String(error?.message ?? error) });
+      return;
     }
-    const info = nextModel.info();
-    if (info.use_moe) throw dropping(nextModel, nextTokenizer, 'MoE models cannot be trained here (the core trains dense MiniMinds only)');
-    if (nextTokenizer.vocabSize > info.vocab_size)
-      throw dropping(
-        nextModel,
-        nextTokenizer,
-        `the model's vocabulary has ${info.vocab_size} ids, MiniMind's tokenizer ${nextTokenizer.vocabSize}`,
-      );
-    model = nextModel;
-    tokenizer = nextTokenizer;
-    tokenizerText = tokenizerSource;
+    session?.dispose();
+    session = null;
+    ({ model, tokenizer, tokenizerText } = replaceModel({ model, tokenizer }, next));
+    const { info } = next;
     progress('load', 1, 1);
 
     progress('data', 0, 1);
@@ -168,12 +172,6 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     if (options.epochs !== null && options.epochs !== undefined) return options;
     const perEpoch = Math.ceil(samples / options.batchSize);
     return { ...options, epochs: Math.max(1, Math.ceil((maxSteps ?? perEpoch) / perEpoch)) };
-  }
-
-  function dropping(nextModel, nextTokenizer, text) {
-    nextModel.dispose();
-    nextTokenizer.dispose();
-    return new Error(text);
   }
 
   function postSnapshot(snapshot) {

@@ -1,32 +1,38 @@
 // The page's compute worker: owns the model, so that building a large preset
 // or running a long text never freezes the page. Requests superseded by newer
-// ones (typing fast) are dropped, not queued.
+// ones (typing fast) are answered 'superseded', not run.
 //
 // main -> worker: {type: 'load', id, spec: {preset, seed, config}}   (preset 'minimind-demo': the trained model's files)
 //                 {type: 'load', id, spec: {files: {config?, weights: ArrayBuffer, tokenizer?, hints}}}
 //                 {type: 'forward', id, ids | text, causal, scale, ablate}
-//                 {type: 'predict', id, ids | text, row, ablate}
+//                 {type: 'predict', id, ids | text, row, ablate, causal, scale}
 //                 {type: 'describe', id, preset, config}
 //                 {type: 'gen-start', id, ids | text, chat, sampling}, {type: 'gen-step', id}
 //                 {type: 'lesson', id, kind: 'qkv', q, k, v, causal, scale} | {type: 'lesson', id, kind: 'scores', scores, causal}
 //                 {type: 'lab', id, preset, seed}
 //                 {type: 'model-files', id}   the model in use as files, for the Train panel's "continue training"
+//                 {type: 'lens' | 'attribute' | 'patch', id, ...}   "ask the model why" (why_worker.mjs)
 // worker -> main: {type: 'progress', id, fraction, phase}
 //                 {type: 'loaded', id, info, files?, demo?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
-//                 {type: 'prediction', id, ids, row, ablate, query, candidates, on?}
+//                 {type: 'prediction', id, ids, row, ablate, causal, scale, query, candidates, on?, masked?, future}
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
 //                 {type: 'lesson-result', id, raw, scaled, masked, weights, output?} | {type: 'lab-record', id, preset, seed, text}
 //                 {type: 'model-files', id, config, weights: ArrayBuffer (F32 safetensors), tokenizer: text | null}
-//                 {type: 'error', id, message}
-// A model that fails to load from files leaves the previous one in place.
+//                 {type: 'error', id, message, kind, values, problems?}   (errorFields of js/minimind.mjs)
+//                 {type: 'superseded', id, request}   a newer request of the same type came first
+// Every request gets exactly one answer besides its progress. A model that
+// fails to load (files, a preset, the download) leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
 // pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
-import { loadMiniMind } from '../js/minimind.mjs';
+import { errorFields, loadMiniMind } from '../js/minimind.mjs';
+import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
+import { completedCharacter, splitText } from '../js/token_text.mjs';
 import { runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
 import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 import { topK } from './top_k.mjs';
+import { handleAttribute, handleLens, handlePatch } from './why_worker.mjs';
 
 export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
@@ -35,6 +41,7 @@ let model = null;
 let tokenizer = null; // from a loaded tokenizer.json, else tokens come from the page
 let tokenizerJson = null; // that tokenizer.json's text
 let generator = null;
+let promptLength = 0; // the generator's prompt tokens
 let queue = [];
 let draining = false;
 
@@ -47,34 +54,36 @@ function fullConfig(mm, preset, overrides) {
   return { ...mm.presetConfig(preset), ...(overrides ?? {}) };
 }
 
+// Every load builds the new model beside the one in use (js/model_pair.mjs)
+// and swaps only once it exists: a failed build, file or download leaves the
+// model in use as it was.
 async function handleLoad(mm, message) {
   const report = progressReporter(message.id);
-  generator?.dispose();
+  generator?.dispose(); // the page ends its generation with any load
   generator = null;
-  if (message.spec.files) return handleLoadFiles(mm, message, report);
-  const { preset, seed, config } = message.spec;
-  model?.dispose();
-  model = null;
-  tokenizer?.dispose();
-  tokenizer = null;
-  tokenizerJson = null;
-  if (preset === DEMO) return handleLoadDemo(mm, message, report);
+  const { files, preset } = message.spec;
+  const build = files ? buildFromFiles : preset === DEMO ? buildDemo : buildPreset;
+  const { next, reply } = await build(mm, message.spec, report);
+  ({ model, tokenizer, tokenizerText: tokenizerJson } = replaceModel({ model, tokenizer }, next));
+  self.postMessage({ type: 'loaded', id: message.id, info: next.info, files: null, ...reply, runtime: runtimeSummary(mm) });
+}
+
+function buildPreset(mm, { preset, seed, config }, report) {
   const onProgress = (fraction) => report(fraction, 'build');
   const spec = config ? { config: fullConfig(mm, preset, config), seed, onProgress } : { preset, seed, onProgress };
-  model = mm.createModel(spec);
-  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, runtime: runtimeSummary(mm) });
+  return { next: buildModelPair(mm, { build: () => mm.createModel(spec) }), reply: {} };
 }
 
 // The project's trained model: its files (downloaded once), its tokenizer,
 // and what heads.json measured, with the lesson sentence's token positions.
-async function handleLoadDemo(mm, message, report) {
+async function buildDemo(mm, spec, report) {
   const files = await demoFiles((fraction) => report(fraction, 'download'));
-  model = mm.loadModel({ config: files.config, weights: files.weights });
-  tokenizer = mm.loadTokenizer(files.tokenizer);
-  tokenizerJson = files.tokenizer;
+  const next = buildModelPair(mm, {
+    build: () => mm.loadModel({ config: files.config, weights: files.weights }),
+    tokenizer: files.tokenizer,
+  });
   report(1, 'download');
-  const demo = { heads: files.heads, sentence: lessonPositions(tokenizer, files.heads.lesson?.[0]) };
-  self.postMessage({ type: 'loaded', id: message.id, info: model.info(), files: null, demo, runtime: runtimeSummary(mm) });
+  return { next, reply: { demo: { heads: files.heads, sentence: lessonPositions(next.tokenizer, files.heads.lesson?.[0]) } } };
 }
 
 // A few dozen reports are enough for a progress bar.
@@ -88,39 +97,19 @@ function progressReporter(id) {
   };
 }
 
-// A MiniMind folder's files: the new model replaces the old only once it loaded.
-function handleLoadFiles(mm, message, report) {
-  const { config, weights, tokenizer: tokenizerFile, hints } = message.spec.files;
+// A MiniMind folder's files.
+function buildFromFiles(mm, { files }, report) {
+  const { config, weights, tokenizer: tokenizerFile, hints } = files;
   report(0, 'parse');
-  const bytes = new Uint8Array(weights);
-  const nextTokenizer = tokenizerFile === undefined ? null : mm.loadTokenizer(tokenizerFile);
-  let next;
-  try {
-    next = mm.loadModel({ config, weights: bytes, hints });
-  } catch (error) {
-    nextTokenizer?.dispose();
-    throw error;
-  }
-  const info = next.info();
-  if (nextTokenizer && nextTokenizer.vocabSize > info.vocab_size) {
-    next.dispose();
-    nextTokenizer.dispose();
-    throw new Error(`tokenizer.json has ${nextTokenizer.vocabSize} ids but the model only ${info.vocab_size}: they do not belong together`);
-  }
-  model?.dispose();
-  tokenizer?.dispose();
-  model = next;
-  tokenizer = nextTokenizer;
-  tokenizerJson = nextTokenizer ? tokenizerFile : null;
-  report(1, 'parse');
-  self.postMessage({
-    type: 'loaded',
-    id: message.id,
-    info,
-    // A .pth loaded without config.json says what was inferred (the file is read into Wasm once).
-    files: { tokenizer: tokenizer !== null, assumed: info.inferred?.assumed ?? [], inferred: info.inferred !== undefined },
-    runtime: runtimeSummary(mm),
+  const next = buildModelPair(mm, {
+    build: () => mm.loadModel({ config, weights: new Uint8Array(weights), hints }),
+    tokenizer: tokenizerFile ?? null,
   });
+  report(1, 'parse');
+  const { info } = next;
+  // A .pth loaded without config.json says what was inferred (the file is read into Wasm once).
+  const reply = { tokenizer: next.tokenizer !== null, assumed: info.inferred?.assumed ?? [], inferred: info.inferred !== undefined };
+  return { next, reply: { files: reply } };
 }
 
 // Ids and their labels (at most maxTokens): the tokenizer's when there is
@@ -176,11 +165,12 @@ function handleForward(message) {
   );
 }
 
-// The probabilities of the token after position `row`: the softmax of its
-// logits, as MiniMind's generate at temperature 1 (the generator, which
-// computes it in the core, has no head ablation).
+// The probabilities of the token after position `row` of a forward over
+// `ids`: the softmax of its logits, as MiniMind's generate at temperature 1
+// (the generator, which computes it in the core, has no head ablation).
+// Under the causal mask only ids[0..row] matter; without it, all of them.
 function nextProbabilities(ids, row, options) {
-  const { logits } = model.forward(ids.slice(0, row + 1), options);
+  const { logits } = model.forward(ids, options);
   const V = logits.shape[2];
   const last = logits.data.subarray(row * V, (row + 1) * V);
   let max = -Infinity;
@@ -214,26 +204,36 @@ function argmax(p) {
   return best;
 }
 
-// The next-token prediction after position `row`, with the heads switched
-// off and, when some are, the same candidates' probabilities with every head on.
+// The next-token prediction after position `row`, computed with the switches
+// as set: the heads switched off (and, when some are, the same candidates'
+// probabilities with every head on) and √d. With the causal mask off the
+// whole text runs at once, so row `row` reads the tokens after it too: what a
+// model that sees the future predicts, sent with the masked prediction
+// (`masked`) beside it. A byte candidate's character is read on under the mask.
 function handlePredict(message) {
   if (!model) throw new Error('no model is loaded');
   const { ids, labels } = tokensOf(message);
   const row = Math.min(message.row, ids.length - 1);
-  const asked = { ids, row, ablate: message.ablate ?? [] }; // what this answers
+  const causal = message.causal !== false;
+  const scale = message.scale !== false;
+  const asked = { ids, row, ablate: message.ablate ?? [], causal, scale }; // what this answers
   if (row < 0) return self.postMessage({ type: 'prediction', id: message.id, ...asked, query: null, candidates: [] });
-  const options = ablation(message);
-  const p = nextProbabilities(ids, row, options);
-  const on = options.ablate ? nextProbabilities(ids, row, {}) : null;
-  const list = candidates(p).map((c) => ({ ...c, whole: completion(ids, row, c.id, options), pOn: on ? on[c.id] : null }));
+  const masked = { ...ablation(message), causalMask: true, scaleScores: scale };
+  const switches = { ...masked, causalMask: causal };
+  const seen = causal ? ids.slice(0, row + 1) : ids;
+  const listed = (p, on) => candidates(p).map((c) => ({ ...c, whole: completion(ids, row, c.id, masked), pOn: on ? on[c.id] : null }));
+  const everyHead = ({ ablate, ...rest }) => rest;
+  const on = switches.ablate ? nextProbabilities(seen, row, everyHead(switches)) : null;
   const best = on && argmax(on);
   self.postMessage({
     type: 'prediction',
     id: message.id,
     ...asked,
     query: labels[row],
-    candidates: list,
-    on: on ? { id: best, label: labelOf(best), whole: completion(ids, row, best, {}), p: on[best] } : null,
+    candidates: listed(nextProbabilities(seen, row, switches), on),
+    on: on ? { id: best, label: labelOf(best), whole: completion(ids, row, best, everyHead(masked)), p: on[best] } : null,
+    masked: causal ? null : listed(nextProbabilities(ids.slice(0, row + 1), row, masked), null),
+    future: ids.length - 1 - row, // tokens after the row, which it reads with the mask off
   });
 }
 
@@ -252,6 +252,11 @@ function candidates(probabilities, k = 5) {
     .map(({ id, value: p }) => ({ id, p, label: labelOf(id) }));
 }
 
+// The text so far, {prompt, generated}, as the tokenizer decodes it; null without one.
+function decodedText(ids, promptTokens) {
+  return tokenizer ? splitText(tokenizer.display(ids), promptTokens) : null;
+}
+
 function handleGenStart(message) {
   if (!model) throw new Error('no model is loaded');
   generator?.dispose();
@@ -259,6 +264,7 @@ function handleGenStart(message) {
   const { ids, labels } = tokensOf(message, message.chat && tokenizer !== null);
   if (ids.length === 0) throw new Error('the prompt is empty');
   generator = model.generator(ids, message.sampling, { prefillTrace: GENERATION_TRACE });
+  promptLength = ids.length;
   const entries = generator.prefillTrace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
   self.postMessage(
     {
@@ -269,28 +275,35 @@ function handleGenStart(message) {
       entries,
       cache: generator.cache,
       candidates: candidates(generator.nextProbabilities()),
+      text: decodedText(ids, promptLength),
     },
     entries.map((e) => e.data.buffer),
   );
 }
 
+// A step's token and its attention rows. The end-of-sequence token, or a
+// token chosen at the position limit, ends generation unfed: it has no rows
+// (`entries` empty) and `end` says why ('eos' | 'positions').
 function handleGenStep(message) {
   if (!generator) throw new Error('generation has not started');
   const step = generator.step({ trace: GENERATION_TRACE });
   const entries = step.trace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
+  const end = step.isEos ? 'eos' : generator.finished ? 'positions' : null;
+  const ids = generator.ids;
   self.postMessage(
     {
       type: 'gen-token',
       id: message.id,
       token: step.token,
       label: labelOf(step.token),
+      whole: tokenizer ? completedCharacter(tokenizer.display(ids), ids.length - 1) : null,
       isEos: step.isEos,
-      finished: generator.finished,
+      end,
       chosenP: step.probabilities[step.token],
-      candidates: generator.finished ? [] : candidates(generator.nextProbabilities()),
+      candidates: end ? [] : candidates(generator.nextProbabilities()),
       entries,
       cache: generator.cache,
-      text: tokenizer ? tokenizer.decode(generator.ids, { skipSpecialTokens: false }) : null,
+      text: decodedText(step.isEos ? ids.slice(0, -1) : ids, promptLength), // the end line names the eos
     },
     entries.map((e) => e.data.buffer),
   );
@@ -319,13 +332,23 @@ function handleModelFiles(message) {
   self.postMessage({ type: 'model-files', id: message.id, config: model.configJson(), weights, tokenizer: tokenizerJson }, [weights]);
 }
 
+// "Ask the model why": the model and tokenizer of now, and how this worker reads tokens.
+const WHY_REQUESTS_HANDLED = { lens: handleLens, attribute: handleAttribute, patch: handlePatch };
+const WHY_REQUESTS = Object.keys(WHY_REQUESTS_HANDLED);
+const whyContext = () => ({ model, tokenizer, tokensOf, labelOf });
+
 // Only the newest request of each kind is worth doing; a load must come before
-// the forward that follows it.
+// the forward that follows it. Each older one is answered 'superseded', so
+// that nothing waits for an answer that never comes.
 function takeLatest() {
   const latest = {};
-  for (const message of queue) latest[message.type] = message;
+  for (const message of queue) {
+    const older = latest[message.type];
+    if (older) self.postMessage({ type: 'superseded', id: older.id, request: older.type });
+    latest[message.type] = message;
+  }
   queue = [];
-  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab', 'model-files']
+  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab', 'model-files', ...WHY_REQUESTS]
     .map((type) => latest[type])
     .filter(Boolean);
 }
@@ -347,15 +370,16 @@ async function drain() {
           else if (message.type === 'lesson') handleLesson(mm, message);
           else if (message.type === 'lab') handleLab(mm, message);
           else if (message.type === 'model-files') handleModelFiles(message);
+          else if (Object.hasOwn(WHY_REQUESTS_HANDLED, message.type)) WHY_REQUESTS_HANDLED[message.type](whyContext(), message);
         } catch (error) {
-          self.postMessage({ type: 'error', id: message.id, request: message.type, message: String(error?.message ?? error) });
+          self.postMessage({ type: 'error', id: message.id, request: message.type, ...errorFields(error) });
         }
       }
     }
   } catch (error) {
     // The module itself failed to load: every request fails with that message.
     for (const message of queue.splice(0))
-      self.postMessage({ type: 'error', id: message.id, request: message.type, message: String(error?.message ?? error) });
+      self.postMessage({ type: 'error', id: message.id, request: message.type, ...errorFields(error) });
     runtime = null;
   } finally {
     draining = false;

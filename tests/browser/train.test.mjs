@@ -177,16 +177,23 @@ test('Train starts the default run: the loss falls, the page keeps drawing and a
   assert.match(stats, /Batches done\d[\d,]* \/ [\d,]+/);
   await page.screenshot({ path: join(ARTIFACTS, 'train-running-en.png') });
 
-  // Pause: the run stops within the batch it is on (at most one more loss), and the step stays put.
-  const stepAtClick = await page.evaluate(
+  // Pause: the state turns and the step stays put. That the worker handles a pause between
+  // two slices (no batch after it) is asserted on the host itself in
+  // tests/node/train_host_load.test.mjs; here reports already on their way may still arrive.
+  const updatesAfterClick = await page.evaluate(
     () =>
       new Promise((resolve) => {
         const panel = document.getElementById('train');
-        const step = Number(panel.dataset.step);
+        let updates = 0;
+        let step = panel.dataset.step;
         new MutationObserver((_, observer) => {
+          if (panel.dataset.step !== step) {
+            updates += 1;
+            step = panel.dataset.step;
+          }
           if (panel.dataset.state === 'paused') {
             observer.disconnect();
-            resolve(step);
+            resolve(updates);
           }
         }).observe(panel, { attributes: true });
         panel.querySelector('[data-train="pause"]').click();
@@ -196,12 +203,11 @@ test('Train starts the default run: the loss falls, the page keeps drawing and a
   const count = await page.evaluate(() => document.getElementById('train').losses.length);
   await page.waitForTimeout(2500);
   const later = await dataset(page);
-  t.diagnostic(`paused at batch ${paused.step}, clicked at batch ${stepAtClick}`);
+  t.diagnostic(`paused at batch ${paused.step}, ${updatesAfterClick} step updates after the click`);
   assert.equal(later.state, 'paused');
   assert.equal(later.step, paused.step, 'data-step is frozen while paused');
   assert.equal(await page.evaluate(() => document.getElementById('train').losses.length), count);
   assert.equal(Number(paused.step), count, 'one loss per batch');
-  assert.ok(Number(paused.step) <= stepAtClick + 1, `paused at batch ${paused.step}, clicked at ${stepAtClick}: within one batch`);
 
   // Resume runs on; pause again for the next test.
   await page.click('#train [data-train="pause"]');
