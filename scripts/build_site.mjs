@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes the static site to dist/site/: the page and its worker bundled by
 // esbuild (npm dependencies included), the stylesheet, the Wasm module, the
-// trained model (models/minimind-demo/: config, weights, tokenizer, heads.json, see siteDemoFile)
+// trained model (models/minimind-demo/: config, weights, tokenizer, heads.json, corpus_stats.json, see
+// siteDemoFile; MODEL_CARD.md and loss_curve.svg as they are)
 // and the embeddable <minimind-attention> component twice:
 //   minimind-attention.js         loads wasm/minimind.mjs and models/minimind-demo/ next to itself on first use
 //   minimind-attention.single.js  the Wasm (dist/wasm/minimind-single.mjs) and the trained model inlined: one file to host,
@@ -19,7 +20,9 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/site/`;
 
-const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json'];
+const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json', 'corpus_stats.json'];
+// The model card the page links (its corpus and training, with its loss curve), copied as they are.
+const DEMO_CARD = ['MODEL_CARD.md', 'loss_curve.svg'];
 // The pthreads build, which the page's workers load when the page is cross-origin isolated.
 const THREADS_FILES = ['minimind-threads.mjs', 'minimind-threads.wasm', 'minimind-threads.worker.js'];
 const inputs = {
@@ -27,7 +30,7 @@ const inputs = {
   'dist/wasm/minimind.wasm': 'npm run build:wasm',
   'dist/wasm/minimind-single.mjs': 'bash scripts/build.sh wasm minimind_wasm_single',
   ...Object.fromEntries(THREADS_FILES.map((name) => [`dist/wasm/${name}`, 'npm run build:wasm-threads'])),
-  ...Object.fromEntries(DEMO_FILES.map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
+  ...Object.fromEntries([...DEMO_FILES, ...DEMO_CARD].map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
 };
 for (const [file, command] of Object.entries(inputs)) {
   try {
@@ -142,6 +145,7 @@ await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
 for (const name of THREADS_FILES) await copyFile(`${root}dist/wasm/${name}`, `${out}wasm/${name}`);
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
+for (const name of DEMO_CARD) await copyFile(`${root}models/minimind-demo/${name}`, `${out}models/minimind-demo/${name}`);
 await mkdir(`${out}examples`, { recursive: true });
 await copyFile(`${root}docs/examples/pretrain_tiny.jsonl`, `${out}examples/pretrain_tiny.jsonl`);
 

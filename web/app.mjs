@@ -10,7 +10,7 @@ import { setupEmbed } from './embed_dialog.mjs';
 import { setupPrediction } from './prediction.mjs';
 import { createStore } from './store.mjs';
 import { workerUrl } from './wasm_runtime.mjs';
-import { readUrlState, writeUrlState } from './url_state.mjs';
+import { readUrlState, urlText, writeUrlState } from './url_state.mjs';
 import { addMatrixStateElements } from './views/matrix_state.mjs';
 import { setupTrainPanel } from './train_panel.mjs';
 import { setupExportButtons } from './panels/export_buttons.mjs';
@@ -19,9 +19,11 @@ import { setupGenerationPanel } from './panels/generation_panel.mjs';
 import { setupInputPanel } from './panels/input_panel.mjs';
 import { setupLessonPanel } from './panels/lesson_panel.mjs';
 import { setupMatrixPanel } from './panels/matrix_panel.mjs';
+import { setupModelCardPanel } from './panels/model_card_panel.mjs';
 import { setupModelLoading } from './panels/model_loading.mjs';
 import { setupModelPanel } from './panels/model_panel.mjs';
 import { setupRunBar } from './panels/run_bar.mjs';
+import { setupWhyPanel } from './panels/why_panel.mjs';
 
 const $ = (id) => document.getElementById(id);
 addMatrixStateElements(); // the state line and shape label beside the matrix, the chips' note, the SVG button
@@ -38,7 +40,7 @@ const store = createStore({
   described: null, // {info, problems} of the config draft
   files: null, // {name, tokenizer, assumed, inferred} of a model loaded from files
   filesStatus: null, // {phase: 'reading' | 'parsing' | 'loaded' | 'error', fraction, name, message}
-  generation: null, // {ids, tokens, entries, T, cache, candidates, finished, step, chosen}
+  generation: null, // {ids, tokens, entries, T, promptT, cache, candidates, text, end, finished, step, chosen}
   playing: false,
   busy: null, // {kind: 'forward' | 'generation', since}: a request the worker has not answered
   stale: false, // the matrix is for older text: its forward pass was cancelled
@@ -58,8 +60,12 @@ const client = new ModelClient(workerUrl('./worker.js', import.meta.url, locatio
   onDescribed: (message) => model.described(message),
   onGenerationStart: (message) => generation.started(message),
   onGenerationStep: (message) => generation.stepped(message),
-  onError: ({ request, message }) => {
-    if (request === 'load' || request === 'worker') loading.failed(request, message);
+  onWhy: (message) => why.receive(message),
+  // Every request is answered: tests read this settle back to 0.
+  onPending: (count) => (document.body.dataset.pendingRequests = String(count)),
+  onError: (error) => {
+    const { request, message } = error; // error: also the core's kind and values (errorFields)
+    if (request === 'load' || request === 'worker') loading.failed(request, message, error);
     else if (request === 'describe') model.describeFailed(message);
     else if (request === 'gen-start' || request === 'gen-step') generation.failed(message);
     else input.failed(request, message);
@@ -84,7 +90,18 @@ let urlTimer = null;
 function writeUrl(typing = false) {
   clearTimeout(urlTimer);
   urlTimer = typing ? setTimeout(writeUrl, URL_TYPING_DELAY_MS) : null;
-  if (!typing) history.replaceState(null, '', `${location.pathname}${writeUrlState(store.get())}${location.hash}`);
+  if (!typing) {
+    history.replaceState(null, '', `${location.pathname}${writeUrlState(store.get())}${location.hash}`);
+    renderUrlNote();
+  }
+}
+
+// A long text is cut in the link (url_state.mjs): say so, with how much it keeps.
+function renderUrlNote() {
+  const { text } = store.get();
+  const kept = urlText(text);
+  $('url-note').hidden = kept === text;
+  $('url-note').textContent = kept === text ? '' : t('url.textCut', { kept: [...kept].length, total: [...text].length });
 }
 
 const SHAREABLE = [
@@ -125,7 +142,7 @@ const input = setupInputPanel({
   client,
   inlineModel,
   redrawTimer,
-  hooks: { resetGeneration: () => generation.reset() },
+  hooks: { resetGeneration: () => generation.reset(), lessonMode: (mode) => lesson.chooseInputMode(mode) },
 });
 // A URL without a row opens on the model's own (the pronoun's, on the trained
 // model's lesson sentence) once the model is loaded; so does a new model.
@@ -136,15 +153,23 @@ const model = setupModelPanel({ store, t, $, client, loading, input });
 setupMatrixPanel({ store, t, $, loading, input, generation, redrawTimer });
 setupRunBar({ store, t, $, client, loading, files, input, generation });
 setupExportButtons({ store, t, $ });
-setupLessonPanel({
+setupModelCardPanel({ store, t, $ });
+const lesson = setupLessonPanel({
   store,
   t,
   $,
   workerUrl: new URL('./worker.js', import.meta.url),
-  hooks: { loadModel: loading.load, compute: input.compute, resetGeneration: generation.reset },
+  hooks: {
+    loadModel: loading.load,
+    compute: input.compute,
+    resetGeneration: generation.reset,
+    modelInUse: loading.modelInUse,
+    reopenFiles: loading.reopenFiles,
+  },
 });
 setupEmbed({ store, t, $ });
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
+const why = setupWhyPanel({ store, t, $, client, input });
 setupTrainPanel({
   root: $('train'),
   openButton: $('open-train'),

@@ -1,39 +1,23 @@
-// Sentences about the trained model's heads, from its heads.json, in the
-// page's or the element's language (`t` is the caller's catalogue function;
-// the keys are messages/demo_terms.mjs's).
-import { SCORES, headEntry, headLabel } from './demo_model.mjs';
-
-const percent = (x) => `${Math.round(x * 100)}%`;
-
-/** True when (layer, head) is the head heads.json found for pronouns. */
-export function isPronounHead(heads, layer, head) {
-  const p = heads?.pronounHead;
-  return Boolean(p) && p.layer === layer && p.head === head;
-}
+// Sentences about a model's heads in the page's or the element's language
+// (`t` is the caller's catalogue function; the keys are
+// messages/demo_terms.mjs's). The note under the matrix is composed from
+// what is on screen (js/head_note.mjs); the overview's labels and titles
+// from the measured roles (heads.json, or a model trained in the page).
+import { composeHeadNote, roleSentence } from '../js/head_note.mjs';
+import { headEntry, headLabel } from './demo_model.mjs';
 
 /**
- * What the learner sees at (layer, head): at the pronoun head, what it does
- * (measured on held-out sentences) and what the lesson's sentence shows;
- * elsewhere the head's role and scores. '' for a head heads.json lacks.
+ * The note under the matrix: {text, row}. view: {tokens, weights (the head's
+ * softmax [T, T]), row, layer, head, causal, scale}; heads: the measured
+ * roles, or null (then only what the row shows).
  */
-export function headNote(t, heads, { layer, head }) {
-  const entry = headEntry(heads, layer, head);
-  if (!entry) return '';
-  const lesson = heads.lesson?.[0];
-  if (isPronounHead(heads, layer, head) && lesson) {
-    const count = heads.probes?.heldOut;
-    return t(count ? 'demo.pronounHead' : 'demo.pronounHeadNoCount', {
-      layer,
-      head,
-      count,
-      mass: percent(entry.pronoun),
-      pronoun: lesson.text[Math.max(lesson.text.lastIndexOf('他'), lesson.text.lastIndexOf('她'))],
-      lessonMass: percent(lesson.mass),
-      referent: lesson.referent,
-    });
-  }
-  const scores = Object.fromEntries(SCORES.map((key) => [key, entry[key].toFixed(2)]));
-  return t('demo.headScores', { layer, head, role: t(`role.${entry.role}`), ...scores });
+export function headNote(t, heads, view) {
+  return composeHeadNote(t, { ...view, heads });
+}
+
+/** The overview's title of a head: what it does, measured ('' without a measurement). */
+export function headTitle(t, heads, layer, head) {
+  return roleSentence(t, heads, layer, head);
 }
 
 /** The overview's label of a head: {role, score} texts ("代词头", "代词 0.66"), or null. */

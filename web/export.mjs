@@ -137,7 +137,7 @@ export function paintFigure(ctx, layout) {
       ctx.font = `${item.weight === 'bold' ? 'bold ' : ''}${item.size}px ${FIGURE_FONT}`;
       ctx.fillStyle = item.color;
       ctx.textAlign = item.anchor === 'middle' ? 'center' : item.anchor === 'end' ? 'right' : 'left';
-      ctx.textBaseline = 'alphabetic';
+      ctx.textBaseline = item.baseline === 'middle' ? 'middle' : 'alphabetic';
       ctx.translate(item.x, item.y);
       if (item.rotate) ctx.rotate((item.rotate * Math.PI) / 180);
       ctx.fillText(item.text, 0, 0);
@@ -201,7 +201,7 @@ export async function figurePng(view, text) {
   const meta = {
     ...exportMeta(view),
     // Where the matrix and the colour bar are in the image (pixels), for scripts that read it.
-    figure: { ratio: PNG_RATIO, matrix: scaled(layout.matrix), colorbar: scaled(layout.colorbar) },
+    figure: { ratio: PNG_RATIO, matrix: scaled(layout.matrix), colorbar: scaled(layout.colorbar), labels: labelIndices(layout.labels) },
   };
   const bytes = pngWithText(png, {
     Title: text.title,
@@ -210,6 +210,11 @@ export async function figurePng(view, text) {
     'minimind:export': JSON.stringify(meta),
   });
   return new Blob([bytes], { type: 'image/png' });
+}
+
+// Which tokens are labelled on each axis (every step-th: the page's choice).
+function labelIndices({ step, rows, cols }) {
+  return { step, rows, cols };
 }
 
 function scaled(box) {

@@ -4,21 +4,25 @@
 // head, stage), a caption (the causal and √d switches, the shapes, the
 // tokens, generation, heads switched off), the matrix with its token labels
 // (queries as rows, keys as columns, masked cells hatched as on the page)
-// and a colour bar with its range.
+// and a colour bar with its range. The matrix, its labels (every k-th when
+// cells are small) and axis titles are laid out by views/matrix_layout.mjs,
+// as on the page.
 //
-// figureLayout returns {width, height, items}, items in drawing order:
+// figureLayout returns {width, height, items, matrix, labels}, items in
+// drawing order:
 //   {kind: 'rect', role, x, y, w, h, fill | hatch: true, stroke?, i?, j?, value?}
-//   {kind: 'text', role, x, y, text, size, weight, anchor, color, rotate?}
+//   {kind: 'text', role, x, y, text, size, weight, anchor, color, rotate?, baseline?, index?}
 //   {kind: 'bar', role: 'colorbar', x, y, w, h, stops: [{offset, color}]}
 // Units are CSS pixels; text is already cut to fit (…), so both outputs agree.
 import { scaleFor, textColorOn } from './colors.mjs';
+import { labelSummary, LABEL_FAMILY, matrixLayout } from './views/matrix_layout.mjs';
 
-export const FIGURE_FONT = 'system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif';
+export const FIGURE_FONT = LABEL_FAMILY;
 export const FIGURE_BACKGROUND = '#ffffff';
 const INK = '#1a1a1a';
 const MUTED = '#555555';
 const MARGIN = 20;
-const MATRIX_WIDTH = 640; // the matrix's size at most; cells of 12 to 48 px
+const MATRIX_WIDTH = 720; // the matrix with its row labels at most; cells of 10 to 48 px
 const BAR = { width: 220, height: 14 };
 
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
@@ -99,6 +103,7 @@ export function figureText(view, t) {
     tokensLabel: t('export.tokens', { count: view.tokens.length }),
     scaleLabel: t('export.scale', { stage: view.stageName }),
     maskedLabel: view.hasNotComputed ? t('export.maskedOrNotComputed') : t('matrix.masked'),
+    axes: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
   };
 }
 
@@ -111,13 +116,21 @@ export function figureLayout(view, text, measure = approximateWidth) {
   const T = tokens.length;
   const scale = scaleFor(stage, values);
   const items = [];
-  const labelSize = 12;
-  const labelWidth = Math.min(140, Math.max(24, ...tokens.map((token) => measure(token, labelSize)))) + 10;
-  const cell = Math.max(12, Math.min(48, Math.floor(MATRIX_WIDTH / Math.max(1, T))));
-  const rotate = tokens.some((token) => measure(token, labelSize) > cell - 4);
-  const columnBand = rotate ? Math.min(140, labelWidth * 0.75) + 8 : 22;
-  const matrixWidth = labelWidth + cell * T;
-  const width = Math.ceil(Math.max(560, matrixWidth + 2 * MARGIN));
+  // The matrix and its labels as the page lays them out (at the page's cell size when it says it).
+  const matrixAt = (x, top) =>
+    matrixLayout({
+      tokens,
+      measure,
+      titles: text.axes ?? null,
+      width: MATRIX_WIDTH,
+      cell: view.cell ?? null,
+      minCell: 10,
+      maxCell: 48,
+      x,
+      y: top,
+    });
+  const probe = matrixAt(MARGIN, 0);
+  const width = Math.ceil(Math.max(560, probe.width + 2 * MARGIN));
   const textWidth = width - 2 * MARGIN;
 
   let y = MARGIN;
@@ -147,8 +160,8 @@ export function figureLayout(view, text, measure = approximateWidth) {
   );
 
   // The matrix: rows are queries, columns keys.
-  const left = MARGIN + labelWidth;
-  const top = y + 8 + columnBand;
+  const layout = matrixAt(MARGIN, y + 8);
+  const { left, top, cell } = layout;
   const numbers = cell >= 34;
   const decimals = stage === 'attn_weights' ? 2 : 1;
   for (let i = 0; i < T; i += 1) {
@@ -174,52 +187,25 @@ export function figureLayout(view, text, measure = approximateWidth) {
       }
     }
   }
-  tokens.forEach((token, i) => {
-    const label = fit(token, labelWidth - 8, labelSize, 'normal', measure);
+  const label = (role, { index, text: content, x, y: at }, anchor, extra = {}) =>
     items.push({
       kind: 'text',
-      role: 'row-label',
-      x: left - 6,
-      y: top + i * cell + cell / 2 + 4,
-      text: label,
-      size: labelSize,
+      role,
+      index,
+      x,
+      y: at,
+      text: content,
+      size: layout.fontSize,
       weight: 'normal',
-      anchor: 'end',
+      anchor,
+      baseline: 'middle',
       color: INK,
+      ...extra,
     });
-  });
-  tokens.forEach((token, j) => {
-    const x = left + j * cell + cell / 2;
-    if (rotate) {
-      const label = fit(token, columnBand * 1.1, labelSize, 'normal', measure);
-      items.push({
-        kind: 'text',
-        role: 'col-label',
-        x: x + 3,
-        y: top - 6,
-        text: label,
-        size: labelSize,
-        weight: 'normal',
-        anchor: 'start',
-        color: INK,
-        rotate: -60,
-      });
-    } else {
-      const label = fit(token, cell, labelSize, 'normal', measure);
-      items.push({
-        kind: 'text',
-        role: 'col-label',
-        x,
-        y: top - 8,
-        text: label,
-        size: labelSize,
-        weight: 'normal',
-        anchor: 'middle',
-        color: INK,
-      });
-    }
-  });
-  y = top + T * cell + 18;
+  for (const row of layout.rows) label('row-label', row, 'end');
+  for (const col of layout.cols) label('col-label', col, layout.upright ? 'middle' : 'start', layout.upright ? {} : { rotate: -90 });
+  for (const title of layout.titles) label('axis-title', title, 'start', { size: title.size, color: MUTED, axis: title.role });
+  y = top + T * cell + 22;
 
   // The colour bar: the scale from min to max, and the hatched swatch for masked cells.
   items.push({
@@ -270,6 +256,7 @@ export function figureLayout(view, text, measure = approximateWidth) {
     height,
     items,
     matrix: { x: left, y: top, cell, T },
+    labels: labelSummary(layout),
     colorbar: { x: bar.x, y: bar.y, w: bar.w, h: bar.h, min: scale.min, max: scale.max },
   };
 }

@@ -1,14 +1,15 @@
 // The gallery (gallery.html): every worked example of lesson 2.5 and the
-// attention of lesson 11 as live figures, each with its caption, a link that
-// opens the playground in the same state, and the code a teacher copies.
+// attention of lesson 11 as live figures, each with its caption and the code
+// a teacher copies; each figure carries its own "open in playground" link.
 // The figures are <minimind-attention> elements, defined by
 // minimind-attention.js which the page loads as a course page would, plus
 // one <iframe> of the playground's compact view. Figures compute when they
-// come near the viewport, so the page opens at once.
-import { readAttributes } from './component/attributes.mjs';
+// come near the viewport, so the page opens at once; each reserves the height
+// it will draw at (gallery_layout.mjs), and a contents link keeps its heading
+// at the top while the figures around it draw.
 import { embedText } from './component/messages.mjs';
-import { playgroundUrl } from './component/playground_link.mjs';
 import { escapeHtml } from './embed_code.mjs';
+import { keepHeadingInView, reserveHeight } from './gallery_layout.mjs';
 import { GALLERY_TEXT } from './gallery_text.mjs';
 import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
@@ -25,7 +26,7 @@ const LESSON_STEPS = {
 };
 // The lesson rounded the causal mask's weights: the exact values, to 4 decimals.
 const LESSON_DECIMALS = { causal: '4' };
-const FRAME_HEIGHT = 460;
+const FRAME_HEIGHT = 540; // the framed view's title, head note and a matrix of about 340 px
 
 /**
  * The gallery: sections of examples; an example has `figures` (the
@@ -54,6 +55,8 @@ export const SECTIONS = [
       { id: 'mask-off', figures: [{ causal: 'false' }] },
       { id: 'raw-scaled', figures: [{ stage: 'scores_raw' }, { stage: 'scores_scaled' }] },
       { id: 'masked-iframe', iframe: { stage: 'scores_masked' } },
+      // The playground's "ask the model why" section alone (#why), on the lesson's sentence at its pronoun.
+      { id: 'why', iframe: {}, anchor: 'why', height: 900 },
       // lab-a: the trained model gives each of its 4 heads its own K/V (MODEL_CARD.md), so GQA is shown on lesson 11's lab model.
       { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ preset: 'lab-a', head: String(head) })) },
       { id: 'lab-a', figures: [{ view: 'lab', preset: 'lab-a' }] },
@@ -81,15 +84,20 @@ function frameState(example, lang) {
   return { ...DEFAULTS, ...example.iframe, lang };
 }
 
-function pageUrl(query) {
-  return new URL(`index.html${query}`, location.href).href;
+// A frame that shows one part of the playground (its anchor) is named by its example's title.
+function frameTitle(example, lang) {
+  return text(lang, example.anchor ? `${example.id}.title` : 'gallery.frameTitle');
+}
+
+function pageUrl(query, anchor = null) {
+  return new URL(`index.html${query}${anchor ? `#${anchor}` : ''}`, location.href).href;
 }
 
 /** What a teacher pastes: the script once and the elements, or the iframe. Never the gallery's language. */
 function snippet(example, lang) {
   if (example.iframe) {
-    const src = pageUrl(writeUrlState({ ...frameState(example, null), embed: true }));
-    return `<iframe src="${escapeHtml(src)}" width="100%" height="${FRAME_HEIGHT}" style="border: 0" loading="lazy" title="${escapeHtml(text(lang, 'gallery.frameTitle'))}"></iframe>`;
+    const src = pageUrl(writeUrlState({ ...frameState(example, null), embed: true }), example.anchor);
+    return `<iframe src="${escapeHtml(src)}" width="100%" height="${example.height ?? FRAME_HEIGHT}" style="border: 0" loading="lazy" title="${escapeHtml(frameTitle(example, lang))}"></iframe>`;
   }
   const script = `<script type="module" src="${escapeHtml(new URL('minimind-attention.js', location.href).href)}"></script>`;
   const elements = example.figures.map((attributes) => {
@@ -110,6 +118,7 @@ function buildExample(section, example, parent) {
   const elements = (example.figures ?? []).map((attributes) => {
     const figure = make('minimind-attention', null, figures);
     for (const [name, value] of Object.entries(attributes)) figure.setAttribute(name, value);
+    reserveHeight(figure);
     return figure;
   });
   let frame = null;
@@ -117,12 +126,8 @@ function buildExample(section, example, parent) {
     frame = make('iframe', null, figures);
     frame.loading = 'lazy';
     frame.width = '100%';
-    frame.height = String(FRAME_HEIGHT);
+    frame.height = String(example.height ?? FRAME_HEIGHT);
   }
-  const links = make('p', 'links', article);
-  const open = make('a', 'open', links);
-  open.target = '_blank';
-  open.rel = 'noopener';
   const details = make('details', 'snippet', article);
   const summary = make('summary', null, details);
   const hint = make('p', 'hint', details);
@@ -133,15 +138,10 @@ function buildExample(section, example, parent) {
     caption.textContent = text(lang, `${example.id}.caption`);
     for (const figure of elements) figure.setAttribute('lang', lang);
     if (frame) {
-      const src = pageUrl(writeUrlState({ ...frameState(example, lang), embed: true }));
+      const src = pageUrl(writeUrlState({ ...frameState(example, lang), embed: true }), example.anchor);
       if (frame.getAttribute('src') !== src) frame.src = src;
-      frame.title = text(lang, 'gallery.frameTitle');
-      open.href = pageUrl(writeUrlState(frameState(example, lang)));
-    } else {
-      // The first figure's state, exactly as its own "open in playground" link writes it.
-      open.href = playgroundUrl(readAttributes((name) => elements[0].getAttribute(name), lang).spec);
+      frame.title = frameTitle(example, lang);
     }
-    open.textContent = text(lang, 'gallery.open');
     summary.textContent = text(lang, 'gallery.snippet');
     hint.textContent = text(lang, frame ? 'gallery.iframeHint' : 'gallery.snippetHint');
     code.textContent = snippet(example, lang);
@@ -195,6 +195,18 @@ function setup() {
   }
   const asked = new URLSearchParams(location.search).get('lang');
   show(LANGS.includes(asked) ? asked : browserLanguage());
+  // The articles exist only now: land on the one the address names, and on each one a contents link names.
+  const land = () => {
+    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target) keepHeadingInView(target);
+  };
+  addEventListener('hashchange', land);
+  // A link to the address's own article does not change the hash: land on it all the same.
+  contents.addEventListener('click', (event) => {
+    const link = event.target.closest('a[href^="#"]');
+    if (link && link.hash === location.hash) requestAnimationFrame(land);
+  });
+  land();
 }
 
 if (globalThis.document) setup(); // the tests import SECTIONS under Node

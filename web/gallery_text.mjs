@@ -1,6 +1,15 @@
 // The gallery's text (gallery.html): what each live figure shows and what a
 // learner should see in it, Chinese first, then English. The names of lesson
 // 2.5's examples are the page's (web/messages/, lesson.example.*).
+import heads from '../models/minimind-demo/heads.json' with { type: 'json' };
+import shapeRuns from '../models/minimind-demo/shape_runs.json' with { type: 'json' };
+
+// The trained model's best previous-token score and that of its retrain with
+// 2 kv heads, on the same held-out probes: read from the generated records
+// (heads.json, shape_runs.json), never typed.
+const bestPrevious = (record) => Math.max(...record.heads.map((h) => h.previousToken)).toFixed(2);
+const kv2 = bestPrevious(shapeRuns.runs.find((r) => r.num_key_value_heads === 2).heads);
+const kv4 = bestPrevious(heads);
 
 const zhCN = {
   'gallery.title': 'MiniMind 注意力图库',
@@ -9,7 +18,6 @@ const zhCN = {
   'gallery.playground': '打开 Playground',
   'gallery.language': '语言',
   'gallery.contents': '目录',
-  'gallery.open': '在 Playground 中打开这个例子 ↗',
   'gallery.snippet': '嵌入代码',
   'gallery.snippetHint':
     '复制到课程网页：<script> 在一个页面里只需要一次，每张图一个 <minimind-attention> 元素；加上 lang="zh-CN" 或 lang="en" 可以固定语言。',
@@ -53,9 +61,11 @@ const zhCN = {
   'masked-iframe.title': '§5.3 掩码加在 softmax 之前（iframe 嵌入）',
   'masked-iframe.caption':
     '第 11 课 §5.3，这一张用 iframe 嵌入 Playground 的精简视图：因果掩码在 softmax 之前加到 scores 上，未来的位置变成 −∞（斜线格），softmax 之后它们的权重就是 0。iframe 在任何网页和 Jupyter 里都能用；本页其余的图用的是 <minimind-attention> 元素。',
+  'why.title': '问模型为什么：代词的故事（iframe 嵌入）',
+  'why.caption':
+    '训练好的模型怎样解析代词，用三种可解释性工具讲（名称同 TransformerLens）：逻辑透镜显示在“她”之后，从哪一层起小红的习惯的第一个 token 成为第一名；激活修补把“她”翻成“他”，看换回哪个头的输出能恢复答案；直接逻辑归因显示代词头给 logit(答案) − logit(错误) 写了多少。答案和错误 token 由训练语料的生成器算出，所有数字都在你的浏览器里实时计算。',
   'gqa.title': '§2.7 / §5.4 GQA：几个 q 头共享一份 K/V',
-  'gqa.caption':
-    '第 11 课 §2.7 与 §5.4，在第 11 课的实验模型 lab-a 上（随机权重，未训练）：每层 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。项目训练的模型每层 4 个 kv 头，每个头有自己的 K/V：用 2 个 kv 头训练时，最好的前一个 token 头只有 0.75，用 4 个有 0.86（见它的模型卡）。',
+  'gqa.caption': `第 11 课 §2.7 与 §5.4，在第 11 课的实验模型 lab-a 上（随机权重，未训练）：每层 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。项目训练的模型每层 4 个 kv 头，每个头有自己的 K/V：用 2 个 kv 头训练时，最好的前一个 token 头只有 ${kv2}，用 4 个有 ${kv4}（见它的模型卡）。`,
   'lab-a.title': '§6 实验 A：追踪完整 Attention 流程',
   'lab-a.caption':
     '第 11 课 §6 实验 A：核心在 lab-a（hidden_size 64，4 个 q 头，2 个 kv 头）上得到的实验记录，逐行对照课程“你应该看到”的值：x.shape=(2, 5, 64)，k_proj(x).shape=(2, 5, 32)，scores.shape=(2, 4, 5, 5)，future_attention_mass_for_batch0_head0=0.0000000000。图中还有 batch 0、head 0 的注意力权重：下三角有效，未来位置都是 0。manual_vs_module_max_abs_diff 比较手写公式与模块的输出。',
@@ -71,7 +81,6 @@ const en = {
   'gallery.playground': 'Open the playground',
   'gallery.language': 'Language',
   'gallery.contents': 'Contents',
-  'gallery.open': 'Open this example in the playground ↗',
   'gallery.snippet': 'Embed code',
   'gallery.snippetHint':
     'Paste into a course page: the <script> once per page, one <minimind-attention> element per figure; add lang="zh-CN" or lang="en" to fix its language.',
@@ -115,9 +124,11 @@ const en = {
   'masked-iframe.title': '§5.3 The mask is added before softmax (as an iframe)',
   'masked-iframe.caption':
     'Lesson 11 §5.3, embedded as an iframe of the playground’s compact view: the causal mask is added to the scores before softmax, the future becomes −∞ (hatched), and after softmax its weights are 0. The iframe works on any page and in Jupyter; every other figure here is the <minimind-attention> element.',
+  'why.title': 'Ask the model why: the pronoun story (as an iframe)',
+  'why.caption':
+    'How the trained model resolves a pronoun, told with three interpretability tools (named as in TransformerLens): the logit lens shows from which layer the first token of 小红’s habit becomes the top prediction after 她; activation patching flips 她 to 他 and shows which head’s output, put back, restores the answer; direct logit attribution shows how much of logit(answer) − logit(wrong) the pronoun head writes. The answer and wrong tokens come from the training corpus’s generator; every number is computed live in your browser.',
   'gqa.title': '§2.7 / §5.4 GQA: q heads sharing one K/V',
-  'gqa.caption':
-    'Lesson 11 §2.7 and §5.4, on lesson 11’s lab model lab-a (random weights, untrained): 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ. The project’s trained model has 4 kv heads, one per head: trained with 2, its best previous-token head reached 0.75; with 4, 0.86 (see its model card).',
+  'gqa.caption': `Lesson 11 §2.7 and §5.4, on lesson 11’s lab model lab-a (random weights, untrained): 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ. The project’s trained model has 4 kv heads, one per head: trained with 2, its best previous-token head reached ${kv2}; with 4, ${kv4} (see its model card).`,
   'lab-a.title': '§6 Lab A: trace the whole attention',
   'lab-a.caption':
     'Lesson 11 §6, lab A: the record the core computes on lab-a (hidden_size 64, 4 q heads, 2 kv heads), line by line against what the lesson says you should see: x.shape=(2, 5, 64), k_proj(x).shape=(2, 5, 32), scores.shape=(2, 4, 5, 5), future_attention_mass_for_batch0_head0=0.0000000000. The figure also shows the weights of batch 0, head 0: lower-triangular, every future weight 0. manual_vs_module_max_abs_diff compares the hand-written formula with the module.',

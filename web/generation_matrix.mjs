@@ -6,11 +6,15 @@
 
 const NEW_COLUMN = { scores_raw: NaN, scores_scaled: NaN, scores_masked: -Infinity, attn_weights: 0 };
 
-/** entries: [{layer, stage, shape: [1, H, T, T], data}]; rows: the step's [1, H, 1, T + 1]. */
+/**
+ * entries: [{layer, stage, shape: [1, H, T, T], data}]; rows: the step's [1, H, 1, T + 1],
+ * one per entry (a token that ended generation unfed has none: it adds no row).
+ */
 export function appendRows(entries, rows) {
   return withLookup(
     entries.map((entry) => {
       const row = rows.find((r) => r.layer === entry.layer && r.stage === entry.stage);
+      if (!row) throw new Error(`the step has no row for layer ${entry.layer}, ${entry.stage}`);
       const [, H, T] = entry.shape;
       const next = T + 1;
       const data = new Float32Array(H * next * next);

@@ -60,6 +60,8 @@ function text(item) {
     'font-size': item.size,
     'font-weight': item.weight === 'bold' ? 'bold' : undefined,
     'text-anchor': anchor,
+    'dominant-baseline': item.baseline === 'middle' ? 'central' : undefined,
+    'data-index': item.index,
     fill: item.color,
     transform: item.rotate ? `rotate(${item.rotate} ${number(item.x)} ${number(item.y)})` : undefined,
   })}>${xmlText(item.text)}</text>`;
@@ -68,7 +70,7 @@ function text(item) {
 /** The SVG document (a string) of a figure; meta: what export.mjs records. */
 export function figureSvg(view, figureText, meta, measure) {
   const layout = figureLayout(view, figureText, measure);
-  const { width, height, items } = layout;
+  const { width, height, items, labels } = layout;
   const bar = items.find((item) => item.kind === 'bar');
   const body = items.map((item) => {
     if (item.kind === 'rect') return rect(item);
@@ -79,7 +81,7 @@ export function figureSvg(view, figureText, meta, measure) {
   const description = [figureText.title, ...figureText.caption, `${figureText.tokensLabel} ${view.tokens.join(' | ')}`].join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${xmlText(FIGURE_FONT)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${xmlText(FIGURE_FONT)}" data-label-step="${labels.step}">`,
     `<title>${xmlText(figureText.title)}</title>`,
     `<desc>${xmlText(description)}</desc>`,
     `<metadata id="minimind-export">${xmlText(JSON.stringify(meta))}</metadata>`,

@@ -19,6 +19,7 @@
 // element.losses is every reported loss so far, element.snapshots the
 // snapshots held and element.trainer the trainer's latest report (positions,
 // trainMs, ...), and each report dispatches `minimind-train-steps` ({detail: {steps}}).
+import { rolesFromScores } from '../js/head_roles.mjs';
 import { scaleFor } from './colors.mjs';
 import { download } from './export.mjs';
 import { applyTranslations } from './i18n.mjs';
@@ -486,11 +487,18 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     try {
       const { config, weights, tokenizer, step } = await exported('F32');
       const name = `minimind-trained-b${step}.safetensors`;
-      await loadFiles([
-        new File([config], 'config.json', { type: 'application/json' }),
-        new File([weights], name, { type: 'application/octet-stream' }),
-        new File([tokenizer], 'tokenizer.json', { type: 'application/json' }),
-      ]);
+      // The head roles the last snapshot measured go with the files: they label the playground's heads.
+      const latest = snapshots.latest();
+      const roles = rolesFromScores(latest?.scores, latest?.step ?? null);
+      await loadFiles(
+        [
+          new File([config], 'config.json', { type: 'application/json' }),
+          new File([weights], name, { type: 'application/octet-stream' }),
+          new File([tokenizer], 'tokenizer.json', { type: 'application/json' }),
+        ],
+        false,
+        roles,
+      );
       ui.notice = t('train.used', { step, name });
     } catch (error) {
       ui.error = t('train.failed', { message: error.message });

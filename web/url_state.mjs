@@ -30,6 +30,33 @@ export const DEFAULTS = {
 };
 
 export const LABS = ['lab-a', 'lab-b']; // lesson 11's lab presets
+
+// A link keeps at most this many bytes of the text, percent-encoded (a
+// Chinese character is 9: %E5%B0%8F): a 2000-character text would make an
+// 18 KB URL, which servers and chat apps cut or refuse. Longer texts are cut
+// at a whole character and the page says the link does not carry all of it.
+export const URL_TEXT_BYTES = 1800;
+
+// Bytes of one character in a query string: unreserved ASCII as it is, the
+// rest as %XX per UTF-8 byte (a lone surrogate becomes U+FFFD, 3 bytes).
+function encodedBytes(char) {
+  const code = char.codePointAt(0);
+  if (code < 0x80) return /[A-Za-z0-9*\-._ ]/.test(char) ? 1 : 3;
+  if (code < 0x800) return 6;
+  return code < 0x10000 ? 9 : 12;
+}
+
+/** The beginning of `text` a link carries: whole characters within URL_TEXT_BYTES. */
+export function urlText(text) {
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    bytes += encodedBytes(char);
+    if (bytes > URL_TEXT_BYTES) return text.slice(0, end);
+    end += char.length;
+  }
+  return text;
+}
 const LESSON_TEXTS = ['q', 'k', 'v', 'scores', 'labels'];
 const EMPTY_LESSON = { example: null, kind: 'qkv', q: '', k: '', v: '', scores: '', labels: '', decimals: 4 };
 
@@ -123,7 +150,7 @@ export function readUrlState(search) {
 export function writeUrlState(state) {
   const q = new URLSearchParams();
   if (state.embed) q.set('embed', '1');
-  if (state.text !== DEFAULTS.text) q.set('text', state.text);
+  if (state.text !== DEFAULTS.text) q.set('text', urlText(state.text));
   if (state.inputMode !== DEFAULTS.inputMode) q.set('input', state.inputMode);
   if (state.inputMode === 'manual' && state.lesson) writeLesson(state.lesson, q);
   if (state.lab) q.set('lab', state.lab);

@@ -52,8 +52,6 @@ function argmax(row) {
   return best;
 }
 
-const percent = (x) => `${Math.round(100 * x)}%`;
-
 // The prediction panel once it answers what is on screen: the text of each candidate.
 async function prediction(page) {
   await page.waitForFunction(() => {
@@ -116,16 +114,12 @@ test('a new learner’s first view (zh-CN): the lesson’s sentence after the bo
   assert.match(await page.textContent('#row-explanation'), /^output\(她\) = \d\.\d\d×V\((小|红)\)/);
   assert.equal(await page.textContent('#view-title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${kvHeadOf(head)}）· softmax`);
 
-  // What the learner sees, in one sentence, with heads.json's numbers.
+  // What the learner sees: the head's measured role (heads.json), and where 她 looks on screen (the table's weights, 小红's tokens summed).
   const note = await page.textContent('#head-note');
   const entry = heads.heads.find((h) => h.layer === layer && h.head === head);
-  assert.match(note, /^这是训练过的 MiniMind 的代词头/);
-  for (const part of [
-    `第 ${layer} 层第 ${head} 个头`,
-    `${heads.probes.heldOut} 句`,
-    percent(entry.pronoun),
-    `把 ${percent(heads.lesson[0].mass)} 的注意力放在“小红”`,
-  ])
+  const onName = sentence.referent.reduce((sum, j) => sum + table.rows[sentence.pronoun][j], 0);
+  assert.match(note, new RegExp(`^第 ${layer} 层第 ${head} 个头：代词头`));
+  for (const part of [`代词 ${entry.pronoun.toFixed(2)}`, `“她”（第 ${sentence.pronoun} 行）→ 小红 ${onName.toFixed(2)}`])
     assert.ok(note.includes(part), `"${part}" in: ${note}`);
   // Above the overview: what switching that head off did to the model's predictions when it was measured.
   const invitation = await page.textContent('#ablate-note');
@@ -263,7 +257,9 @@ test('an element with no attributes shows the trained model on the lesson’s se
   const shadow = (selector) => page.evaluate((s) => document.getElementById('bare').shadowRoot.querySelector(s).textContent, selector);
   assert.equal(await shadow('.title'), `第 ${layer} 层 · 第 ${head} 个头（读取 kv 头 ${kvHeadOf(head)}）· softmax`);
   assert.equal(await shadow('.model'), 'minimind-demo（已训练）');
-  assert.ok((await shadow('.note')).includes(`把 ${percent(heads.lesson[0].mass)} 的注意力放在“小红”`), await shadow('.note'));
+  // Its note reads the weights drawn: 她's row, 小红's tokens summed.
+  const onName = sentence.referent.reduce((sum, j) => sum + weights[sentence.pronoun][j], 0);
+  assert.ok((await shadow('.note')).includes(`“她”（第 ${sentence.pronoun} 行）→ 小红 ${onName.toFixed(2)}`), await shadow('.note'));
   // Table view: the bos is the first token.
   await page.evaluate(() => document.getElementById('bare').setAttribute('view', 'table'));
   await page.waitForFunction(() => document.getElementById('bare').shadowRoot.querySelector('table:not([hidden]) thead th:nth-child(2)'));

@@ -67,6 +67,8 @@ function readExample(page, id) {
         state: figure.dataset.state,
         title: root.querySelector('.title').textContent,
         link: root.querySelector('a.open').href,
+        openLinks: root.querySelectorAll('a[href*="index.html"]').length,
+        note: root.querySelector('.note:not([hidden])')?.textContent ?? null,
         weights: figure.weights,
         matrices: figure.matrices,
         stages,
@@ -76,7 +78,9 @@ function readExample(page, id) {
     return {
       title: article.querySelector('h3').textContent,
       caption: article.querySelector('.caption').textContent,
-      link: article.querySelector('.links a').href,
+      // The figure's own "open in playground" link (the iframe's: the framed page's, once it loaded).
+      link: figures[0]?.link ?? article.querySelector('iframe')?.contentDocument?.getElementById('open-playground')?.href ?? null,
+      articleLinks: article.querySelectorAll('a').length,
       snippet: article.querySelector('details.snippet code').textContent,
       frame: article.querySelector('iframe')?.src ?? null,
       figures,
@@ -227,6 +231,56 @@ test('lesson 11, labs A and B: the records the lesson expects, beside batch 0, h
   await page.close();
 });
 
+test('each contents link lands with its heading at the top once the figures around it drew (desktop and phone)', async () => {
+  for (const [width, height] of [
+    [1200, 900],
+    [390, 844],
+  ]) {
+    const { page, errors } = await openPage(site.context);
+    await page.setViewportSize({ width, height });
+    const open = async () => {
+      await page.goto(`${site.url}${GALLERY}?lang=zh-CN`);
+      await page.waitForFunction((n) => document.querySelectorAll('minimind-attention').length === n, FIGURE_COUNT);
+    };
+    await open();
+    const targets = await page.$$eval('#contents a', (links) => links.map((a) => a.hash));
+    assert.equal(targets.length, SECTIONS.length + SECTIONS.flatMap((s) => s.examples).length);
+    for (const hash of targets) {
+      await open(); // a reader arriving: no figure drawn yet
+      await page.click(`#contents a[href="${hash}"]`);
+      // Every figure within the element's 200 px margin of the window has drawn (or failed), then two frames pass.
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('minimind-attention')].every((f) => {
+            const r = f.getBoundingClientRect();
+            return r.bottom < -200 || r.top > innerHeight + 200 || f.dataset.state !== 'loading';
+          }),
+        null,
+        { timeout: 30000 },
+      );
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      const { top, atBottom } = await page.evaluate((id) => {
+        const heading = document.getElementById(decodeURIComponent(id.slice(1))).querySelector('h2, h3');
+        const end = document.documentElement.scrollHeight - innerHeight;
+        return { top: heading.getBoundingClientRect().top, atBottom: scrollY >= end - 1 };
+      }, hash);
+      // The last examples sit too near the end of the page to reach the top: they are in view instead.
+      if (atBottom) assert.ok(top >= -2 && top < height - 40, `${hash}: heading in view at ${Math.round(top)} px (${width}px)`);
+      else assert.ok(top >= -2 && top <= 40, `${hash}: heading ${Math.round(top)} px from the top (${width}px)`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+/** The playground page in example `id`'s iframe, scrolled to (it loads lazily) and ready. */
+async function framedPage(page, id) {
+  await page.evaluate((exampleId) => document.getElementById(exampleId).scrollIntoView(), id);
+  const frame = await (await page.$(`#${id} iframe`)).contentFrame();
+  await frame.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return frame;
+}
+
 // The matrix the playground shows, as rows of numbers (masked cells: 0).
 function playgroundMatrix(page) {
   return page.$$eval('#matrix-table tbody tr', (rows) =>
@@ -234,12 +288,15 @@ function playgroundMatrix(page) {
   );
 }
 
-test('"open in playground" opens the playground on the same numbers', async () => {
+test('"open in playground": exactly one link per figure, opening the playground on the same numbers', async () => {
   const { page, errors } = await openGallery('en');
+  const frames = {};
   for (const section of SECTIONS) {
     for (const example of section.examples) {
+      if (example.iframe) frames[example.id] = await framedPage(page, example.id);
       const shown = await readExample(page, example.id);
-      if (example.figures) assert.equal(shown.link, shown.figures[0].link, `${example.id}: the gallery’s link is the figure’s own`);
+      assert.equal(shown.articleLinks, 0, `${example.id}: the article adds no link of its own`);
+      for (const figure of shown.figures) assert.equal(figure.openLinks, 1, `${example.id}: one link in each figure`);
       const url = new URL(shown.link);
       assert.equal(url.pathname, '/dist/site/index.html', example.id);
       assert.equal(url.searchParams.has('embed'), false, example.id);
@@ -295,8 +352,20 @@ test('"open in playground" opens the playground on the same numbers', async () =
   const linkState = readUrlState(new URL(framed.link).search);
   assert.equal(frameState.embed, true);
   assert.deepEqual({ ...linkState, embed: true }, frameState);
-  const frame = page.frames().find((f) => f.url().includes('embed=1'));
-  await frame.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  // Each framed page shows one link to the playground, as a figure does.
+  for (const [id, framedDoc] of Object.entries(frames)) {
+    const links = await framedDoc.$$eval('a[href*="index.html"]', (all) => all.filter((a) => a.getClientRects().length > 0).length);
+    assert.equal(links, 1, `${id}: one link in the frame`);
+  }
+  const frame = frames['masked-iframe'];
+  // The framed view says what the head does, as the element on the same model, text, layer and head does.
+  const frameNote = await frame.evaluate(() => {
+    const note = document.getElementById('head-note');
+    return note.getClientRects().length ? note.textContent : null;
+  });
+  const elementNote = (await readExample(page, 'sentence')).figures[0].note;
+  assert.ok(elementNote, 'the element shows its note');
+  assert.equal(frameNote, elementNote);
   const T = (await readExample(page, 'sentence')).figures[0].weights.length; // the lesson's sentence, as the figures read it
   await frame.waitForFunction((n) => document.querySelectorAll('#matrix-table tbody tr').length === n, T);
   ({ playground, playgroundErrors } = await open(framed.link, 'body[data-ready="true"]'));

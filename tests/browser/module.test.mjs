@@ -32,7 +32,7 @@ test('the module loads in Chromium and gives the same logits and attention as in
     try {
       model.forward([1000]);
     } catch (error) {
-      caught = `${error.constructor.name}: ${error.message}`;
+      caught = `${error.constructor.name} (${error.kind}): ${error.message}`;
     }
     const after = model.forward([3]).logits.shape;
     model.dispose();
@@ -44,7 +44,7 @@ test('the module loads in Chromium and gives the same logits and attention as in
   model.dispose();
   assert.deepEqual(inBrowser.logits, Array.from(logits.data));
   assert.deepEqual(inBrowser.attention, Array.from(trace.get(1, 'attn_weights').data));
-  assert.equal(inBrowser.caught, 'Error: token id 1000 at position 0 is outside the vocabulary (0..127)');
+  assert.equal(inBrowser.caught, 'MiniMindError (token_id.out_of_range): token id 1000 at position 0 is outside the vocabulary (0..127)');
   assert.deepEqual(inBrowser.after, [1, 1, 128]);
   assert.deepEqual(errors, []);
   await page.close();

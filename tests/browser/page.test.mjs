@@ -137,12 +137,19 @@ test('the stage switch shows QKᵀ, ÷√d, + mask and softmax with their shapes
       (s) => new URLSearchParams(location.search).get('stage') === s || (s === 'attn_weights' && !location.search.includes('stage=')),
       stage,
     );
-    return { table: await readTable(page), caption: await page.textContent('#stage-caption') };
+    return {
+      table: await readTable(page),
+      caption: await page.textContent('#stage-caption'),
+      shape: await page.textContent('#matrix-shape'),
+    };
   };
   const raw = await read('scores_raw');
   const scaled = await read('scores_scaled');
   const masked = await read('scores_masked');
-  assert.match(raw.caption, /\[4, 4, 4\].*q \[4, 4, 16\].*k \[4, 2, 16\]/);
+  assert.match(raw.caption, /q \[4, 4, 16\].*k \[4, 2, 16\]/);
+  // The shape is printed once, by the matrix, not again in the caption.
+  assert.match(raw.shape, /\[H, T, T\] = \[4, 4, 4\]/);
+  for (const { caption } of [raw, scaled, masked]) assert.doesNotMatch(caption, /\[4, 4, 4\]/);
   assert.match(scaled.caption, /√16 = 4\.000/);
   for (let i = 0; i < 4; i += 1) {
     for (let j = 0; j < 4; j += 1) {

@@ -2,9 +2,9 @@
 // zh-CN and en as the browser's language picks them: the playground, its
 // embed view, its lab and lesson views and the gallery are never wider than
 // the screen (long lines wrap, wide tables scroll inside their box and say
-// so); the playground's attention matrix is on the first screen, above the
-// side controls; tapping a cell shows its numbers (q·k, ÷√d, weight: the
-// table's) and selects its row. Everything is measured on the page's real
+// so); the playground's text box and then its attention matrix start within
+// the first 1.5 screens, above the side controls; tapping a cell shows its
+// numbers (q·k, ÷√d, weight: the table's) by the cell and selects its row. Everything is measured on the page's real
 // layout. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -101,22 +101,14 @@ async function assertNoSidewaysScroll(page, what) {
   );
 }
 
-// The heatmap's cells as drawn: its matrix ends 4 px before the canvas's right and bottom edges;
-// the last row's cells are all painted (no masked cell there), so the first transparent pixel
-// left of them is where the matrix starts.
+// The heatmap's cells as drawn (its layout, which the canvas carries as data-layout), scrolled into view.
 function matrixGeometry(page) {
   return page.evaluate(() => {
     const canvas = document.getElementById('heatmap');
+    canvas.scrollIntoView({ block: 'center' });
     const rect = canvas.getBoundingClientRect();
-    const ratio = canvas.width / rect.width;
-    const T = document.querySelectorAll('#matrix-table tbody tr').length;
-    const y = Math.floor((rect.height - 4 - 3) * ratio);
-    const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
-    let x = Math.floor((rect.width - 4 - 2) * ratio);
-    while (x > 0 && row[4 * (x - 1) + 3] === 255) x -= 1;
-    const left = x / ratio;
-    const cell = (rect.width - 4 - left) / T;
-    return { T, left, cell, top: rect.height - 4 - cell * T, rect: { x: rect.x, y: rect.y, width: rect.width, height: rect.height } };
+    const { T, left, top, cell } = JSON.parse(canvas.dataset.layout);
+    return { T, left, cell, top, rect: { x: rect.x, y: rect.y, width: rect.width, height: rect.height } };
   });
 }
 
@@ -133,7 +125,7 @@ async function tapCell(page, geometry, i, j) {
 }
 
 for (const lang of LANGUAGES) {
-  test(`playground on a phone (${lang}): no sideways scrolling, the matrix on the first screen above the controls`, async () => {
+  test(`playground on a phone (${lang}): no sideways scrolling, the text box then the matrix within 1.5 screens, above the controls`, async () => {
     const { page, errors, close } = await openPlayground('', lang);
     await assertNoSidewaysScroll(page, 'the playground');
     const layout = await page.evaluate(() => {
@@ -143,6 +135,7 @@ for (const lang of LANGUAGES) {
       };
       const wrap = document.querySelector('.matrix-wrap');
       return {
+        text: box('#text'),
         matrix: box('#heatmap'),
         controls: box('.controls'),
         view: box('.view'),
@@ -152,8 +145,13 @@ for (const lang of LANGUAGES) {
     console.log(
       `# ${lang}: matrix top ${Math.round(layout.matrix.top)} px, bottom ${Math.round(layout.matrix.bottom)} px, controls top ${Math.round(layout.controls.top)} px`,
     );
-    assert.ok(layout.matrix.top < HEIGHT, `the matrix starts at ${layout.matrix.top} px, below the first screen`);
-    assert.ok(layout.matrix.bottom <= HEIGHT, `the whole matrix is on the first screen (it ends at ${layout.matrix.bottom} px)`);
+    // The text box first, then the matrix: both start within the first 1.5 screens, and the whole matrix fits one screen.
+    assert.ok(layout.text.top < layout.matrix.top, 'the text box comes before the matrix');
+    assert.ok(layout.matrix.top < 1.5 * HEIGHT, `the matrix starts at ${layout.matrix.top} px, below the first 1.5 screens`);
+    assert.ok(
+      layout.matrix.bottom - layout.matrix.top <= HEIGHT,
+      `the whole matrix fits one screen (${layout.matrix.bottom - layout.matrix.top} px)`,
+    );
     assert.ok(layout.matrix.bottom < layout.controls.top, 'the matrix comes before the side controls');
     assert.ok(layout.matrix.right <= layout.view.right && !layout.wrapScrolls, 'the matrix fits its panel');
     // The cells are big enough to tap, and the hint says to tap them.

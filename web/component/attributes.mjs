@@ -1,7 +1,8 @@
 // The attributes of <minimind-attention> -> what to draw. Defaults are the
 // page's (url_state.mjs), so a bare element shows what the playground shows
 // first. A malformed attribute becomes a problem to display, never an
-// exception: {key, params} for embedText().
+// exception: {key, params, detail?} for embedText(), detail the raw words
+// shown under "details".
 // view="lesson" is lesson 2.5's hand computation (an `example` of
 // lesson_examples.mjs and/or typed q, k, v or scores); view="lab" is lesson
 // 11's lab record (preset lab-a or lab-b).
@@ -80,7 +81,8 @@ export function readAttributes(get, browserLang) {
         config = null;
       }
     } catch (error) {
-      problems.push({ key: 'embed.badConfig', params: { message: error.message } });
+      // The parser's own (English) words go behind the element's "details".
+      problems.push({ key: 'embed.badConfig', params: {}, detail: error.message });
     }
   }
 

@@ -26,7 +26,9 @@
 import { scaleFor } from '../colors.mjs';
 import { browserLanguage } from '../browser_language.mjs';
 import { DEMO, tokenizeText } from '../demo_model.mjs';
+import { switchMarks } from '../../js/head_note.mjs';
 import { headNote } from '../demo_text.mjs';
+import { errorText, showErrorDetails } from '../error_text.mjs';
 import { tokenize } from '../tokenize.mjs';
 import { renderLegend } from '../views/legend.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
@@ -105,6 +107,7 @@ export class MiniMindAttention extends ElementBase {
     parts.progress = make('progress', null, parts.status);
     parts.message = make('span', 'message', parts.status);
     parts.hint = make('span', 'hint', parts.status);
+    parts.details = make('details', 'details', parts.status); // the raw English of an error (error_text.mjs)
     parts.footer = make('div', 'footer', frame);
     parts.legend = make('div', 'legend', parts.footer);
     parts.readout = make('span', 'readout', parts.footer);
@@ -199,7 +202,13 @@ export class MiniMindAttention extends ElementBase {
         this.#train.dispose();
         this.#train.root.hidden = true;
       }
-      if (problems.length) return this.#fail(problems.map((p) => t(p.key, p.params)).join('; '));
+      if (problems.length) {
+        const detail = problems
+          .map((p) => p.detail)
+          .filter(Boolean)
+          .join('\n'); // e.g. the JSON parser's words
+        return this.#fail(problems.map((p) => t(p.key, p.params)).join('; '), { detail: detail ? { detail, complete: true } : null });
+      }
       if (!this.#visible) return this.#showStatus('loading', t('embed.loading'));
       if (!this.#shown) this.#showStatus('loading', t('embed.loading'));
       const mm = await loadRuntime();
@@ -243,7 +252,9 @@ export class MiniMindAttention extends ElementBase {
         const { key, params, hint } = loadFailure(error);
         this.#fail(t(key, params), { hint, cause: error.message });
       } else {
-        this.#fail(error?.message ?? String(error));
+        // The core's error in the element's language; its English under "details".
+        const words = errorText(this.#spec?.lang ?? 'en', error);
+        this.#fail(words.text, { detail: words });
       }
     }
   }
@@ -253,16 +264,30 @@ export class MiniMindAttention extends ElementBase {
     const { layer, head, stage, causal, scale } = spec;
     const traceKey = JSON.stringify([key, ids, causal, scale, layer, stage]);
     if (this.#trace?.key !== traceKey) {
-      // Only the stage and layer shown are traced (a [1, H, T, T] matrix).
+      // Only the stage and layer shown are traced (a [1, H, T, T] matrix), and
+      // the trained model's softmax weights there, which its head note reads.
+      const stages = trained && stage !== 'attn_weights' ? [stage, 'attn_weights'] : [stage];
       const { trace } = this.#held.model.forward(ids, {
-        trace: { layers: [layer], stages: [stage] },
+        trace: { layers: [layer], stages },
         causalMask: causal,
         scaleScores: scale,
       });
-      this.#trace = { key: traceKey, entry: trace.get(layer, stage) };
+      this.#trace = { key: traceKey, entry: trace.get(layer, stage), weights: trained ? trace.get(layer, 'attn_weights') : null };
     }
     const T = ids.length;
     const values = this.#trace.entry.data.slice(head * T * T, (head + 1) * T * T);
+    // What this head of the trained model does (heads.json) and what its rows show, composed from them (js/head_note.mjs).
+    const note = trained
+      ? headNote((k, params) => embedText(spec.lang, k, params), trained.files.heads, {
+          tokens,
+          weights: this.#trace.weights.data.subarray(head * T * T, (head + 1) * T * T),
+          row: null,
+          layer,
+          head,
+          causal,
+          scale,
+        }).text
+      : '';
     // The causal mask hides keys after the query from "+ mask" on (as the page).
     const maskedStage = causal && (stage === 'scores_masked' || stage === 'attn_weights');
     this.#shown = {
@@ -273,6 +298,7 @@ export class MiniMindAttention extends ElementBase {
       layer,
       head,
       maskedStage,
+      switches: { causal, scale },
       masked: (i, j) => maskedStage && j > i,
       scale: scaleFor(stage, values),
       kv: Math.floor(head / (info.num_attention_heads / info.num_key_value_heads)),
@@ -282,8 +308,7 @@ export class MiniMindAttention extends ElementBase {
       ]
         .filter(Boolean)
         .join(' · '),
-      // What this head of the trained model does, measured (heads.json).
-      note: trained ? headNote((k, params) => embedText(spec.lang, k, params), trained.files.heads, { layer, head }) : '',
+      note,
     };
     this.#ready({ tokens: [...tokens], matrix: this.#rows(), layer, head, stage });
   }
@@ -370,7 +395,8 @@ export class MiniMindAttention extends ElementBase {
       parts.model.textContent = details;
       return;
     }
-    const stageName = t(`stage.${shown.stage}`);
+    // A switch that is off and changes this stage is named in the title ("softmax · mask off").
+    const stageName = [t(`stage.${shown.stage}`), ...switchMarks(t, { stage: shown.stage, ...shown.switches })].join(' · ');
     parts.title.textContent = t('view.title', {
       layer: shown.layer,
       head: shown.head,
@@ -401,7 +427,9 @@ export class MiniMindAttention extends ElementBase {
   #drawCanvas() {
     const { plot, canvas } = this.#parts;
     const size = { width: plot.clientWidth, height: this.#spec.height !== null ? plot.clientHeight : null };
-    this.#layout = layoutFigure(canvas.getContext('2d'), this.#shown.tokens, size.width, size.height);
+    const t = (key) => embedText(this.#spec.lang, key);
+    const titles = { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') };
+    this.#layout = layoutFigure(canvas.getContext('2d'), this.#shown.tokens, size.width, size.height, titles);
     drawFigure(canvas, this.#layout, { ...this.#shown, decimals: this.#shown.stage === 'attn_weights' ? 2 : 1, focus: this.#focus });
     this.#drawnSize = size;
   }
@@ -430,10 +458,12 @@ export class MiniMindAttention extends ElementBase {
 
   // hint: the key of what to do about it (an attribute to fix, files to host);
   // cause: the browser's own words on a file that did not load (event only).
-  #fail(message, { hint = 'embed.fixHint', cause } = {}) {
+  // detail: {detail, complete} of error_text.mjs, the raw words behind "details".
+  #fail(message, { hint = 'embed.fixHint', cause, detail: words = null } = {}) {
     this.#shown = null;
     const text = embedText(this.#spec?.lang ?? 'en', 'embed.error', { message });
     this.#showStatus('error', text, { hint });
+    showErrorDetails(this.#parts.details, this.#spec?.lang ?? 'en', words);
     const detail = cause === undefined ? { message: text } : { message: text, cause };
     this.dispatchEvent(new CustomEvent('minimind-error', { bubbles: true, composed: true, detail }));
   }
@@ -450,6 +480,7 @@ export class MiniMindAttention extends ElementBase {
     parts.status.classList.toggle('error', state === 'error');
     parts.message.textContent = message;
     parts.hint.textContent = state === 'error' ? embedText(this.#spec?.lang ?? 'en', hint) : '';
+    if (state !== 'error') parts.details.hidden = true;
     parts.progress.hidden = !progress;
     if (attribute && this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
   }

@@ -82,6 +82,16 @@ canvas {
   font-weight: 400;
   color: #5b5b5b;
 }
+.status .details {
+  font-weight: 400;
+  font-size: 12px;
+  color: #5b5b5b;
+}
+.status .details .raw {
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+  margin: 2px 0 0;
+}
 progress {
   width: 120px;
 }

@@ -2,11 +2,13 @@
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
+import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
   ...LESSON_TERMS['en'],
   ...DEMO_TERMS['en'],
   ...TRAIN_TERMS['en'],
+  ...WHY_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',
   'app.gallery': 'Gallery: every lesson example',
   'app.subtitle':
@@ -34,6 +36,8 @@ export default {
   'files.noWeights': 'No model.safetensors or .pth among the chosen files.',
   'files.noConfig': 'model.safetensors needs its config.json next to it.',
   'files.error': 'Could not load the files: {message} The previous model is still in use.',
+  'url.textCut':
+    'This text is too long for a link: the address bar’s link carries only its first {kept} of {total} characters. Send the text itself along with the link.',
   'files.heads': 'Attention heads',
   'files.reload': 'Reload with these heads',
   'gen.title': 'Generate, one token at a time',
@@ -51,8 +55,10 @@ export default {
   'gen.reset': 'Reset',
   'gen.started': 'Prompt of {count} tokens prefilled; press Step or Play.',
   'gen.stepped': 'Step {step}: chose {token} (p = {p}).',
-  'gen.eos': 'Step {step}: end of sequence.',
-  'gen.full': 'Stopped at {max} tokens.',
+  'gen.endEos': 'Step {step}: the model ended its text (it chose {token}, its end-of-text token, p = {p}).',
+  'gen.endPositions': 'The model has no position after {max} tokens (max_position_embeddings): generation ends here.',
+  'gen.endTokens': 'The matrix holds at most {max} tokens: generation ends here.',
+  'gen.again': 'Reset starts again from the prompt.',
   'gen.candidates': 'Next-token candidates',
   'gen.cache': 'KV cache: {tokens} tokens, per layer k and v of shape [{tokens}, {hkv}, {dh}] × {layers} layers = {kib} KiB',
   'matrix.notComputed': '— (not computed by cached decoding)',
@@ -65,6 +71,7 @@ export default {
   'model.ready': '{name}: {params} parameters, {layers} layers × {heads} heads, random weights (untrained, seed {seed})',
   'model.readyFiles': '{name}: {params} parameters, {layers} layers × {heads} heads, weights from your file',
   'model.error': 'The model could not be built: {message}',
+  'model.loadFailed': '{name} could not be loaded ({message}); {previous} is still in use.',
   'config.title': 'Edit the config',
   'config.apply': 'Build this config',
   'config.reset': 'Back to the preset',
@@ -96,13 +103,16 @@ export default {
   'stage.scores_scaled': '÷ √d',
   'stage.scores_masked': '+ mask',
   'stage.attn_weights': 'softmax',
-  'stage.caption.scores_raw': 'q·k for every query and key: [{H}, {T}, {T}] = [H, T, T] from q [{T}, {H}, {Dh}] and k [{T}, {Hkv}, {Dh}]',
-  'stage.caption.scores_scaled': 'divided by √{Dh} = {sqrtD}: [{H}, {T}, {T}]',
-  'stage.caption.scores_masked': 'future keys set to −∞ by the causal mask: [{H}, {T}, {T}]',
-  'stage.caption.attn_weights': 'softmax over each row: weights in [0, 1], each row sums to 1 (−∞ → 0): [{H}, {T}, {T}]',
+  'stage.caption.scores_raw': 'q·k for every query and key, from q [{T}, {H}, {Dh}] and k [{T}, {Hkv}, {Dh}]',
+  'stage.caption.scores_scaled': 'divided by √{Dh} = {sqrtD}',
+  'stage.caption.scores_masked': 'future keys set to −∞ by the causal mask',
+  'stage.caption.attn_weights': 'softmax over each row: weights in [0, 1], each row sums to 1 (−∞ → 0)',
   'matrix.label': 'Attention matrix: rows are queries, columns are keys',
   'matrix.query': 'query',
   'matrix.key': 'key',
+  'controls.label': 'Model, files and settings',
+  'matrix.queryAxis': 'query (looking) ↓',
+  'matrix.keyAxis': 'key (looked at) →',
   'matrix.masked': 'masked (−∞ → 0)',
   'matrix.cell': '{query} → {key}: q·k = {raw}, ÷√d = {scaled}, weight = {weight}',
   'matrix.cellMasked': '{query} → {key}: a future token, masked (score −∞, weight 0)',
@@ -240,9 +250,21 @@ export default {
   'predict.withOn': '{token}: {p} (every head on: {pOn})',
   'predict.same': 'With {heads} off, the most likely next token is still {before}: p {pBefore} → {pAfter}.',
   'predict.changed': 'With {heads} off, the most likely next token changes from {before} ({pBefore}) to {after} ({pAfter}).',
+  'predict.maskOff':
+    'The causal mask is off: “{token}” also reads the {count} tokens after it, the next one “{next}” among them, so the first list is what a model that sees the future predicts; the second is the prediction under the mask.',
+  'predict.maskOffLast':
+    'The causal mask is off, but “{token}” is the last token: it has no future to see. Its list still differs from the masked one because the earlier tokens it reads saw their own future.',
+  'predict.maskOffLastSame':
+    'The causal mask is off, but “{token}” is the last token: it has no future to see, and both lists are the same.',
+  'predict.scaleOff': 'Computed without dividing the scores by √d, as the matrix is.',
+  'predict.seesFuture': 'Mask off: it sees the future',
+  'predict.noFuture': 'Mask off: the last token, no future',
+  'predict.masked': 'With the causal mask (how MiniMind runs)',
   'overview.off': 'off',
   'overview.switchOff': 'switch off',
   'overview.switchOffLabel': 'switch off layer {layer}, head {head}',
+  'overview.switchOn': 'switch on',
+  'overview.switchOnLabel': 'switch on layer {layer}, head {head} (it is off)',
   'overview.headName': 'layer {layer} head {head}',
   'overview.separator': ', ',
   'overview.ablated':

@@ -2,11 +2,13 @@
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
+import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
   ...LESSON_TERMS['zh-CN'],
   ...DEMO_TERMS['zh-CN'],
   ...TRAIN_TERMS['zh-CN'],
+  ...WHY_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
   'app.gallery': '图库：课程里的每个例子',
   'app.subtitle':
@@ -34,6 +36,7 @@ export default {
   'files.noWeights': '所选文件中没有 model.safetensors 或 .pth。',
   'files.noConfig': 'model.safetensors 需要同一文件夹里的 config.json。',
   'files.error': '无法载入这些文件：{message} 仍在使用之前的模型。',
+  'url.textCut': '这段文字太长，放不进链接：地址栏里的链接只带上了前 {kept} 个字（共 {total} 个）。分享时请把全文一起发过去。',
   'files.heads': '注意力头数',
   'files.reload': '用这个头数重新载入',
   'gen.title': '逐个 token 生成',
@@ -51,8 +54,10 @@ export default {
   'gen.reset': '重置',
   'gen.started': '已预填 {count} 个 token 的提示词；按“单步”或“播放”。',
   'gen.stepped': '第 {step} 步：选中 {token}（p = {p}）。',
-  'gen.eos': '第 {step} 步：序列结束。',
-  'gen.full': '已达到 {max} 个 token，停止。',
+  'gen.endEos': '第 {step} 步：模型结束了它的文本（选中结束符 {token}，p = {p}）。',
+  'gen.endPositions': '模型在 {max} 个 token 之后没有位置了（max_position_embeddings）：生成到此结束。',
+  'gen.endTokens': '矩阵最多容纳 {max} 个 token：生成到此结束。',
+  'gen.again': '按“重置”从提示词重新开始。',
   'gen.candidates': '下一个 token 的候选',
   'gen.cache': 'KV cache：{tokens} 个 token，每层 k 和 v 的形状为 [{tokens}, {hkv}, {dh}] × {layers} 层 = {kib} KiB',
   'matrix.notComputed': '—（缓存解码不计算）',
@@ -65,6 +70,7 @@ export default {
   'model.ready': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，随机权重（未训练，种子 {seed}）',
   'model.readyFiles': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，权重来自你的文件',
   'model.error': '模型无法构建：{message}',
+  'model.loadFailed': '{name} 无法加载（{message}），仍在使用 {previous}。',
   'config.title': '修改配置',
   'config.apply': '构建这个配置',
   'config.reset': '恢复预设',
@@ -96,14 +102,16 @@ export default {
   'stage.scores_scaled': '÷ √d',
   'stage.scores_masked': '+ 掩码',
   'stage.attn_weights': 'softmax',
-  'stage.caption.scores_raw':
-    '每个 query 与每个 key 的点积 q·k：[{H}, {T}, {T}] = [H, T, T]，来自 q [{T}, {H}, {Dh}] 和 k [{T}, {Hkv}, {Dh}]',
-  'stage.caption.scores_scaled': '除以 √{Dh} = {sqrtD}：[{H}, {T}, {T}]',
-  'stage.caption.scores_masked': '因果掩码把未来的 key 设为 −∞：[{H}, {T}, {T}]',
-  'stage.caption.attn_weights': '对每一行做 softmax：权重在 [0, 1]，每行和为 1（−∞ → 0）：[{H}, {T}, {T}]',
+  'stage.caption.scores_raw': '每个 query 与每个 key 的点积 q·k，来自 q [{T}, {H}, {Dh}] 和 k [{T}, {Hkv}, {Dh}]',
+  'stage.caption.scores_scaled': '除以 √{Dh} = {sqrtD}',
+  'stage.caption.scores_masked': '因果掩码把未来的 key 设为 −∞',
+  'stage.caption.attn_weights': '对每一行做 softmax：权重在 [0, 1]，每行和为 1（−∞ → 0）',
   'matrix.label': '注意力矩阵：行是 query，列是 key',
   'matrix.query': 'query',
   'matrix.key': 'key',
+  'controls.label': '模型、文件与设置',
+  'matrix.queryAxis': '查询（在看的）↓',
+  'matrix.keyAxis': '被看的键 →',
   'matrix.masked': '被掩码（−∞ → 0）',
   'matrix.cell': '{query} → {key}：q·k = {raw}，÷√d = {scaled}，权重 = {weight}',
   'matrix.cellMasked': '{query} → {key}：未来的 token，被掩码（分数 −∞，权重 0）',
@@ -235,9 +243,20 @@ export default {
   'predict.withOn': '{token}: {p}（所有头打开时 {pOn}）',
   'predict.same': '关掉 {heads} 之后，最可能的下一个 token 仍是 {before}，概率从 {pBefore} 变为 {pAfter}。',
   'predict.changed': '关掉 {heads} 之后，最可能的下一个 token 从 {before}（{pBefore}）变成了 {after}（{pAfter}）。',
+  'predict.maskOff':
+    '因果掩码已关闭：“{token}”还能读到它之后的 {count} 个 token，其中就有紧接着的“{next}”，所以第一个列表是能看到未来的模型的预测；第二个是加掩码时的预测。',
+  'predict.maskOffLast':
+    '因果掩码已关闭，但“{token}”是最后一个 token：它没有未来可看。它的列表仍与加掩码时不同，因为它读取的前面那些 token 看到了各自的未来。',
+  'predict.maskOffLastSame': '因果掩码已关闭，但“{token}”是最后一个 token：它没有未来可看，两个列表相同。',
+  'predict.scaleOff': '这个预测的分数没有除以 √d，与矩阵一致。',
+  'predict.seesFuture': '掩码关闭：看得到未来',
+  'predict.noFuture': '掩码关闭：最后一个 token，没有未来',
+  'predict.masked': '加因果掩码（MiniMind 的正常运行方式）',
   'overview.off': '已关掉',
   'overview.switchOff': '关掉',
   'overview.switchOffLabel': '关掉第 {layer} 层第 {head} 个头',
+  'overview.switchOn': '打开',
+  'overview.switchOnLabel': '打开第 {layer} 层第 {head} 个头（它已关掉）',
   'overview.headName': '第 {layer} 层第 {head} 个头',
   'overview.separator': '、',
   'overview.ablated':

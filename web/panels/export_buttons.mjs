@@ -42,8 +42,15 @@ export function setupExportButtons({ store, t, $ }) {
       stageName: t(`stage.${s.stage}`),
       causal,
       scale: g ? true : s.scale, // generation computes MiniMind's attention as it is
-      generation: g ? { prompt: g.T - g.step, generated: g.step } : null,
+      generation: g ? { prompt: g.promptT, generated: g.T - g.promptT } : null, // rows: an unfed last token has none
+      cell: pageCell(T),
     };
+  }
+
+  // The heatmap's cell size (views/matrix_layout.mjs): the figure lays out its matrix and labels as the page does.
+  function pageCell(T) {
+    const drawn = JSON.parse(document.getElementById('heatmap')?.dataset.layout || 'null');
+    return drawn?.T === T ? drawn.cell : null;
   }
 
   function exportBase(view) {

@@ -1,6 +1,7 @@
 // The files panel: a MiniMind folder or checkpoint dropped or picked, read in
 // the page with progress (a cancel stops the reading here), then sent to the
 // worker; the row asking for the head count when a .pth cannot tell it.
+import { errorText, showErrorDetails } from '../error_text.mjs';
 import { classifyFiles, droppedFiles, readWithProgress } from '../files.mjs';
 import { modelName } from '../model_names.mjs';
 import { notice } from './model_loading.mjs';
@@ -10,8 +11,9 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
   let readingFiles = null; // AbortController of the files being read in the page
 
   // withHeads: "Reload with these heads" sends the head count typed; files just chosen are read without it.
-  async function loadFiles(fileList, withHeads = false) {
-    const chosen = classifyFiles(fileList);
+  // roles: the head roles the Train panel measured for these files (heads.json's shape), or null.
+  async function loadFiles(fileList, withHeads = false, roles = null) {
+    const chosen = { ...classifyFiles(fileList), roles };
     if (!chosen.weights) return store.set({ filesStatus: { phase: 'error', message: t('files.noWeights') } });
     if (/\.safetensors$/i.test(chosen.weights.name) && !chosen.config) {
       return store.set({ filesStatus: { phase: 'error', message: t('files.noConfig') } });
@@ -22,7 +24,8 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
     const reading = (readingFiles = new AbortController());
     let weights;
     try {
-      const onProgress = (fraction) => reading.signal.aborted || store.set({ filesStatus: { phase: 'reading', fraction, name } });
+      const newest = () => !reading.signal.aborted && loading.loadingFiles === chosen; // no other model chosen since
+      const onProgress = (fraction) => newest() && store.set({ filesStatus: { phase: 'reading', fraction, name } });
       weights = await readWithProgress(chosen.weights, onProgress, reading.signal);
     } catch (error) {
       if (reading.signal.aborted) return; // cancelled, or newer files chosen
@@ -31,13 +34,11 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
       if (readingFiles === reading) readingFiles = null;
     }
     const heads = withHeads ? Number($('pth-heads').value) : NaN;
+    const config = chosen.config ? await chosen.config.text() : undefined;
+    const tokenizer = chosen.tokenizer ? await chosen.tokenizer.text() : undefined;
+    if (loading.loadingFiles !== chosen) return; // a model chosen while these were read is the newest choice
     client.loadFiles(
-      {
-        config: chosen.config ? await chosen.config.text() : undefined,
-        tokenizer: chosen.tokenizer ? await chosen.tokenizer.text() : undefined,
-        weights,
-        hints: Number.isSafeInteger(heads) && heads > 0 ? { numAttentionHeads: heads } : {},
-      },
+      { config, tokenizer, weights, hints: Number.isSafeInteger(heads) && heads > 0 ? { numAttentionHeads: heads } : {} },
       chosen.weights,
     );
   }
@@ -63,7 +64,9 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
     } else if (f.phase === 'parsing') {
       $('files-status').textContent = t('files.parsing', { name: f.name });
     } else if (f.phase === 'error') {
-      $('files-status').textContent = t('files.error', { message: f.message });
+      // The core's errors in the page's language, their English behind "details".
+      const words = f.error ? errorText(store.get().lang, f.error) : null;
+      $('files-status').textContent = t('files.error', { message: words?.text ?? f.message });
     } else {
       const info = store.get().model.info;
       const loaded = t('files.loaded', {
@@ -80,6 +83,11 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
         : loaded;
     }
     $('files-status').classList.toggle('error', f?.phase === 'error');
+    showErrorDetails(
+      $('files-error-details'),
+      store.get().lang,
+      f?.phase === 'error' && f.error ? errorText(store.get().lang, f.error) : null,
+    );
     $('pth-hints').hidden = !headCountNeeded(store.get());
   }
 

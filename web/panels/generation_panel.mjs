@@ -1,7 +1,13 @@
 // The generation panel: Step (one token) and Play (keep going) from the
-// prompt with the sampling settings, the text so far, the candidates for the
+// prompt with the sampling settings, the text so far (decoded: a byte token
+// that completes a character shows the character), the candidates for the
 // next token and the KV cache's size. While a generation is on, the matrix
 // shows its growing matrices (shown_matrix.mjs).
+//
+// A generation ends when the model chooses its end-of-sequence token, when
+// the model has no position left, or when the matrix is full (MAX_TOKENS);
+// a line says which, and Reset (or new text) starts again. Every answer, and
+// every reset, takes the busy state down: nothing leaves the run bar up.
 import { appendRows, withLookup } from '../generation_matrix.mjs';
 import { renderCandidates } from '../views/candidates.mjs';
 import { MAX_TOKENS } from './input_panel.mjs';
@@ -25,29 +31,35 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   // Step: start from the prompt if needed, then one token; Play: keep going.
   function requestSteps(count) {
     const s = store.get();
-    if (!s.model.info) return;
+    if (!s.model.info || s.generation?.end) return stopPlaying();
     stepsWanted = count;
     if (s.generation) return continueGeneration();
     const current = input.currentTokens();
-    if (!current.viaWorker && current.ids.length === 0) return;
+    if (!current.viaWorker && current.ids.length === 0) return stopPlaying();
     client.startGeneration(input.requestTokens(current), { chat: $('gen-chat').checked, sampling: samplingOptions() });
     store.set({ busy: { kind: 'generation', since: client.pendingSince('gen-start') } });
   }
 
   function continueGeneration() {
     const g = store.get().generation;
-    if (!g || g.finished || stepsWanted <= 0) {
-      if (store.get().playing) store.set({ playing: false });
-      return;
-    }
+    if (!g || g.end || stepsWanted <= 0) return stopPlaying();
     stepsWanted -= 1;
     client.step();
     store.set({ busy: { kind: 'generation', since: client.pendingSince('gen-step') } });
   }
 
+  function stopPlaying() {
+    stepsWanted = 0;
+    if (store.get().playing) store.set({ playing: false });
+  }
+
+  // Nothing asked for before a reset is wanted any more: its answer is dropped.
   function reset() {
     stepsWanted = 0;
-    store.set({ generation: null, playing: false });
+    client.supersede('gen-start');
+    client.supersede('gen-step');
+    const { busy } = store.get();
+    store.set({ generation: null, playing: false, busy: busy?.kind === 'generation' ? null : busy });
   }
 
   // A cancel asks for no more tokens.
@@ -56,14 +68,17 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   }
 
   // The worker's answers: the prompt's state, then one token at a time.
-  function started({ ids, labels, entries, cache, candidates }) {
+  function started({ ids, labels, entries, cache, candidates, text }) {
     const generation = {
       ids,
       tokens: labels,
       entries: withLookup(entries),
       T: ids.length,
+      promptT: ids.length,
       cache,
       candidates,
+      text, // {prompt, generated} decoded by the tokenizer, or null (no tokenizer)
+      end: null, // why generation ended: 'eos' | 'positions' | 'tokens'
       finished: false,
       step: 0,
       chosen: null,
@@ -72,40 +87,86 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
     continueGeneration();
   }
 
+  // A token fed through the cache adds its row; one that ended generation
+  // unfed (the eos, or the last position) adds none.
   function stepped(message) {
     const g = store.get().generation;
-    if (!g) return;
-    const T = g.T + 1;
-    store.set({
-      generation: {
-        ids: [...g.ids, message.token],
-        tokens: [...g.tokens, message.label],
-        entries: appendRows(g.entries, message.entries),
-        T,
-        cache: message.cache,
-        candidates: message.candidates,
-        finished: message.finished || T >= MAX_TOKENS,
-        step: g.step + 1,
-        chosen: { label: message.label, p: message.chosenP, isEos: message.isEos },
-      },
-      busy: null,
-    });
+    if (!g) return store.set({ busy: null }); // reset or replaced meanwhile
+    let next;
+    try {
+      next = nextGeneration(g, message);
+    } catch (error) {
+      return failed(String(error?.message ?? error));
+    }
+    store.set({ generation: next, busy: null });
     continueGeneration();
+  }
+
+  function nextGeneration(g, message) {
+    const fed = message.entries.length > 0;
+    const ids = fed ? [...g.ids, message.token] : g.ids;
+    const end = message.end ?? (ids.length >= MAX_TOKENS ? 'tokens' : null);
+    const chosen = { label: message.label, whole: message.whole ?? null, p: message.chosenP, isEos: message.isEos };
+    return {
+      ...g,
+      ids,
+      tokens: fed ? [...g.tokens, message.label] : g.tokens,
+      entries: fed ? appendRows(g.entries, message.entries) : g.entries,
+      T: ids.length,
+      cache: message.cache,
+      candidates: end ? [] : message.candidates,
+      text: message.text,
+      end,
+      finished: end !== null,
+      step: g.step + 1,
+      chosen,
+    };
   }
 
   // A start or a step the worker could not run: nothing is on its way, and Play stops.
   function failed(message) {
-    store.set({ busy: null });
-    store.set({ playing: false, computeError: message });
+    stepsWanted = 0;
+    // A generation reset or replaced meanwhile (a new model) has no error to show.
+    const patch = store.get().generation ? { computeError: message } : {};
+    store.set({ busy: null, playing: false, ...patch });
+  }
+
+  function tokenName(chosen) {
+    return chosen.whole ? t('predict.whole', { label: chosen.label, whole: chosen.whole }) : chosen.label;
+  }
+
+  function statusLine(g, info) {
+    if (!g.chosen) return t('gen.started', { count: g.T });
+    const chose = { step: g.step, token: tokenName(g.chosen), p: g.chosen.p.toFixed(3) };
+    if (g.end === 'eos') return t('gen.endEos', chose);
+    if (g.end === 'positions')
+      return `${t('gen.stepped', chose)} ${t('gen.endPositions', { max: info?.max_position_embeddings ?? g.T + 1 })}`;
+    if (g.end === 'tokens') return `${t('gen.stepped', chose)} ${t('gen.endTokens', { max: MAX_TOKENS })}`;
+    return t('gen.stepped', chose);
+  }
+
+  // Without a tokenizer the tokens are bare ids, shown apart.
+  function renderText(g) {
+    const box = $('gen-text');
+    if (!g.text) return (box.textContent = g.tokens.join(' '));
+    const prompt = document.createElement('span');
+    prompt.className = 'gen-prompt';
+    prompt.textContent = g.text.prompt;
+    const generated = document.createElement('span');
+    generated.className = 'gen-new';
+    generated.textContent = g.text.generated;
+    box.replaceChildren(prompt, generated);
   }
 
   function renderGeneration() {
     const s = store.get();
     const g = s.generation;
+    const over = Boolean(g?.end);
     $('gen-play').textContent = t(s.playing ? 'gen.pause' : 'gen.play');
-    $('gen-step').disabled = Boolean(g?.finished) || !s.model.info;
-    $('gen-play').disabled = (Boolean(g?.finished) || !s.model.info) && !s.playing;
+    $('gen-step').disabled = over || !s.model.info;
+    $('gen-play').disabled = (over || !s.model.info) && !s.playing;
     $('gen-chat').disabled = !s.files?.tokenizer;
+    $('gen-status').dataset.end = g?.end ?? '';
     if (!g) {
       $('gen-status').textContent = '';
       $('gen-text').textContent = '';
@@ -113,15 +174,9 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
       $('gen-cache').textContent = '';
       return;
     }
-    const status = !g.chosen
-      ? t('gen.started', { count: g.T })
-      : g.chosen.isEos
-        ? t('gen.eos', { step: g.step })
-        : t('gen.stepped', { step: g.step, token: g.chosen.label, p: g.chosen.p.toFixed(3) });
-    const full = g.finished && !g.chosen?.isEos && g.T >= MAX_TOKENS ? ` ${t('gen.full', { max: MAX_TOKENS })}` : '';
-    $('gen-status').textContent = `${status}${full}${s.ablate.length ? ` ${t('gen.everyHead')}` : ''}`;
-    // Tokenizer pieces carry their own spaces; bare ids need them.
-    $('gen-text').textContent = g.tokens.join(s.files?.tokenizer ? '' : ' ');
+    const reset = over ? ` ${t('gen.again')}` : '';
+    $('gen-status').textContent = `${statusLine(g, s.model.info)}${reset}${s.ablate.length ? ` ${t('gen.everyHead')}` : ''}`;
+    renderText(g);
     renderCandidates($('gen-candidates'), g.candidates, t);
     const [tokens, hkv, dh] = g.cache.shapePerLayer;
     $('gen-cache').textContent = t('gen.cache', { tokens, hkv, dh, layers: g.cache.layers, kib: (g.cache.bytes / 1024).toFixed(1) });
@@ -133,11 +188,7 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
 
   $('gen-step').addEventListener('click', () => requestSteps(1));
   $('gen-play').addEventListener('click', () => {
-    if (store.get().playing) {
-      stepsWanted = 0;
-      store.set({ playing: false });
-      return;
-    }
+    if (store.get().playing) return stopPlaying();
     store.set({ playing: true });
     requestSteps(Infinity);
   });

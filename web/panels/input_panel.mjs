@@ -15,7 +15,8 @@ const MAX_TYPING_DEBOUNCE_MS = 150;
 
 /**
  * inlineModel: the main-thread twin of a tiny model; redrawTimer: keystroke-to-redraw timing.
- * hooks: {resetGeneration()} of the generation panel (typing ends a generation).
+ * hooks: {resetGeneration()} of the generation panel (typing ends a generation),
+ * {lessonMode(inputMode)} of the lesson panel (into or out of lesson mode).
  */
 export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer, hooks }) {
   let lastComputeMs = 0;
@@ -160,6 +161,8 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
     computeSoon();
   });
   $('input-mode').addEventListener('change', (event) => {
+    // Into or out of lesson mode ('manual'): the lesson panel keeps and restores the playground.
+    if (event.target.value === 'manual' || store.get().inputMode === 'manual') return hooks.lessonMode(event.target.value);
     hooks.resetGeneration();
     store.set({ inputMode: event.target.value, row: null });
     compute();

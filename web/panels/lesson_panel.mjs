@@ -4,22 +4,36 @@
 //    answer; one click loads each of the lesson's worked examples;
 //  - labs A and B: the core's lab record next to the lesson's expected values,
 //    and the page's matrix switched to the lab's preset and batch 0.
+// Both borrow the page: entering one keeps the playground's own state (text,
+// model, input mode, switches, view) and leaving it (its button again, the
+// lab's Close, another input mode) puts that state back, so a lesson's
+// switches never stay on the model. A model loaded from files comes back
+// from its files (read again from their File: no copy of the weights is kept).
 // app.mjs calls setupLessonPanel once; everything here redraws from the store.
 import { LAB_IDS } from '../lab_record.mjs';
 import { LessonClient } from '../lesson_client.mjs';
 import { exampleById, exampleLesson } from '../lesson_examples.mjs';
 import { validateLesson } from '../lesson_input.mjs';
+import { DEFAULTS, viewDefaults } from '../url_state.mjs';
 import { renderLabView } from '../views/lab_record.mjs';
 import { renderLessonView } from '../views/lesson_matrices.mjs';
 
+// The playground's own state, as a lesson or a lab finds it and leaves it.
+const PLAYGROUND = ['text', 'inputMode', 'preset', 'seed', 'config', 'files', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'ablate'];
+
 /**
- * hooks: {loadModel(), compute(), resetGeneration()} of the page's model view.
+ * hooks: {loadModel(), compute(), resetGeneration(), modelInUse(), reopenFiles(kept)} of the
+ * page's model view (modelInUse, reopenFiles: model_loading.mjs).
  * Store keys used: inputMode, lesson, causal, scale, row, lab, seed, preset,
- * config, files, lang, embed; added: lessonResult, lessonError, labRecord, labError.
+ * config, files, lang, embed, and the PLAYGROUND keys; added: lessonResult,
+ * lessonError, labRecord, labError. Returns {chooseInputMode(mode)} for the
+ * input-mode select ('manual' is lesson mode).
  */
 export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   let cell = null; // the raw score whose dot product is spelled out: [i, j]
   let validation = null;
+  let playground = null; // the PLAYGROUND state to go back to, while a lesson or a lab is open
+  let filesModel = null; // with it, the model in use if it came from files (hooks.modelInUse())
   const client = new LessonClient(workerUrl, {
     onLesson: (result) => {
       store.set({ lessonResult: result, lessonError: null });
@@ -36,6 +50,63 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   });
 
   const isManual = (s = store.get()) => s.inputMode === 'manual';
+  const inMode = (s = store.get()) => isManual(s) || s.lab !== null;
+
+  // Kept once, on the way in from the playground (not from one lesson or lab to another).
+  function keepPlayground() {
+    const s = store.get();
+    if (inMode(s)) return;
+    playground = Object.fromEntries(PLAYGROUND.map((key) => [key, s[key]]));
+    filesModel = s.files ? hooks.modelInUse() : null;
+  }
+
+  // A page opened on a lesson or a lab has no playground state of its own:
+  // the playground's defaults (a lesson keeps the text and model in use, and
+  // the model's own row).
+  function playgroundDefaults(s) {
+    const switches = { inputMode: DEFAULTS.inputMode, causal: DEFAULTS.causal, scale: DEFAULTS.scale };
+    if (s.lab === null) {
+      const kept = Object.fromEntries(PLAYGROUND.map((key) => [key, s[key]]));
+      return { ...kept, ...switches, row: viewDefaults({ ...kept, ...switches, demo: s.demo })?.row ?? null };
+    }
+    const { text, preset, seed, config, stage, ablate } = DEFAULTS;
+    return { ...switches, text, preset, seed, config, files: null, layer: null, head: null, stage, ablate, row: null };
+  }
+
+  // Back to the playground as it was; `patch` (another input mode) on top.
+  function leave(patch = {}) {
+    const s = store.get();
+    const { files, ...back } = { ...(playground ?? playgroundDefaults(s)), ...patch };
+    const reopen = files ? filesModel : null;
+    playground = null;
+    filesModel = null;
+    const sameModel =
+      Boolean(s.model.info) &&
+      files === s.files &&
+      back.preset === s.preset &&
+      back.seed === s.seed &&
+      JSON.stringify(back.config) === JSON.stringify(s.config);
+    hooks.resetGeneration();
+    cell = null;
+    // The lab's matrices do not fit the playground's layer and head: they go before those come back.
+    store.set({ ...back, lab: null, ...(sameModel ? {} : { described: null, result: null }) });
+    if (sameModel) hooks.compute();
+    else if (reopen) hooks.reopenFiles(reopen);
+    else hooks.loadModel();
+  }
+
+  function enterLesson() {
+    const { lesson } = store.get();
+    if (lesson.example) return applyExample(lesson.example);
+    keepPlayground();
+    hooks.resetGeneration();
+    store.set({ inputMode: 'manual', lab: null, row: null });
+  }
+
+  function chooseInputMode(mode) {
+    if (mode === 'manual') return isManual() ? undefined : enterLesson();
+    if (isManual()) return leave({ inputMode: mode });
+  }
 
   function computeLesson() {
     const s = store.get();
@@ -54,6 +125,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   function applyExample(id) {
     const example = exampleById(id);
     if (!example) return;
+    keepPlayground();
     const s = store.get();
     hooks.resetGeneration();
     cell = example.cell ?? null;
@@ -74,6 +146,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   }
 
   function openLab(lab) {
+    keepPlayground();
     const s = store.get();
     const needsModel = s.preset !== lab || s.config !== null || s.files !== null || !s.model.info;
     hooks.resetGeneration();
@@ -82,6 +155,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
       labRecord: s.labRecord?.preset === lab && s.labRecord.seed === s.seed ? s.labRecord : null,
       preset: lab,
       config: null,
+      files: null, // the lab's preset replaces a model from files (leaving the lab loads them again)
       described: null,
       inputMode: 'ids',
       text: LAB_IDS,
@@ -162,7 +236,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
       record: s.labRecord,
       error: s.labError,
       embed: s.embed,
-      onClose: () => store.set({ lab: null }),
+      onClose: () => leave(),
     });
   }
 
@@ -186,6 +260,11 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
     }
     if (['lab', 'labRecord', 'labError', 'lang', 'inputMode'].some((k) => changed.has(k))) renderLab();
     if (changed.has('lab')) renderMode();
+    // Out of every lesson and lab some other way (another model closed the lab): nothing to go back to.
+    if ((changed.has('lab') || changed.has('inputMode')) && !inMode(s)) {
+      playground = null;
+      filesModel = null;
+    }
     // The lab's record belongs to the lab's preset: another model closes it.
     const leftLab = s.lab && (s.preset !== s.lab || s.config !== null || s.files !== null || isManual(s));
     if (leftLab && ['preset', 'config', 'files', 'inputMode'].some((k) => changed.has(k))) queueMicrotask(() => store.set({ lab: null }));
@@ -196,17 +275,15 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   for (const button of document.querySelectorAll('[data-example]')) {
     button.addEventListener('click', () => applyExample(button.dataset.example));
   }
+  // The lesson buttons toggle: the one already open leaves it.
   for (const button of document.querySelectorAll('[data-lab]')) {
-    button.addEventListener('click', () => openLab(button.dataset.lab));
+    button.addEventListener('click', () => {
+      const s = store.get();
+      if (s.lab === button.dataset.lab && !isManual(s)) leave();
+      else openLab(button.dataset.lab);
+    });
   }
-  $('open-lesson').addEventListener('click', () => {
-    const { lesson } = store.get();
-    if (lesson.example) applyExample(lesson.example);
-    else {
-      hooks.resetGeneration();
-      store.set({ inputMode: 'manual', lab: null, row: null });
-    }
-  });
+  $('open-lesson').addEventListener('click', () => (isManual() ? leave() : enterLesson()));
   const texts = { 'lesson-q': 'q', 'lesson-k': 'k', 'lesson-v': 'v', 'lesson-scores': 'scores', 'lesson-labels': 'labels' };
   for (const [id, key] of Object.entries(texts)) $(id).addEventListener('input', (event) => editLesson({ [key]: event.target.value }));
   for (const radio of document.querySelectorAll('input[name="lesson-kind"]')) {
@@ -227,4 +304,5 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   renderEditor();
   computeLesson();
   renderLab();
+  return { chooseInputMode };
 }

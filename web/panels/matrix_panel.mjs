@@ -5,12 +5,14 @@
 // screen while another model loads.
 import { scaleFor } from '../colors.mjs';
 import { DEMO } from '../demo_model.mjs';
-import { headNote, headTag } from '../demo_text.mjs';
+import { switchMarks } from '../../js/head_note.mjs';
+import { headNote, headTag, headTitle } from '../demo_text.mjs';
 import { modelTitle } from '../model_names.mjs';
 import { causalShown, headMatrix, isMasked, shown } from '../shown_matrix.mjs';
 import { STAGES } from '../url_state.mjs';
 import { HeatmapView } from '../views/heatmap.mjs';
 import { renderLegend } from '../views/legend.mjs';
+import { placeCellTip } from '../views/cell_tooltip.mjs';
 import { renderMatrixState } from '../views/matrix_state.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
 import { renderOverview } from '../views/overview.mjs';
@@ -25,9 +27,13 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
   let firstMatrixDrawn = false;
   // The model whose matrix is on screen ({files, preset, config, seed}), null when none is.
   let drawnSpec = null;
+  let focusedCell = null; // the heatmap's cell under the pointer or focus
 
   const heatmap = new HeatmapView($('heatmap'), {
-    onCellFocus: (cell) => renderCellInfo(cell),
+    onCellFocus: (cell) => {
+      focusedCell = cell;
+      renderCellInfo(cell);
+    },
     onRowSelect: (row) => store.set({ row: store.get().row === row ? null : row }),
   });
 
@@ -49,6 +55,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       return;
     }
     const { tokens, entries, T } = view;
+    if (cell.i >= T || cell.j >= T) return;
     const value = (stage) => headMatrix(entries.get(s.layer, stage), s.head, T)[cell.i * T + cell.j];
     const params = { query: tokens[cell.i], key: tokens[cell.j] };
     $('cell-info').textContent = isMasked('attn_weights', causalShown(s))(cell.i, cell.j)
@@ -59,6 +66,8 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
           scaled: value('scores_scaled').toFixed(3),
           weight: value('attn_weights').toFixed(3),
         });
+    // The tooltip by the cell (its text is also the live region's).
+    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(cell));
   }
 
   function renderSelectors() {
@@ -117,14 +126,23 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       layer: s.layer,
       head: s.head,
       kvNote: t('view.kvHead', { kv }),
-      stage: t(`stage.${s.stage}`),
+      stage: [t(`stage.${s.stage}`), ...switchMarks(t, s)].join(' · '), // "softmax · mask off"
     });
     $('stage-caption').textContent = t(`stage.caption.${s.stage}`, { H, T, Dh, Hkv, sqrtD: Math.sqrt(Dh).toFixed(3) });
     $('matrix-shape').textContent = t('matrix.shape', { stage: t(`stage.${s.stage}`), H, T, head: s.head });
     // Shown (and marked) before it is drawn: the heatmap sizes itself from its box.
     drawnSpec = { files: s.files, preset: s.preset, config: s.config, seed: s.seed };
     showMatrixState(loadingAnother(s) ? 'previous' : 'current', s);
-    heatmap.render({ tokens, values, masked, scale, decimals: s.stage === 'attn_weights' ? 2 : 1, selectedRow: s.row });
+    heatmap.render({
+      tokens,
+      values,
+      masked,
+      scale,
+      decimals: s.stage === 'attn_weights' ? 2 : 1,
+      selectedRow: s.row,
+      titles: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
+    });
+    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(focusedCell));
     renderLegend($('legend'), {
       scale,
       stage: s.stage,
@@ -149,11 +167,11 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     renderToggleNote(weights, T, Dh);
     markTimings(result);
     const heads = measuredHeads(s);
-    $('head-note').textContent = heads
-      ? headNote(t, heads, { layer: s.layer, head: s.head })
-      : s.files || s.inputMode !== 'text'
-        ? ''
-        : t('model.untrainedNote');
+    const note = headNote(t, heads, { tokens, weights, row: s.row, layer: s.layer, head: s.head, causal: s.causal, scale: s.scale });
+    // A preset's random weights say so first; then only what the row shows.
+    const untrained = !heads && !s.files && s.preset !== DEMO && s.inputMode === 'text';
+    $('head-note').textContent = untrained ? `${t('model.untrainedNote')}${t('note.sentenceSeparator')}${note.text}` : note.text;
+    $('head-note').dataset.row = String(note.row);
     renderOverview($('overview'), {
       entries,
       layers: info.num_hidden_layers,
@@ -164,7 +182,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       masked: causalMask,
       current: { layer: s.layer, head: s.head },
       t,
-      tags: heads ? (layer, head) => ({ ...headTag(t, heads, layer, head), title: headNote(t, heads, { layer, head }) }) : null,
+      tags: heads ? (layer, head) => ({ ...headTag(t, heads, layer, head), title: headTitle(t, heads, layer, head) }) : null,
       ablated: new Set(s.ablate.map(([layer, head]) => `${layer}:${head}`)),
       onOpen: (layer, head) => store.set({ layer, head }),
       onToggle: toggleHead,
@@ -202,9 +220,12 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     renderMatrixState(document.querySelector('section.view'), $('matrix-state'), { state, text });
   }
 
-  // heads.json of the model in use, when it is the trained model.
+  // The measured head roles of the model in use: the trained model's
+  // heads.json, or what a model trained in the Train panel measured (handed
+  // over with its files); null for random weights and dropped checkpoints.
   function measuredHeads(s) {
-    return s.demo && !s.files && s.preset === DEMO ? s.demo.heads : null;
+    if (s.files) return s.files.roles ?? null;
+    return s.demo && s.preset === DEMO ? s.demo.heads : null;
   }
 
   // Which heads are off, and what that means ("all heads on" puts them back);

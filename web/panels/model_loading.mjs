@@ -3,9 +3,19 @@
 // cancels: they share what is loading (the files of the newest load, the
 // files of the model in use, the model coming back after a cancel), so it is
 // kept here and nowhere else. The worker's load answers arrive here too.
+// A load that fails leaves the worker's model in use, and the page goes back
+// to it: its name, its files, its view, an error saying what failed.
 import { DEMO } from '../demo_model.mjs';
+import { errorText } from '../error_text.mjs';
 import { modelName } from '../model_names.mjs';
 import { DEFAULTS, viewDefaults } from '../url_state.mjs';
+
+// The store's keys that say which model is in use and what it is.
+const MODEL_KEYS = ['preset', 'seed', 'config', 'files', 'demo', 'model', 'runtime', 'filesStatus'];
+
+function pick(state, keys) {
+  return Object.fromEntries(keys.map((key) => [key, state[key]]));
+}
 
 // A notice of what the page went back to; a new object each time, so it shows again.
 export function notice(text) {
@@ -21,6 +31,9 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
   let loadingFiles = null; // the File objects of the newest files load
   let loadedFiles = null; // the File objects of the model in use, if it came from files
   let restoring = null; // after a cancel: {keep, key} while the worker loads the model again
+  let reopening = false; // the files of a model in use before (a lab closed) load again: their view stays
+  let inUse = null; // the model the page shows as loaded: {record (client.inUse), state (its store keys), files}
+  let viewBefore = null; // the view before choose() reset it for a new model, while that model loads
 
   function progress({ fraction, phase }) {
     if (phase === 'parse') store.set({ filesStatus: { phase: 'parsing', fraction, name: loadingFiles?.weights.name } });
@@ -33,11 +46,14 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     // After cancelling a forward pass the same model is back: its matrices still fit.
     const keep = restoring?.keep ?? false;
     const recompute = !keep || restoring.key !== input.computeKey();
-    const newFiles = files && !restoring; // files just chosen, not the same files again after a cancel
+    const newFiles = files && !restoring && !reopening; // files just chosen, not the same files again
     restoring = null;
+    reopening = false;
+    viewBefore = null;
     loadedFiles = files ? loadingFiles : null;
     const patch = {
-      files: files ? { ...files, name: loadingFiles.weights.name } : null,
+      // roles: the head roles a model trained in the Train panel measured, handed over with its files.
+      files: files ? { ...files, name: loadingFiles.weights.name, roles: loadingFiles.roles ?? null } : null,
       demo: demo ?? null,
       result: keep ? s.result : null, // the old model's matrices do not fit the new one
       filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,
@@ -57,18 +73,64 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     defaultRowWanted = false;
     patch.ablate = newFiles ? [] : s.ablate.filter(([layer, head]) => layer < L && head < H);
     store.set(patch);
+    inUse = { record: client.inUse, files: loadedFiles, state: pick(store.get(), MODEL_KEYS) };
     if (recompute) input.compute();
   }
 
+  // The worker kept the model in use (it swaps only once a new one exists): the page shows it again.
+  // error.load: what failed, {spec} or {files, name} (model_client.mjs).
+  function backToModelInUse(message, error) {
+    const s = store.get();
+    const words = error ? (errorText(s.lang, error)?.text ?? message) : message;
+    const fromFiles = Boolean(error?.load?.files);
+    const failedName = fromFiles ? error.load.name : modelName(s, t);
+    // Files chosen after the model that failed, still being read: they stay the newest choice.
+    const reading = loadingFiles && !fromFiles ? loadingFiles : null;
+    loadingFiles = reading ?? inUse.files;
+    if (client.inUse !== inUse.record) {
+      // A load the page had already replaced did finish in the worker before this one failed:
+      // load what the page showed again rather than show a model the worker no longer holds.
+      if (reading) return;
+      return inUse.files ? reopenFiles(modelInUse()) : choose(pick(inUse.state, ['preset', 'seed', 'config']));
+    }
+    const view = viewBefore ?? {};
+    viewBefore = null;
+    if (fromFiles && s.model.info === inUse.state.model.info) {
+      // Nothing else was asked for since: the model and its matrices are still on screen.
+      return store.set({ filesStatus: { phase: 'error', message, error }, model: inUse.state.model });
+    }
+    inlineModel.prepare(inUse.files || inUse.state.demo ? null : pick(inUse.state, ['preset', 'seed', 'config']), inUse.state.model.info);
+    store.set({
+      ...inUse.state,
+      ...view,
+      described: null,
+      result: null,
+      generation: null,
+      playing: false,
+      filesStatus: fromFiles ? { phase: 'error', message, error } : reading ? s.filesStatus : inUse.state.filesStatus,
+      notice: fromFiles
+        ? s.notice
+        : notice(t('model.loadFailed', { name: failedName, message: words, previous: modelName(inUse.state, t) })),
+    });
+    input.compute();
+  }
+
   // A load the worker could not finish, or the worker itself failing.
-  function failed(request, message) {
+  // error: the worker's error message with the core's kind and values (files: worded in the page's language).
+  function failed(request, message, error = null) {
     if (request === 'load' && restoring) {
       restoring = null; // the model in use before the cancel did not load again
       loadDefault(t('run.restoreFailed', { message, name: DEFAULTS.preset }));
-    } else if (request === 'load' && loadingFiles) {
+    } else if (request === 'load' && inUse) {
+      reopening = false;
+      backToModelInUse(message, error);
+    } else if (request === 'load' && error?.load?.files) {
       // The worker keeps the previous model when files fail to load.
       const { model } = store.get();
-      store.set({ filesStatus: { phase: 'error', message }, model: { ...model, status: model.info ? 'ready' : 'error', fraction: 1 } });
+      store.set({
+        filesStatus: { phase: 'error', message, error },
+        model: { ...model, status: model.info ? 'ready' : 'error', fraction: 1 },
+      });
     } else {
       store.set({ model: { status: 'error', fraction: 0, info: store.get().model.info, error: message } });
     }
@@ -79,6 +141,7 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     inlineModel.prepare(null);
     loadingFiles = null;
     restoring = null;
+    reopening = false;
     store.set({
       model: { status: 'building', fraction: 0, info: null, error: null },
       result: null,
@@ -95,6 +158,8 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
   // A new model opens on its own view: its default layer, head and row, every head on.
   function choose(patch) {
     defaultRowWanted = true;
+    const s = store.get();
+    viewBefore ??= pick(s, ['layer', 'head', 'row', 'ablate']); // the model in use's view, if this one fails
     store.set({ ...patch, described: null, result: null, generation: null, layer: null, head: null, row: null, ablate: [] });
     load();
   }
@@ -109,6 +174,31 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
   function filesChosen(chosen) {
     loadingFiles = chosen;
     restoring = null;
+    reopening = false;
+  }
+
+  /** The model in use if it came from files, to load again later (reopenFiles); else null (the store's preset says it). */
+  function modelInUse() {
+    return inUse?.files && client.inUse?.files ? { record: client.inUse, files: inUse.files } : null;
+  }
+
+  // Files of a model in use before load again (read from their File once more, no copy kept): a lab
+  // borrowed the worker for its preset and is closed. The view the page comes back to stays.
+  function reopenFiles(kept) {
+    inlineModel.prepare(null);
+    loadingFiles = kept.files;
+    restoring = null;
+    reopening = true;
+    store.set({
+      model: { status: 'building', fraction: 0, info: null, error: null },
+      result: null,
+      prediction: null,
+      generation: null,
+      playing: false,
+      demo: null,
+      filesStatus: { phase: 'parsing', fraction: 0, name: kept.files.weights.name },
+    });
+    client.reload(kept.record);
   }
 
   // Reading files in the page was cancelled: the files in use (if any) are the newest load again.
@@ -175,6 +265,8 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     progress,
     loaded,
     failed,
+    modelInUse,
+    reopenFiles,
     /** After a cancel, {keep, key} while the model in use before loads again; else null. */
     get restoring() {
       return restoring;

@@ -1,6 +1,7 @@
 // The [T, T] matrix of one layer, head and stage as a high-DPI canvas
-// heatmap: queries are rows, keys are columns, token labels on both axes,
-// masked future cells hatched. Hover or focus (arrow keys) a cell to read
+// heatmap: queries are rows, keys are columns, token labels on both axes
+// and axis titles (laid out by matrix_layout.mjs, as the exports), masked
+// future cells hatched. Hover or focus (arrow keys) a cell to read
 // it; click a row or press Enter to select it. A tap (no hover on a phone)
 // reads the cell and selects its row; tapping other cells of the selected
 // row reads them without unselecting it, tapping the same cell again does. Labels are drawn with
@@ -9,8 +10,7 @@
 // canvas when its size has not changed, so typing redraws within a frame.
 import { hatchPattern, textColorOn } from '../colors.mjs';
 import { paintCells } from './cells.mjs';
-
-const FONT = '13px system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif';
+import { cellAtPoint, cellBox, drawLabels, labelFont, labelSummary, matrixLayout } from './matrix_layout.mjs';
 
 export class HeatmapView {
   #canvas;
@@ -22,7 +22,7 @@ export class HeatmapView {
   #width; // of the canvas's container's content box, CSS px
   #focusAtPress = null; // the focused cell when the pointer went down (a tap's mousemove moves it)
   #hatch = null;
-  #textWidths = new Map(); // token -> its width in FONT
+  #textWidths = new Map(); // size|text -> its width
   #textColors = new Map(); // cell colour -> the colour of its number
 
   constructor(canvas, handlers) {
@@ -70,7 +70,7 @@ export class HeatmapView {
 
   /**
    * model: {tokens, values: Float32Array [T·T] of the stage shown, masked(i, j),
-   *         scale: {color}, decimals, selectedRow}
+   *         scale: {color}, decimals, selectedRow, titles?: {query, key} (the axis titles)}
    */
   render(model) {
     this.#model = model;
@@ -83,30 +83,33 @@ export class HeatmapView {
     return this.#canvas;
   }
 
-  #textWidth(token) {
-    let width = this.#textWidths.get(token);
+  #measureText = (text, size) => {
+    const key = `${size}|${text}`;
+    let width = this.#textWidths.get(key);
     if (width === undefined) {
-      this.#ctx.font = FONT;
-      width = this.#ctx.measureText(token).width;
+      this.#ctx.font = labelFont(size);
+      width = this.#ctx.measureText(text).width;
       if (this.#textWidths.size > 4096) this.#textWidths.clear();
-      this.#textWidths.set(token, width);
+      this.#textWidths.set(key, width);
     }
     return width;
-  }
+  };
 
   #measure() {
-    const { tokens } = this.#model;
-    const labelWidth = Math.min(140, Math.max(24, ...tokens.map((t) => this.#textWidth(t)))) + 10;
-    const available = Math.max(200, this.#width - labelWidth - 8);
-    const T = Math.max(1, tokens.length);
+    const { tokens, titles = null } = this.#model;
+    const base = { tokens, titles, measure: this.#measureText, width: Math.max(240, this.#width) };
+    const layout = matrixLayout(base);
     // A long sentence's matrix fits in most of the window's height (the window's, not a layout read),
     // so that a row near the bottom, the lesson's 她, is in view with the matrix's top.
-    const rotatedTop = Math.min(140, labelWidth * 0.75) + 8;
-    const byHeight = Math.max(24, Math.floor(((globalThis.innerHeight || 1000) * 0.7 - rotatedTop) / T));
-    const cell = Math.max(10, Math.min(56, byHeight, Math.floor(available / T)));
-    const rotate = tokens.some((t) => this.#textWidth(t) > cell - 4);
-    const top = rotate ? rotatedTop : 24;
-    return { cell, left: labelWidth, top, rotate, width: labelWidth + cell * tokens.length + 4, height: top + cell * tokens.length + 4 };
+    const room = (globalThis.innerHeight || 1000) * 0.7 - (layout.top - layout.y);
+    if (layout.cell * tokens.length <= room || layout.cell <= 24) return layout;
+    return matrixLayout({ ...base, maxCell: Math.max(24, Math.floor(room / Math.max(1, tokens.length))) });
+  }
+
+  /** The focused cell's box in the canvas's CSS pixels, or null. */
+  cellBox(cell) {
+    const layout = this.#layout;
+    return layout && cell && cell.i < layout.T && cell.j < layout.T ? cellBox(layout, cell) : null;
   }
 
   #draw() {
@@ -145,7 +148,6 @@ export class HeatmapView {
         }
       }
     }
-    ctx.font = FONT;
     // Grid lines, selected row, focused cell.
     ctx.strokeStyle = 'rgba(255,255,255,0.6)';
     ctx.lineWidth = 1;
@@ -170,29 +172,11 @@ export class HeatmapView {
       ctx.lineWidth = 1;
       ctx.strokeRect(left + this.#focus.j * cell + 1.5, top + this.#focus.i * cell + 1.5, cell - 3, cell - 3);
     }
-    // Labels: rows (queries) on the left, columns (keys) on top.
-    ctx.fillStyle = '#1a1a1a';
-    ctx.textBaseline = 'middle';
-    ctx.textAlign = 'right';
-    tokens.forEach((t, i) => {
-      ctx.font = i === selectedRow ? `bold ${FONT}` : FONT;
-      ctx.fillText(t, left - 6, top + i * cell + cell / 2, left - 8);
-    });
-    ctx.font = FONT;
-    tokens.forEach((t, j) => {
-      const x = left + j * cell + cell / 2;
-      if (layout.rotate) {
-        ctx.save();
-        ctx.translate(x, top - 6);
-        ctx.rotate(-Math.PI / 3);
-        ctx.textAlign = 'left';
-        ctx.fillText(t, 0, 0, top * 1.1);
-        ctx.restore();
-      } else {
-        ctx.textAlign = 'center';
-        ctx.fillText(t, x, top - 12, cell);
-      }
-    });
+    // Labels (every step-th token when cells are smaller than a line) and the axis titles.
+    drawLabels(ctx, layout, { bold: { row: selectedRow } });
+    // Which labels are drawn, and where: the exports draw the same ones (tests compare them).
+    const summary = JSON.stringify(labelSummary(layout));
+    if (canvas.dataset.layout !== summary) canvas.dataset.layout = summary;
   }
 
   #textColor(fill) {
@@ -210,13 +194,11 @@ export class HeatmapView {
     const rect = this.#canvas.getBoundingClientRect();
     const x = event.clientX - rect.left;
     const y = event.clientY - rect.top;
-    const { cell, left, top } = this.#layout;
-    const T = this.#model.tokens.length;
-    const i = Math.floor((y - top) / cell);
-    const j = Math.floor((x - left) / cell);
-    if (i < 0 || i >= T) return null;
-    if (j < 0 || j >= T) return allowLabel && x < left ? { i, j: 0 } : null;
-    return { i, j };
+    const cell = cellAtPoint(this.#layout, x, y);
+    if (cell || !allowLabel) return cell;
+    // A click on a row's label selects that row.
+    const i = Math.floor((y - this.#layout.top) / this.#layout.cell);
+    return x < this.#layout.left && i >= 0 && i < this.#model.tokens.length ? { i, j: 0 } : null;
   }
 
   #setFocus(cell, announce) {

@@ -24,16 +24,18 @@ function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key)
   const view = { key, thumbs: [], hatch: null, onOpen: null, onToggle: null };
   const rows = [];
   for (let layer = 0; layer < layers; layer += 1) {
+    // One grid row per layer: its kv groups side by side, each a grid of its heads (thumbnails shrink to fit).
     const row = make('div', 'overview-layer');
+    row.style.setProperty('--kv-groups', String(kvHeads));
     make('span', 'overview-layer-label', row).textContent = t('overview.layer', { layer });
     for (let kv = 0; kv < kvHeads; kv += 1) {
       const group = make('div', 'kv-group', row);
+      group.style.setProperty('--group-heads', String(R));
       make('span', 'kv-label', group).textContent = t('overview.kvGroup', { kv });
       for (let head = kv * R; head < (kv + 1) * R; head += 1) {
         const cell = make('div', 'thumb-cell', group);
         const button = make('button', 'thumb', cell);
         button.type = 'button';
-        button.style.maxWidth = `${size + 8}px`; // a label wider than its thumbnail wraps
         button.dataset.layer = String(layer);
         button.dataset.head = String(head);
         const tag = tags?.(layer, head) ?? null;
@@ -42,8 +44,7 @@ function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key)
         const canvas = make('canvas', null, button);
         canvas.width = size * ratio;
         canvas.height = size * ratio;
-        canvas.style.width = `${size}px`;
-        canvas.style.height = `${size}px`;
+        canvas.style.maxWidth = `${size}px`; // at most; narrower when the row is (style.css)
         const ctx = canvas.getContext('2d');
         ctx.scale(ratio, ratio);
         view.hatch ??= hatchPattern(ctx, 4);
@@ -77,9 +78,9 @@ export function renderOverview(
   container,
   { entries, layers, heads, kvHeads, T, stage, masked, current, t, tags, ablated, onOpen, onToggle },
 ) {
-  // A phone's column holds a layer's kv groups side by side at a smaller size (the window's width: no layout read).
+  // The thumbnails' drawn size (the window's width: no layout read); style.css shrinks them to fit a layer's row.
   const narrow = (globalThis.innerWidth ?? 1024) < 600;
-  const size = Math.max(36, Math.min(narrow ? 56 : 72, Math.floor((narrow ? 240 : 360) / heads)));
+  const size = Math.max(36, Math.min(narrow ? 56 : 72, Math.floor((narrow ? 320 : 560) / heads)));
   const ratio = globalThis.devicePixelRatio || 1;
   const labels = [];
   for (let layer = 0; layer < layers && tags; layer += 1) for (let head = 0; head < heads; head += 1) labels.push(tags(layer, head));
@@ -105,10 +106,10 @@ export function renderOverview(
     button.setAttribute('aria-pressed', String(layer === current.layer && head === current.head));
     const off = ablated?.has(`${layer}:${head}`) ?? false;
     cell.classList.toggle('off', off);
-    // A toggle: the same name in both states, pressed while the head is off.
+    // Pressed while the head is off, and then it says what a press does: switch it on again.
     toggle.setAttribute('aria-pressed', String(off));
-    toggle.textContent = t('overview.switchOff');
-    toggle.setAttribute('aria-label', t('overview.switchOffLabel', { layer, head }));
+    toggle.textContent = t(off ? 'overview.switchOn' : 'overview.switchOff');
+    toggle.setAttribute('aria-label', t(off ? 'overview.switchOnLabel' : 'overview.switchOffLabel', { layer, head }));
   }
   const matrices = { entries, T, stage, masked, size };
   if (view.visible) paint(view, matrices);

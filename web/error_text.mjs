@@ -1,0 +1,94 @@
+// An error of the core in the reader's language: a MiniMindError (or its
+// errorFields() sent by a worker) carries a kind and its values, which pick
+// and fill a template of messages/error_terms.mjs; the core's English message
+// stays the detail, behind a "details" disclosure. A kind the catalogue does
+// not know gets its file format's lead sentence ("This safetensors file cannot
+// be used.") followed by the English message itself, since the lead alone
+// does not say what is wrong.
+import { ERROR_TERMS } from './messages/error_terms.mjs';
+
+const LEAD_FAMILIES = ['safetensors', 'pth', 'zip', 'pickle', 'tokenizer', 'config'];
+
+function term(lang, key) {
+  return ERROR_TERMS[lang]?.[key] ?? ERROR_TERMS.en[key];
+}
+
+function fill(template, params) {
+  return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+}
+
+function formatBytes(lang, bytes) {
+  const gib = bytes / 2 ** 30;
+  return gib >= 1
+    ? `${gib.toLocaleString(lang, { maximumFractionDigits: 2 })} GiB`
+    : `${(bytes / 2 ** 20).toLocaleString(lang, { maximumFractionDigits: 1 })} MiB`;
+}
+
+// Values that name a token, a position, a layer or a head: written as their digits (6399, not
+// 6,399), as the chips and the matrix write them.
+const INDEX_NAMES = new Set(['id', 'last', 'position', 'layer', 'head']);
+
+// A value as the message shows it: integers grouped as the language writes
+// them (16,777,216), a config's weight sizes in MiB or GiB, names as given.
+function shownValues(lang, kind, values) {
+  const shown = {};
+  for (const [name, value] of Object.entries(values ?? {})) {
+    if (kind === 'config.weights_too_large' && typeof value === 'number') shown[name] = formatBytes(lang, value);
+    else if (kind === 'config.wrong_type' && name === 'expected') shown[name] = term(lang, `config.expected.${value}`) ?? value;
+    else if (typeof value === 'number' && INDEX_NAMES.has(name))
+      shown[name] = String(value); // an id or index, not a quantity
+    else if (typeof value === 'number') shown[name] = value.toLocaleString(lang);
+    else if (/^\d{16,}$/.test(value))
+      shown[name] = BigInt(value).toLocaleString(lang); // past 2^53: the core's exact digits
+    else shown[name] = String(value);
+  }
+  return shown;
+}
+
+/** The text of one kinded error or config problem in `lang`, or null when its kind has no template. */
+export function kindText(lang, kind, values) {
+  if (!kind || !(kind in ERROR_TERMS.en) || kind.startsWith('error.')) return null;
+  return fill(term(lang, kind), shownValues(lang, kind, values));
+}
+
+/**
+ * error: a MiniMindError, its errorFields(), or any Error. Returns
+ * {text, detail, complete}: text in `lang`; detail, the core's English message;
+ * complete, whether text is all in `lang` (else it holds the English words
+ * it could not translate, and there is no detail left to disclose).
+ */
+export function errorText(lang, error) {
+  const detail = String(error?.message ?? error ?? '');
+  const kind = typeof error?.kind === 'string' ? error.kind : '';
+  if (kind === 'config.invalid' && Array.isArray(error.problems) && error.problems.length) {
+    // Each problem in `lang` where its kind has a template, else its own sentence.
+    const parts = error.problems.map((p) => kindText(lang, p.kind, p.values) ?? p.message);
+    const complete = error.problems.every((p) => kindText(lang, p.kind, p.values) !== null);
+    return { text: kindText(lang, kind, error.values) + parts.join(term(lang, 'error.problemSeparator')), detail, complete };
+  }
+  const text = kindText(lang, kind, error?.values);
+  if (text !== null) return { text, detail, complete: true };
+  const family = kind.split('.')[0];
+  const lead = term(lang, LEAD_FAMILIES.includes(family) ? `error.lead.${family}` : 'error.lead.unknown');
+  return { text: `${lead} ${detail}`, detail, complete: false };
+}
+
+/**
+ * Fills a <details> with the raw detail of a translated error: summary in
+ * `lang`, the detail as text (never HTML); hidden when there is none, or
+ * when the error's text already shows it (complete false).
+ */
+export function showErrorDetails(details, lang, words) {
+  details.hidden = !words?.complete;
+  if (details.hidden) return;
+  let summary = details.querySelector('summary');
+  if (!summary) summary = details.appendChild(details.ownerDocument.createElement('summary'));
+  let raw = details.querySelector('.raw');
+  if (!raw) {
+    raw = details.appendChild(details.ownerDocument.createElement('pre'));
+    raw.className = 'raw';
+    raw.lang = 'en';
+  }
+  summary.textContent = term(lang, 'error.details');
+  raw.textContent = words.detail;
+}
