@@ -124,10 +124,12 @@ export function roleSentence(t, heads, layer, head) {
  * head's softmax weights [T, T] (row-major); row: the selected row or null;
  * heads: the measured roles or null; causal, scale: the switches.
  */
-export function composeHeadNote(t, { tokens, weights, row, layer, head, heads, causal = true, scale = true }) {
+export function composeHeadNote(t, { tokens, weights, row, layer, head, heads, causal = true, scale = true, stage = 'attn_weights' }) {
   const T = tokens.length;
   if (T === 0) return { text: '', row: null };
   const sentences = [];
+  // The weights below are the softmax's; at an earlier stage the matrix shows scores, so say where they are.
+  if (stage !== 'attn_weights') sentences.push(t('note.softmaxStage'));
   const entry = measuredEntry(heads, layer, head);
   const off = [!causal && t('note.maskOff'), !scale && t('note.scaleOff')].filter(Boolean);
   if (entry && off.length) {

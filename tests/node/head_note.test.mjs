@@ -103,6 +103,13 @@ test('another head, a text without pronouns, no measured roles, or a switch off:
   assert.doesNotMatch(off.text, /→|In this text/);
   const zhOff = composeHeadNote(zh, { tokens: TOKENS, weights, row: 10, layer: 0, head: 1, heads: HEADS, scale: false });
   assert.match(zhOff.text, /^没有除以 √d：/);
+  // At a stage before the softmax the matrix shows scores: the note says its weights are the softmax's.
+  for (const stage of ['scores_raw', 'scores_scaled', 'scores_masked']) {
+    const early = composeHeadNote(en, { tokens: TOKENS, weights, row: 10, layer: 0, head: 1, heads: HEADS, stage });
+    assert.ok(early.text.startsWith(translate('en', 'note.softmaxStage')), early.text);
+  }
+  const atSoftmax = composeHeadNote(en, { tokens: TOKENS, weights, row: 10, layer: 0, head: 1, heads: HEADS, stage: 'attn_weights' });
+  assert.ok(!atSoftmax.text.includes(translate('en', 'note.softmaxStage')));
 });
 
 test('roles a model trained in the page measured label its heads as heads.json does', () => {

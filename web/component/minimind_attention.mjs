@@ -286,6 +286,7 @@ export class MiniMindAttention extends ElementBase {
           head,
           causal,
           scale,
+          stage,
         }).text
       : '';
     // The causal mask hides keys after the query from "+ mask" on (as the page).

@@ -24,6 +24,7 @@ export const NOTE_TERMS = {
     'note.habit': '在训练的世界里，{name}的习惯是“{habit}”：如果模型把“{pronoun}”解析成了{name}，它会在“{pronoun}”后面预测“{first}”。',
     'note.habitShown': '在训练的世界里，{name}的习惯是“{habit}”：这里“{pronoun}”后面是“{next}”，正是{name}的习惯。',
     'note.row': '第 {row} 行“{query}”最大的权重：{list}。',
+    'note.softmaxStage': '下面的权重是 softmax 之后的（切到 softmax 这一步，矩阵里就是这些数）。',
     'view.maskOff': '未加掩码',
     'view.scaleOff': '未除以 √d',
     'card.trained':
@@ -54,6 +55,7 @@ export const NOTE_TERMS = {
       'In the training world {name}’s habit is “{habit}”: if the model resolved “{pronoun}” to {name}, it predicts “{first}” after “{pronoun}”.',
     'note.habitShown': 'In the training world {name}’s habit is “{habit}”: here “{next}” follows “{pronoun}”, {name}’s habit.',
     'note.row': 'Row {row} (“{query}”), largest weights: {list}.',
+    'note.softmaxStage': "The weights below are the softmax's (switch to the softmax stage to see them in the matrix).",
     'view.maskOff': 'mask off',
     'view.scaleOff': 'no ÷ √d',
     'card.trained':

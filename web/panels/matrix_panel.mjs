@@ -167,7 +167,16 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     renderToggleNote(weights, T, Dh);
     markTimings(result);
     const heads = measuredHeads(s);
-    const note = headNote(t, heads, { tokens, weights, row: s.row, layer: s.layer, head: s.head, causal: s.causal, scale: s.scale });
+    const note = headNote(t, heads, {
+      tokens,
+      weights,
+      row: s.row,
+      layer: s.layer,
+      head: s.head,
+      causal: s.causal,
+      scale: s.scale,
+      stage: s.stage,
+    });
     // A preset's random weights say so first; then only what the row shows.
     const untrained = !heads && !s.files && s.preset !== DEMO && s.inputMode === 'text';
     $('head-note').textContent = untrained ? `${t('model.untrainedNote')}${t('note.sentenceSeparator')}${note.text}` : note.text;
