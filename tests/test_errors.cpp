@@ -62,6 +62,14 @@ int64_t integer(const Problem& p, const std::string& name) {
   return 0;
 }
 
+std::string text(const Problem& p, const std::string& name) {
+  for (const auto& [key, v] : p.values) {
+    if (key == name) return std::get<std::string>(v);
+  }
+  FAIL("no value " + name);
+  return "";
+}
+
 }  // namespace
 
 TEST_CASE("errors: safetensors headers give their kind and the numbers of the message", "[errors]") {
@@ -188,11 +196,24 @@ TEST_CASE("errors: config.json problems each carry a kind and their values", "[e
     CHECK(e.problems().size() == 4);  // the sentences, as before
   }
 
-  // A problem without a kind of its own still arrives, with an empty kind.
+  // The float and MoE checks are kinded too, with the key and its value.
   ModelConfig eps = preset_config("lab-a");
   eps.rms_norm_eps = -1;
-  const std::vector<Problem> problems = validate_config_problems(eps);
-  REQUIRE(problems.size() == 1);
-  CHECK(problems[0].kind.empty());
+  eps.rope_theta = 1e300;
+  std::vector<Problem> problems = validate_config_problems(eps);
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].kind == "config.not_positive_number");
+  CHECK(text(problems[0], "key") == "rms_norm_eps");
   CHECK(problems[0].message.rfind("rms_norm_eps must be a positive number", 0) == 0);
+  CHECK(problems[1].kind == "config.float32_overflow");
+  CHECK(text(problems[1], "key") == "rope_theta");
+
+  ModelConfig moe = preset_config("minimind-3-moe");
+  moe.num_experts_per_tok = moe.num_experts + 1;
+  problems = validate_config_problems(moe);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].kind == "config.out_of_range");
+  CHECK(integer(problems[0], "value") == moe.num_experts + 1);
+  CHECK(integer(problems[0], "min") == 1);
+  CHECK(integer(problems[0], "max") == moe.num_experts);
 }

@@ -221,8 +221,9 @@ std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weigh
 
 std::vector<Problem> validate_config_problems(const ModelConfig& c, int64_t max_weight_bytes) {
   std::vector<Problem> problems;
-  // A problem without a kind of its own: the page shows its sentence as it is.
-  const auto unkinded = [&](std::string message) { problems.push_back({"", {}, std::move(message)}); };
+  const auto add = [&](const char* kind, ErrorValues values, std::string message) {
+    problems.push_back({kind, std::move(values), std::move(message)});
+  };
   // Sizes a browser could still hold; larger values are typos, not models.
   const struct {
     const char* key;
@@ -275,22 +276,28 @@ std::vector<Problem> validate_config_problems(const ModelConfig& c, int64_t max_
   // Both are used as float32 (RMSNorm's eps, RoPE's base): a value that is
   // positive as a double may still round to 0 or overflow there.
   if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) {
-    unkinded("rms_norm_eps must be a positive number, got " + format_number(c.rms_norm_eps));
+    add("config.not_positive_number", {{"key", "rms_norm_eps"}, {"value", format_number(c.rms_norm_eps)}},
+        "rms_norm_eps must be a positive number, got " + format_number(c.rms_norm_eps));
   } else if (!(float(c.rms_norm_eps) > 0)) {
-    unkinded("rms_norm_eps " + format_number(c.rms_norm_eps) +
-             " rounds to 0 in float32, where the norms compute (the smallest positive float32 is about "
-             "1.4e-45); MiniMind uses 1e-5 or 1e-6");
+    add("config.eps_rounds_to_zero", {{"value", format_number(c.rms_norm_eps)}},
+        "rms_norm_eps " + format_number(c.rms_norm_eps) +
+            " rounds to 0 in float32, where the norms compute (the smallest positive float32 is about "
+            "1.4e-45); MiniMind uses 1e-5 or 1e-6");
   } else if (!std::isfinite(float(c.rms_norm_eps))) {
-    unkinded("rms_norm_eps " + format_number(c.rms_norm_eps) + " overflows float32");
+    add("config.float32_overflow", {{"key", "rms_norm_eps"}, {"value", format_number(c.rms_norm_eps)}},
+        "rms_norm_eps " + format_number(c.rms_norm_eps) + " overflows float32");
   }
   if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) {
-    unkinded("rope_theta must be a positive number, got " + format_number(c.rope_theta));
+    add("config.not_positive_number", {{"key", "rope_theta"}, {"value", format_number(c.rope_theta)}},
+        "rope_theta must be a positive number, got " + format_number(c.rope_theta));
   } else if (!std::isfinite(float(c.rope_theta)) || !(float(c.rope_theta) > 0)) {
-    unkinded("rope_theta " + format_number(c.rope_theta) +
-             " is outside float32's range, where RoPE's frequencies are computed (MiniMind uses 1e6)");
+    add("config.float32_overflow", {{"key", "rope_theta"}, {"value", format_number(c.rope_theta)}},
+        "rope_theta " + format_number(c.rope_theta) +
+            " is outside float32's range, where RoPE's frequencies are computed (MiniMind uses 1e6)");
   } else if (c.inference_rope_scaling && !(c.rope_theta > 1)) {
-    unkinded("rope_theta " + format_number(c.rope_theta) +
-             " must be greater than 1 with inference_rope_scaling (YaRN divides by log(rope_theta))");
+    add("config.rope_theta_yarn", {{"value", format_number(c.rope_theta)}},
+        "rope_theta " + format_number(c.rope_theta) +
+            " must be greater than 1 with inference_rope_scaling (YaRN divides by log(rope_theta))");
   }
   if (c.hidden_act != "silu") {
     problems.push_back({"config.hidden_act",
@@ -300,25 +307,40 @@ std::vector<Problem> validate_config_problems(const ModelConfig& c, int64_t max_
   if (c.inference_rope_scaling) {
     const RopeScaling& r = c.rope_scaling;
     if (!(r.factor > 0) || r.original_max_position_embeddings <= 0 || !(r.beta_fast > 0) || !(r.beta_slow > 0)) {
-      unkinded("rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
+      add("config.rope_scaling", {},
+          "rope_scaling needs a positive factor, beta_fast, beta_slow and original_max_position_embeddings");
     }
   }
   if (c.use_moe) {
     if (c.num_experts <= 0 || c.num_experts > 256) {
-      unkinded("num_experts must be between 1 and 256, got " + std::to_string(c.num_experts));
+      add("config.out_of_range",
+          {{"key", "num_experts"}, {"value", c.num_experts}, {"min", int64_t{1}}, {"max", int64_t{256}}},
+          "num_experts must be between 1 and 256, got " + std::to_string(c.num_experts));
       sizes_ok = false;
     }
     if (c.num_experts_per_tok <= 0 || c.num_experts_per_tok > c.num_experts) {
-      unkinded("num_experts_per_tok must be between 1 and num_experts (" + std::to_string(c.num_experts) + "), got " +
-               std::to_string(c.num_experts_per_tok));
+      add("config.out_of_range",
+          {{"key", "num_experts_per_tok"},
+           {"value", c.num_experts_per_tok},
+           {"min", int64_t{1}},
+           {"max", c.num_experts}},
+          "num_experts_per_tok must be between 1 and num_experts (" + std::to_string(c.num_experts) + "), got " +
+              std::to_string(c.num_experts_per_tok));
     }
     if (c.expert_intermediate_size() <= 0 || c.expert_intermediate_size() > (1 << 18)) {
-      unkinded("moe_intermediate_size must be a positive integer up to 262144, got " +
-               std::to_string(c.expert_intermediate_size()));
+      add("config.out_of_range",
+          {{"key", "moe_intermediate_size"},
+           {"value", c.expert_intermediate_size()},
+           {"min", int64_t{1}},
+           {"max", int64_t{1} << 18}},
+          "moe_intermediate_size must be a positive integer up to 262144, got " +
+              std::to_string(c.expert_intermediate_size()));
       sizes_ok = false;
     }
     if (c.n_shared_experts < 0 || c.n_shared_experts > 64) {
-      unkinded("n_shared_experts must be between 0 and 64, got " + std::to_string(c.n_shared_experts));
+      add("config.out_of_range",
+          {{"key", "n_shared_experts"}, {"value", c.n_shared_experts}, {"min", int64_t{0}}, {"max", int64_t{64}}},
+          "n_shared_experts must be between 0 and 64, got " + std::to_string(c.n_shared_experts));
       sizes_ok = false;
     }
   }
@@ -406,7 +428,9 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes,
     std::string scoring = "softmax";
     read.string("scoring_func", scoring);
     if (scoring != "softmax")
-      problems.push_back({"", {}, "scoring_func \"" + scoring + "\" is not supported (only softmax)"});
+      problems.push_back({"config.scoring_func",
+                          {{"value", scoring}},
+                          "scoring_func \"" + scoring + "\" is not supported (only softmax)"});
   }
 
   if (problems.empty()) problems = validate_config_problems(c, max_weight_bytes);

@@ -75,6 +75,20 @@ test('a bad config: config.invalid with each problem kinded', () => {
   );
 });
 
+test('the MoE and float checks of a config are kinded too, and worded in zh without English', () => {
+  const moe = mm.presetConfig('minimind-3-moe');
+  const error = caught(() => mm.createModel({ config: { ...moe, num_experts_per_tok: moe.num_experts + 5, rms_norm_eps: 0 } }));
+  assert.equal(error.kind, 'config.invalid');
+  const byKind = Object.fromEntries(error.problems.map((p) => [p.kind, p.values]));
+  assert.deepEqual(byKind['config.out_of_range'], { key: 'num_experts_per_tok', value: moe.num_experts + 5, min: 1, max: moe.num_experts });
+  assert.deepEqual(byKind['config.not_positive_number'], { key: 'rms_norm_eps', value: '0' });
+  const zh = errorText('zh-CN', errorFields(error));
+  assert.equal(zh.complete, true);
+  assert.doesNotMatch(zh.text, /must be|got/);
+  assert.match(zh.text, new RegExp(`num_experts_per_tok 必须在 1 到 ${moe.num_experts} 之间，这里却是 ${moe.num_experts + 5}`));
+  stillWorks();
+});
+
 test('an id out of range: token_id.out_of_range with the id, its position and the last id', () => {
   const model = mm.createModel({ preset: 'lab-a', seed: 2 });
   const V = model.info().vocab_size;
