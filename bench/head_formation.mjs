@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Head formation within the page's five minutes: the Train panel's default
-// run (web/train_session.mjs DEFAULT_CONFIG and DEFAULT_OPTIONS on the
+// run (js/train_session.mjs DEFAULT_CONFIG and DEFAULT_OPTIONS on the
 // project's corpus, 8000 texts, packed as the panel packs them) and variants
 // of it, each trained on the same budget of tokens: what the page trains in
 // 5 minutes at its measured rate ("Training tokens/s in the page" in
@@ -13,7 +13,7 @@
 // Each variant runs in its own Node process (Wasm, 1 thread), `--jobs` at a
 // time; a budget in tokens, not seconds, makes the runs comparable whatever
 // else the machine does. MiniMind's trainer is the module's (model.trainer),
-// with the page's own data path (web/train_data.mjs trainingSamples).
+// with the page's own data path (js/train_data.mjs trainingSamples).
 //
 // Usage: node bench/head_formation.mjs [--tokens N] [--only NAME[,NAME...]] [--jobs 2]
 // bench/run.mjs --only heads runs it and writes the "Head formation" section.
@@ -24,8 +24,8 @@ import { fileURLToPath } from 'node:url';
 
 import { makeCorpusLines } from '../js/corpus.mjs';
 import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
-import { trainingSamples } from '../web/train_data.mjs';
-import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, TrainSession } from '../web/train_session.mjs';
+import { trainingSamples } from '../js/train_data.mjs';
+import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, TrainSession } from '../js/train_session.mjs';
 import { runHeader } from './cpu_model.mjs';
 import { GOALS } from './page_training.mjs';
 

@@ -748,7 +748,7 @@ export function pageTrainingSection(p) {
 ## Training in the page
 
 The playground's Train panel (\`web/train_panel.mjs\`; the run in its own worker,
-\`web/train_worker.mjs\`, \`web/train_host.mjs\`, \`web/train_session.mjs\`) in headless ${m.chromium},
+\`web/train_worker.mjs\`, \`web/train_host.mjs\`, \`js/train_session.mjs\`) in headless ${m.chromium},
 measured by \`bench/page_training.mjs\` in one run of \`${p.command}\` on **${m.cpu}** (${m.cores} cores,
 shared with other work), ${m.date}, load average ${m.load} at the start and ${m.loadEnd} at the end. The bench
 opens the playground (1280×800, \`?lang=en\`), presses **Train** (\`#open-train\`: it opens the panel and

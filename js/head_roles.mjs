@@ -12,25 +12,15 @@
 // and, causally, how often the model predicts the referent's own habit after
 // the pronoun with the best pronoun head on and switched off (ablated).
 import { HABITS, heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
+import { encodeSpan, withBos } from './text_encoding.mjs';
 
-const BOS = 1;
-
-// ids of `text` with the bos in front, and the token span [start, end) of
-// text.slice(c0, c1) in them (names keep their own tokens in context: the
-// prefixes' encodings are prefixes of the whole encoding, checked).
-function encodeWithSpan(tokenizer, text, c0, c1) {
-  const ids = tokenizer.encode(text);
-  const before = tokenizer.encode(text.slice(0, c0));
-  const through = tokenizer.encode(text.slice(0, c1));
-  const isPrefix = (part) => part.every((id, i) => ids[i] === id);
-  if (!isPrefix(before) || !isPrefix(through)) throw new Error(`"${text.slice(c0, c1)}" does not keep its own tokens in "${text}"`);
-  return { ids: [BOS, ...ids], start: 1 + before.length, end: 1 + through.length };
-}
-
-/** A pronoun probe as token positions: {ids, pronoun, referent: [positions], next} (bos at 0). */
+/** A pronoun probe as token positions of encodeText(probe.prefix) (js/text_encoding.mjs): {ids, pronoun, referent: [positions], next} (bos at 0). */
 export function pronounProbeTokens(tokenizer, probe) {
   const c0 = probe.prefix.indexOf(probe.referent);
-  const span = encodeWithSpan(tokenizer, probe.prefix, c0, c0 + probe.referent.length);
+  // Names keep their own tokens in the generated sentences; a tokenizer that
+  // merges one into its neighbours cannot score the pronoun on it.
+  const span = encodeSpan(tokenizer, probe.prefix, c0, c0 + probe.referent.length);
+  if (!span) throw new Error(`"${probe.referent}" does not keep its own tokens in "${probe.prefix}"`);
   const full = tokenizer.encode(probe.text);
   const keys = [];
   for (let k = span.start; k < span.end; k += 1) keys.push(k);
@@ -113,11 +103,12 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
   // look elsewhere there, where the sentence tells it to.
   const previousRandom = [];
   for (const probe of repeatedTokenProbes(40, seed, { length: inductionLength, pool })) {
-    const ids = [BOS, ...probe.ids];
+    const ids = withBos(tokenizer, probe.ids);
     const n = probe.length;
-    // Second occurrence of half[j] at 1 + n + j; the token after its first occurrence at 1 + j + 1.
-    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: 1 + n + j, keys: [2 + j] });
-    for (let i = 2; i < ids.length; i += 1) previousRandom.push({ ids, query: i, keys: [i - 1] });
+    const lead = ids.length - probe.ids.length;
+    // Second occurrence of half[j] at lead + n + j; the token after its first occurrence at lead + j + 1.
+    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: lead + n + j, keys: [lead + 1 + j] });
+    for (let i = lead + 1; i < ids.length; i += 1) previousRandom.push({ ids, query: i, keys: [i - 1] });
   }
   const pronoun = heldOut.map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
 
@@ -192,9 +183,10 @@ export function lightHeadProbes(tokenizer, { pronouns = 24, texts = 8, repeats =
   const pool = [...new Set(makeCorpusLines(200, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
   const induction = [];
   for (const probe of repeatedTokenProbes(repeats, seed, { length: inductionLength, pool })) {
-    const ids = [BOS, ...probe.ids];
+    const ids = withBos(tokenizer, probe.ids);
     const n = probe.length;
-    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: 1 + n + j, keys: [2 + j] });
+    const lead = ids.length - probe.ids.length;
+    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: lead + n + j, keys: [lead + 1 + j] });
   }
   const pronoun = heldOut.slice(0, pronouns).map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
   return { previousToken, induction, pronoun };

@@ -10,8 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { previousTokenCap } from '../bench/prev_token_cap.mjs';
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
+import { previousTokenCap } from '../js/prev_token_cap.mjs';
 
 const { values } = parseArgs({
   options: {

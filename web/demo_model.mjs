@@ -7,25 +7,10 @@
 // sink, role}], pronounHead, lesson: [{text, referent, mass}],
 // referentAccuracy: {on, off}, probes}), and everything shown about a head
 // is read from it, never written here.
+import { encodeSpan, encodeText } from '../js/text_encoding.mjs';
 
 /** The trained model's name, where a preset's name goes (the selector, the URL, the element's `preset`). */
 export const DEMO = 'minimind-demo';
-
-/** MiniMind's bos token: a pretrained MiniMind reads every text after it. */
-export const BOS_TOKEN = '<|im_start|>';
-
-/**
- * ids of `text` as MiniMind feeds a pretrained model (eval_llm.py:
- * `bos_token + prompt`, and as the pretraining corpus is read): the bos,
- * then the tokenizer's ids. A text of nothing but whitespace has no tokens
- * to show, as with the page's own tokenisation.
- */
-export function encodeText(tokenizer, text) {
-  if (text.trim() === '') return [];
-  const ids = tokenizer.encode(text);
-  const bos = tokenizer.tokenToId(BOS_TOKEN);
-  return ids.length > 0 && bos >= 0 ? [bos, ...ids] : ids;
-}
 
 /** {tokens, ids, special, dropped} of `text` (at most `max` tokens) for the chips and the matrix. */
 export function tokenizeText(tokenizer, text, max) {
@@ -37,26 +22,23 @@ export function tokenizeText(tokenizer, text, max) {
 
 /**
  * Where the lesson's sentence (heads.json's first `lesson` entry) has its
- * pronoun and its referent, as token positions of encodeText():
+ * pronoun and its referent, as token positions of encodeText()
+ * (js/text_encoding.mjs):
  * {text, pronounText, referentText, pronoun, referent: [positions], mass},
  * or null when the referent's tokens are not its own in the sentence.
  */
 export function lessonPositions(tokenizer, lesson) {
   if (!lesson) return null;
   const { text, referent, mass } = lesson;
-  const ids = encodeText(tokenizer, text);
   const p = Math.max(text.lastIndexOf('他'), text.lastIndexOf('她'));
   const c0 = text.indexOf(referent);
   if (p < 0 || c0 < 0) return null;
-  // A prefix's encoding is a prefix of the sentence's when its tokens are its own.
-  const end = (chars) => {
-    const part = encodeText(tokenizer, text.slice(0, chars));
-    return part.every((id, i) => ids[i] === id) ? part.length : -1;
-  };
-  const start = c0 === 0 ? 1 : end(c0);
-  const stop = end(c0 + referent.length);
-  const pronoun = end(p + 1) - 1;
-  if (start < 0 || stop < 0 || pronoun < 0) return null;
+  const span = encodeSpan(tokenizer, text, c0, c0 + referent.length);
+  // The pronoun is the last token of the text through it.
+  const through = encodeSpan(tokenizer, text, p + 1, p + 1);
+  if (!span || !through) return null;
+  const { start, end: stop } = span;
+  const pronoun = through.end - 1;
   return {
     text,
     pronounText: text[p],

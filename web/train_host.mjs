@@ -5,7 +5,7 @@
 // As the Train panel's worker: trains a MiniMind while the compute worker
 // (worker.mjs) keeps answering the playground and the page keeps drawing.
 // It owns its own Wasm module instance, the model being trained, MiniMind's
-// tokenizer and the run (train_session.mjs). Batches run a slice at a time
+// tokenizer and the run (js/train_session.mjs). Batches run a slice at a time
 // (about SLICE_MS, at least one batch), one slice per macrotask, so that a
 // pause or stop is handled at the latest after the batch in progress.
 //
@@ -25,8 +25,8 @@
 //                 {type: 'error', id?, request, message}
 import { makeCorpusLines } from '../js/corpus.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
-import { textsOf, tokenizeTexts, trainingSamples, sampleStats } from './train_data.mjs';
-import { TrainSession } from './train_session.mjs';
+import { textsOf, tokenizeTexts, trainingSamples, sampleStats } from '../js/train_data.mjs';
+import { TrainSession } from '../js/train_session.mjs';
 
 const SLICE_MS = 40;
 

@@ -24,8 +24,8 @@ import { scaleFor } from './colors.mjs';
 import { download } from './export.mjs';
 import { applyTranslations } from './i18n.mjs';
 import { TrainClient } from './train_client.mjs';
-import { SnapshotStore, StepHistory, smoothed } from './train_history.mjs';
-import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, LESSON_PROBE } from './train_session.mjs';
+import { SnapshotStore, StepHistory, smoothed } from '../js/train_history.mjs';
+import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, LESSON_PROBE } from '../js/train_session.mjs';
 import { HeadScoresChart, SCORE_KINDS } from './views/head_scores_chart.mjs';
 import { HeatmapView } from './views/heatmap.mjs';
 import { LineChart } from './views/line_chart.mjs';
@@ -903,7 +903,15 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     const masked = (i, j) => j > i;
     const kv = Math.floor(ui.head / (H / (snapshot.kvHeads || H)));
     el.attnTitle.textContent = t('train.attnAt', { layer: ui.layer, head: ui.head, kv, step: fmt(snapshot.step) });
-    heatmap.render({ tokens, values, masked, scale: scaleFor('attn_weights', values), decimals: 2, selectedRow: row });
+    heatmap.render({
+      tokens,
+      values,
+      masked,
+      scale: scaleFor('attn_weights', values),
+      decimals: 2,
+      selectedRow: row,
+      titles: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
+    });
     root.dataset.snapshotStep = String(snapshot.step);
     renderMatrixTable(el.table, {
       caption: t('train.tableCaption', { layer: ui.layer, head: ui.head, step: snapshot.step }),

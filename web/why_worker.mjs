@@ -16,7 +16,7 @@
 import { MiniMindError } from '../js/minimind_error.mjs';
 import { nextToken } from '../js/pronoun_pair.mjs';
 import { storyRow } from '../js/why_text.mjs';
-import { encodeText } from './demo_model.mjs';
+import { encodeText } from '../js/text_encoding.mjs';
 
 const LENS_TOP = 5;
 

@@ -23,15 +23,16 @@
 // Every request gets exactly one answer besides its progress. A model that
 // fails to load (files, a preset, the download) leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
-// pretrained MiniMind reads it (demo_model.mjs); the chat template has its own.
+// pretrained MiniMind reads it (js/text_encoding.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
 import { errorFields, loadMiniMind } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
+import { encodeText } from '../js/text_encoding.mjs';
 import { completedCharacter, splitText } from '../js/token_text.mjs';
+import { topK } from '../js/top_k.mjs';
 import { runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
-import { DEMO, encodeText, lessonPositions } from './demo_model.mjs';
+import { DEMO, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
-import { topK } from './top_k.mjs';
 import { handleAttribute, handleLens, handlePatch } from './why_worker.mjs';
 
 export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];

@@ -1,6 +1,6 @@
 // The trained model (models/minimind-demo/) in Node, through the JS API, for
 // the browser tests' expected numbers: its text is read as the page and the
-// element read it (web/demo_model.mjs: the bos, then MiniMind's tokenizer),
+// element read it (js/text_encoding.mjs: the bos, then MiniMind's tokenizer),
 // and what each head does comes from its heads.json.
 import { readFile } from 'node:fs/promises';
 

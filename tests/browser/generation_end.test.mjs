@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { encodeText } from '../../web/demo_model.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
 import { DEFAULTS } from '../../web/url_state.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 import { trainedModel } from './demo.mjs';

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 
 import { nextToken } from '../../js/pronoun_pair.mjs';
 import { attributionSentences, defaultPair, largest, lensSentence, normalisePatch, pronounStory } from '../../js/why_text.mjs';
-import { encodeText } from '../../web/demo_model.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
 import { errorText } from '../../web/error_text.mjs';
 import { DEFAULTS } from '../../web/url_state.mjs';
 import { translate } from '../../web/i18n.mjs';

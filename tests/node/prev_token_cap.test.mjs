@@ -1,4 +1,4 @@
-// bench/prev_token_cap.mjs: the most a positional head can put on the
+// js/prev_token_cap.mjs: the most a positional head can put on the
 // previous token under q/k norm and RoPE grows with the norm weights' gain
 // and with head_dim; a gain of 1 (the initialisation) keeps it under 0.8 at
 // head_dim 16. normGains reads the q/k norm weights of a model file.
@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { normGains, previousTokenCap } from '../../bench/prev_token_cap.mjs';
+import { normGains } from '../../bench/prev_token_cap.mjs';
+import { previousTokenCap } from '../../js/prev_token_cap.mjs';
 
 test('the previous-token cap of a positional head rises with the q/k norm gain and with head_dim', () => {
   const quick = { restarts: 2, iterations: 3000 };

@@ -1,14 +1,14 @@
 // The pure modules behind the page's Train panel: reading and tokenizing the
-// training data with progress (web/train_data.mjs), the loss history and
-// the snapshot store (web/train_history.mjs), the line chart's scaling
+// training data with progress (js/train_data.mjs), the loss history and
+// the snapshot store (js/train_history.mjs), the line chart's scaling
 // (web/views/line_chart.mjs), the panel's small helpers and its messages in
 // both languages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { TRAIN_TERMS } from '../../web/messages/train_terms.mjs';
-import { jsonlTexts, packIds, plainTexts, sampleStats, textsOf, tokenizeTexts, trainingSamples } from '../../web/train_data.mjs';
-import { SnapshotStore, StepHistory, smoothed } from '../../web/train_history.mjs';
+import { jsonlTexts, packIds, plainTexts, sampleStats, textsOf, tokenizeTexts, trainingSamples } from '../../js/train_data.mjs';
+import { SnapshotStore, StepHistory, smoothed } from '../../js/train_history.mjs';
 import { decimate, extent, linearScale, niceTicks, tickLabel } from '../../web/views/line_chart.mjs';
 
 test('MiniMind pretraining JSONL gives its texts; a bad line is refused by its number', () => {

@@ -1,4 +1,4 @@
-// A training run as the page's Train panel runs it (web/train_session.mjs in
+// A training run as the page's Train panel runs it (js/train_session.mjs in
 // the training worker), through the Wasm module in Node: the page's default
 // model on the generated corpus, tokenized with MiniMind's tokenizer; the
 // loss falls, snapshots hold the probe's real attention and predictions, the
@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { makeCorpusLines } from '../../js/corpus.mjs';
 import { lightHeadProbes, scoreHeadRoles } from '../../js/head_roles.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { tokenizeTexts, trainingSamples } from '../../web/train_data.mjs';
-import { DEFAULT_CONFIG, DEFAULT_OPTIONS, LESSON_PROBE, TrainSession, topTokens } from '../../web/train_session.mjs';
+import { tokenizeTexts, trainingSamples } from '../../js/train_data.mjs';
+import { DEFAULT_CONFIG, DEFAULT_OPTIONS, LESSON_PROBE, TrainSession, topTokens } from '../../js/train_session.mjs';
 
 const TOKENIZER = readFileSync(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8');
 

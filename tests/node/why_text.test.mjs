@@ -24,7 +24,7 @@ import {
   restoration,
   storyRow,
 } from '../../js/why_text.mjs';
-import { encodeText } from '../../web/demo_model.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
 import { translate } from '../../web/i18n.mjs';
 import { WHY_TERMS } from '../../web/messages/why_terms.mjs';
 import { trainedModel } from '../browser/demo.mjs';

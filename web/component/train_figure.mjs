@@ -1,5 +1,5 @@
 // <minimind-attention train>: a live training run for a course page. A small
-// MiniMind (the Train panel's default shape, web/train_session.mjs) trains
+// MiniMind (the Train panel's default shape, js/train_session.mjs) trains
 // from scratch in the reader's browser on the project's generated corpus
 // (or the lessons' sentences, or a .jsonl / .txt at a URL), and the figure
 // shows its loss curve and one head's attention on the probe sentence (the
@@ -16,8 +16,8 @@
 import { scaleFor } from '../colors.mjs';
 import { TRAIN_FIGURE_TERMS as TRAIN_TERMS } from '../messages/train_figure_terms.mjs';
 import { TrainClient, inProcessWorker } from '../train_client.mjs';
-import { StepHistory, smoothed } from '../train_history.mjs';
-import { DEFAULT_CONFIG, LESSON_PROBE } from '../train_session.mjs';
+import { StepHistory, smoothed } from '../../js/train_history.mjs';
+import { DEFAULT_CONFIG, LESSON_PROBE } from '../../js/train_session.mjs';
 import { LineChart } from '../views/line_chart.mjs';
 import { demoFiles } from '../demo_source.mjs';
 import { drawFigure, layoutFigure } from './figure.mjs';

@@ -10,8 +10,8 @@
 //     (js/head_roles.mjs lightHeadProbes: previous-token, induction, pronoun).
 // runSlice(ms) runs batches for about `ms` milliseconds (at least one), so
 // its caller can handle messages (pause, stop) between slices.
-import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
-import { encodeText } from './demo_model.mjs';
+import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
+import { encodeText } from './text_encoding.mjs';
 import { topK } from './top_k.mjs';
 
 /** The probe sentence of the lessons: 她 refers to 小红. */
