@@ -422,6 +422,8 @@ export class Tokenizer {
 export class MiniMind {
   /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */
   wasmMemoryBytes(): number;
+  /** Bytes the module's allocator hands out now (falls back when memory is freed; for leak tests). */
+  heapBytesInUse(): number;
   readonly variant: 'simd' | 'scalar' | 'threads';
   /** Threads the module computes with (1 unless variant is 'threads'); the same numbers for any count. */
   readonly threads: number;

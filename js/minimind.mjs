@@ -13,6 +13,7 @@
 
 import { activationPatching, directLogitAttribution, logitLens } from './interp.mjs';
 import { MiniMindError } from './minimind_error.mjs';
+import { throwPendingErrors } from './native_errors.mjs';
 
 export { MiniMindError, errorFields } from './minimind_error.mjs';
 
@@ -269,6 +270,7 @@ export class MiniMind {
   constructor(native, variant, threads = 1) {
     this.#native = native;
     native.MiniMindError = MiniMindError; // the type the bindings throw (wasm/js_values.h)
+    throwPendingErrors(native);
     /** 'simd', 'scalar' or 'threads' */
     this.variant = variant;
     if (typeof native.setThreadCount === 'function') native.setThreadCount(threads);
@@ -281,6 +283,11 @@ export class MiniMind {
   /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */
   wasmMemoryBytes() {
     return this.#native.HEAP8.buffer.byteLength;
+  }
+
+  /** Bytes the module's allocator hands out now (falls back when memory is freed; for leak tests). */
+  heapBytesInUse() {
+    return this.#native.heapBytesInUse();
   }
 
   /** @returns {string[]} */

@@ -1,16 +1,19 @@
 // Conversions between the core's values and JS values, for every binding:
 // guarded() turns a C++ exception into a JS error carrying what() as its
-// message and a core error's kind and values (thrown after the catch block
-// has ended, so the C++ side is fully unwound and the module stays usable);
+// message and a core error's kind and values (handed to JS after the catch
+// block has ended and thrown there once the call has returned, so the C++ side
+// is fully unwound, nothing leaks and the module stays usable);
 // typed arrays are copied out of Wasm memory.
 #pragma once
 
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <functional>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "model/model.h"
@@ -69,6 +72,31 @@ inline val config_problem_list(const ConfigError& e) {
   return out;
 }
 
+// What a failed call returns: JS throws the pending error instead.
+template <typename R>
+R failed_result() {
+  if constexpr (std::is_void_v<R>) {
+    return;
+  } else if constexpr (std::is_same_v<R, val>) {
+    return val::undefined();
+  } else {
+    return R{};
+  }
+}
+
+// A JS exception thrown from Wasm unwinds none of the frames between here and
+// JS in the threads build (JS-based exceptions): embind's argument copies
+// (std::string wire buffers) and the invoker's temporaries were never freed,
+// and in every build embind's JS side skipped freeing its string buffers. So
+// the error is left in the module's pendingError slot (set by
+// js/native_errors.mjs) and the call returns normally; the JS wrapper throws
+// it once embind has cleaned up. Without the slot it is thrown from here.
+inline void hand_over(const val& error) {
+  val slot = val::module_property("pendingError");
+  if (slot.isUndefined()) error.throw_();
+  slot.set("error", error);
+}
+
 template <typename F>
 auto guarded(F&& body) -> decltype(body()) {
   val error = val::undefined();
@@ -84,8 +112,9 @@ auto guarded(F&& body) -> decltype(body()) {
   } catch (const std::exception& e) {
     error = js_error(e.what(), "", val::object(), val::undefined());
   }
-  // Thrown once the catch block has ended: the C++ side is fully unwound.
-  error.throw_();
+  // Handed over once the catch block has ended: the C++ side is fully unwound.
+  hand_over(error);
+  return failed_result<decltype(body())>();
 }
 
 template <typename T>
@@ -133,5 +162,18 @@ inline val layer_head_rows(const Matrix& m) {
 inline std::vector<int32_t> to_ids(const val& typed) {
   return emscripten::convertJSArrayToNumberVector<int32_t>(typed);
 }
+
+// A binding slices its arguments by sizes it computes; a caller that skips
+// the JS API (or a JS API bug) must get the module's error, never a read
+// past the end.
+inline void check_size(const std::string& argument, size_t expected, size_t got) {
+  if (expected == got) return;
+  throw Error("binding.size_mismatch", {{"argument", argument}, {"expected", int64_t(expected)}, {"got", int64_t(got)}},
+              argument + " has " + std::to_string(got) + " entries, expected " + std::to_string(expected));
+}
+
+// Bytes the allocator hands out now (for the tests that check error paths
+// free what they allocate; Wasm memory itself never shrinks).
+inline double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
 }  // namespace minimind::wasm

@@ -115,6 +115,7 @@ class WasmModel {
       if (batch <= 0 || flat.size() % size_t(batch) != 0) {
         throw std::invalid_argument("ids do not split into " + std::to_string(batch) + " equal sequences");
       }
+      if (!flat_mask.empty()) check_size("mask", flat.size(), flat_mask.size());
       const size_t T = flat.size() / size_t(batch);
       std::vector<std::vector<int32_t>> rows, mask_rows;
       for (size_t b = 0; b < size_t(batch); ++b) {
