@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Retakes the README's screenshot from the built site (node scripts/build_site.mjs)
-// in headless Chromium, as a first-time reader sees the page: docs/playground.png,
-// desktop 1280×800, Chinese, the page's first view. Prints the figure's title and
-// note, so the README's alt text can say what it shows. Run it after a change to
-// what the page draws.
+// Retakes the README's screenshots from the built site (node scripts/build_site.mjs)
+// in headless Chromium at 1280×800, in Chinese: docs/playground.png, the page's first
+// view (printing the figure's title and note, so the README's alt text can say what it
+// shows), and docs/train_panel.png, the Train panel after the default run's first 300
+// batches (about a minute). Run it after a change to what the page draws.
 import { fileURLToPath } from 'node:url';
 
 import { serve } from './serve.mjs';
@@ -28,6 +28,19 @@ try {
     console.log(`docs/${name}.png: ${shown.title}\n  ${shown.note}`);
     await page.close();
   }
+
+  // The Train panel: pressing 训练 starts the default run; wait for 300 batches and a snapshot.
+  const { page, errors } = await openPage(browser.context);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${server.url}index.html?lang=zh-CN`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+  await page.click('#open-train');
+  await page.waitForFunction(() => Number(document.getElementById('train').dataset.snapshotStep) >= 300, null, { timeout: 600000 });
+  await page.click('#train [data-train="pause"]');
+  await page.waitForFunction(() => document.getElementById('train').dataset.state === 'paused');
+  if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+  await page.locator('#train').screenshot({ path: `${root}docs/train_panel.png` });
+  console.log(`docs/train_panel.png: batch ${await page.getAttribute('#train', 'data-step')}`);
 } finally {
   await browser.close();
   await server.close();
