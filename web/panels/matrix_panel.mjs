@@ -133,13 +133,26 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     // Shown (and marked) before it is drawn: the heatmap sizes itself from its box.
     drawnSpec = { files: s.files, preset: s.preset, config: s.config, seed: s.seed };
     showMatrixState(loadingAnother(s) ? 'previous' : 'current', s);
+    // The note is composed first: with no row selected, the row it talks about is the one highlighted.
+    const weights = headMatrix(entries.get(s.layer, 'attn_weights'), s.head, T);
+    const heads = measuredHeads(s);
+    const note = headNote(t, heads, {
+      tokens,
+      weights,
+      row: s.row,
+      layer: s.layer,
+      head: s.head,
+      causal: s.causal,
+      scale: s.scale,
+      stage: s.stage,
+    });
     heatmap.render({
       tokens,
       values,
       masked,
       scale,
       decimals: s.stage === 'attn_weights' ? 2 : 1,
-      selectedRow: s.row,
+      selectedRow: s.row ?? note.row,
       titles: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
     });
     placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(focusedCell));
@@ -162,21 +175,9 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
             : `−∞ (${t('matrix.masked')})`,
       queryLabel: `${t('matrix.query')} \\ ${t('matrix.key')}`,
     });
-    const weights = headMatrix(entries.get(s.layer, 'attn_weights'), s.head, T);
     renderRowExplanation($('row-explanation'), { tokens, weights, row: s.row, t });
     renderToggleNote(weights, T, Dh);
     markTimings(result);
-    const heads = measuredHeads(s);
-    const note = headNote(t, heads, {
-      tokens,
-      weights,
-      row: s.row,
-      layer: s.layer,
-      head: s.head,
-      causal: s.causal,
-      scale: s.scale,
-      stage: s.stage,
-    });
     // A preset's random weights say so first; then only what the row shows.
     const untrained = !heads && !s.files && s.preset !== DEMO && s.inputMode === 'text';
     $('head-note').textContent = untrained ? `${t('model.untrainedNote')}${t('note.sentenceSeparator')}${note.text}` : note.text;
