@@ -14,6 +14,7 @@ import { loadMiniMind } from '../../js/minimind.mjs';
 import { SECTIONS } from '../../web/gallery.mjs';
 import { LESSON_EXAMPLES } from '../../web/lesson_examples.mjs';
 import { validateLesson } from '../../web/lesson_input.mjs';
+import { translate } from '../../web/i18n.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
 import { formatValue } from '../../web/views/lesson_matrices.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
@@ -365,7 +366,12 @@ test('"open in playground": exactly one link per figure, opening the playground 
   });
   const elementNote = (await readExample(page, 'sentence')).figures[0].note;
   assert.ok(elementNote, 'the element shows its note');
-  assert.equal(frameNote, elementNote);
+  // The element shows the softmax; a frame at an earlier stage opens its note by saying its
+  // weights are the softmax's (js/head_note.mjs), then says the same.
+  const frameStage = await frame.evaluate(() => document.querySelector('[data-stage][aria-checked="true"]').dataset.stage);
+  const stageSentence =
+    frameStage === 'attn_weights' ? '' : `${translate('en', 'note.softmaxStage')}${translate('en', 'note.sentenceSeparator')}`;
+  assert.equal(frameNote, `${stageSentence}${elementNote}`);
   const T = (await readExample(page, 'sentence')).figures[0].weights.length; // the lesson's sentence, as the figures read it
   await frame.waitForFunction((n) => document.querySelectorAll('#matrix-table tbody tr').length === n, T);
   ({ playground, playgroundErrors } = await open(framed.link, 'body[data-ready="true"]'));
