@@ -27,6 +27,17 @@ export function notice(text) {
  * inlineModel: the main-thread twin of a tiny model, prepared for each model loaded.
  * input: the input panel ({compute, computeKey}).
  */
+// What a load that starts clears: the model's state, and every answer about the model before it
+// (a new object each time, so that the store sees the model change).
+const loadStarts = () => ({
+  model: { status: 'building', fraction: 0, info: null, error: null },
+  result: null,
+  prediction: null,
+  generation: null,
+  playing: false,
+  demo: null,
+});
+
 export function setupModelLoading({ store, t, client, inlineModel, input, defaultRowWanted }) {
   let loadingFiles = null; // the File objects of the newest files load
   let loadedFiles = null; // the File objects of the model in use, if it came from files
@@ -143,13 +154,8 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     restoring = null;
     reopening = false;
     store.set({
-      model: { status: 'building', fraction: 0, info: null, error: null },
-      result: null,
-      prediction: null,
-      generation: null,
-      playing: false,
+      ...loadStarts(),
       files: null, // a model from files is no longer the one in use
-      demo: null,
       filesStatus: null,
     });
     client.load(preset === DEMO ? { preset } : { preset, seed, config });
@@ -189,15 +195,7 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     loadingFiles = kept.files;
     restoring = null;
     reopening = true;
-    store.set({
-      model: { status: 'building', fraction: 0, info: null, error: null },
-      result: null,
-      prediction: null,
-      generation: null,
-      playing: false,
-      demo: null,
-      filesStatus: { phase: 'parsing', fraction: 0, name: kept.files.weights.name },
-    });
+    store.set({ ...loadStarts(), filesStatus: { phase: 'parsing', fraction: 0, name: kept.files.weights.name } });
     client.reload(kept.record);
   }
 
