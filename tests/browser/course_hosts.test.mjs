@@ -1,4 +1,4 @@
-// The README's snippets where teachers paste them, in headless Chromium:
+// The snippets of docs/embed.md where teachers paste them, in headless Chromium:
 // a Markdown lesson rendered as a Markdown site does (raw HTML passes
 // through; here the CommonMark renderer marked), and a Jupyter notebook's
 // HTML output (the snippet set as innerHTML of an output cell, its scripts
@@ -19,7 +19,7 @@ import { trainedMatrix, trainedModel } from './demo.mjs';
 const SITE = new URL('../../dist/site/', import.meta.url).pathname;
 const LESSON = '小明把苹果给了小红，她很开心';
 
-// A lesson page written in Markdown, with the README's snippet pasted in.
+// A lesson page written in Markdown, with docs/embed.md's snippet pasted in.
 const MARKDOWN = `# 第 2.5 课：Attention 与因果掩码
 
 每一行是一个 query token，看它把注意力分给了前面的哪些 token。
@@ -33,7 +33,7 @@ const MARKDOWN = `# 第 2.5 课：Attention 与因果掩码
 | 她 | 指代前文的人 |
 `;
 
-// The Jupyter cell's output, as the README writes it for IPython.display.HTML.
+// The Jupyter cell's output, as docs/embed.md writes it for IPython.display.HTML.
 const NOTEBOOK_OUTPUT = `<script type="module" src="./minimind-attention.js"></script><minimind-attention text="今天天气很好" head="1"></minimind-attention>`;
 
 const NOTEBOOK_PAGE = `<!doctype html>

@@ -1,5 +1,5 @@
 // <minimind-attention> where its users put it: a course page on one origin,
-// the element's files on another. The README's snippet, its URL pointed at
+// the element's files on another. The teachers' page's snippet (docs/embed.md), its URL pointed at
 // the files' server (scripts/serve.mjs, which lets any origin read them),
 // must draw its figures; and when the Wasm module, the .wasm or the trained
 // model cannot be loaded (unreachable, broken, not hosted) or the page's
@@ -21,7 +21,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const SITE = join(ROOT, 'dist/site');
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 const LESSON = '小明把苹果给了小红，她很开心';
-const PLACEHOLDER = 'https://your.site/minimind/'; // where the README's snippets say the files are
+const PLACEHOLDER = 'https://your.site/minimind/'; // where docs/embed.md's snippets say the files are
 
 let files; // dist/site/, as a course site's CDN would host it
 let broken; // copies of dist/site/ with a file missing or damaged
@@ -54,10 +54,12 @@ after(async () => {
   for (const dir of [courseDir, brokenDir]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-// The README's first element snippet (the section on embedding), as a course page pastes it.
-async function readmeSnippet() {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Embed a live figure in a course page'));
+// The first element snippet of docs/embed.md (its section on the element), as a course page pastes it.
+async function embedSnippet() {
+  const page = await readFile(join(ROOT, 'docs/embed.md'), 'utf8');
+  const start = page.indexOf('## The element');
+  assert.ok(start >= 0, 'docs/embed.md has its section on the element');
+  const section = page.slice(start);
   const [, snippet] = /```html\n([\s\S]*?)```/.exec(section);
   assert.ok(snippet.includes(`<script type="module" src="${PLACEHOLDER}minimind-attention.js"></script>`), snippet);
   return snippet;
@@ -99,8 +101,8 @@ function settled(page, state) {
   );
 }
 
-test('the README’s snippet on a page of another origin than the files draws every figure', async () => {
-  const snippet = (await readmeSnippet()).replaceAll(PLACEHOLDER, files.url);
+test('the teachers’ snippet (docs/embed.md) on a page of another origin than the files draws every figure', async () => {
+  const snippet = (await embedSnippet()).replaceAll(PLACEHOLDER, files.url);
   await writeFile(join(courseDir, 'readme.html'), coursePage('Lesson 2.5 · another origin', snippet));
   const { page, uncaught, consoleErrors, responses, url } = await open('readme.html');
   assert.notEqual(new URL(url).origin, new URL(files.url).origin, 'the page and the files are on different origins');

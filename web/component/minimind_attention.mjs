@@ -2,7 +2,7 @@
 // in the reader's browser by the MiniMind Wasm module, with the page's
 // tokenisation, colour scales and defaults, so it shows the numbers the
 // playground shows. One <script type="module"> defines it; every attribute
-// may change later (README: "Embed a live figure in a course page").
+// may change later (docs/embed.md, "The element").
 //
 // view="lesson" and view="lab" draw the lessons' own numbers instead of a
 // model's matrix: lesson 2.5's hand computation and lesson 11's lab record
