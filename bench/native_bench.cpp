@@ -48,9 +48,9 @@
 #include "model/generation.h"
 #include "model/model.h"
 #include "model/presets.h"
-#include "model/trace.h"
 #include "ops/linear.h"
 #include "ops/linear_avx2.h"
+#include "tensors/trace.h"
 
 namespace {
 

@@ -29,8 +29,8 @@
 
 #include "isa.h"
 #include "model/model.h"
-#include "model/model_config.h"
 #include "ops/linear_avx2.h"
+#include "tensors/model_config.h"
 #include "train/pretrain_data.h"
 #include "train/trainer.h"
 

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/safetensors.h"
+#include "checkpoint/model_loader.h"
+#include "formats/safetensors.h"
 #include "model/model.h"
 
 namespace minimind::testing {
@@ -66,7 +67,7 @@ inline GoldenCase load_golden_case(const std::string& name) {
   c.name = name;
   const ModelConfig config = parse_config_json(read_text(fixture_path(name + "/config.json")));
   const std::vector<uint8_t> weights = read_bytes(fixture_path(name + "/model.safetensors"));
-  c.model = std::make_unique<Model>(Model::from_safetensors(config, weights.data(), weights.size()));
+  c.model = std::make_unique<Model>(model_from_safetensors(config, weights.data(), weights.size()));
   c.expected_bytes = read_bytes(fixture_path(name + "/expected.safetensors"));
   c.expected = std::make_unique<SafetensorsFile>(c.expected_bytes.data(), c.expected_bytes.size());
   const auto version = c.expected->metadata().find("format_version");

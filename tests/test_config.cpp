@@ -8,8 +8,8 @@
 
 #include "compare.h"
 #include "fixtures.h"
-#include "model/model_config.h"
 #include "model/presets.h"
+#include "tensors/model_config.h"
 
 using namespace minimind;
 using minimind::testing::fixture_path;

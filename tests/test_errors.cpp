@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "io/pth.h"
-#include "io/safetensors.h"
+#include "formats/pth.h"
+#include "formats/safetensors.h"
 #include "model/model.h"
-#include "model/model_config.h"
 #include "model/presets.h"
+#include "tensors/model_config.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 

@@ -7,7 +7,7 @@
 #include "compare.h"
 #include "model/head_scores.h"
 #include "model/presets.h"
-#include "model/trace.h"
+#include "tensors/trace.h"
 
 using namespace minimind;
 using minimind::testing::message_contains;

@@ -11,11 +11,12 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "checkpoint/model_loader.h"
 #include "compare.h"
-#include "io/safetensors.h"
+#include "formats/safetensors.h"
 #include "model/model.h"
 #include "model/presets.h"
-#include "model/weights.h"
+#include "tensors/weights.h"
 #include "util/half.h"
 
 using namespace minimind;
@@ -219,7 +220,7 @@ TEST_CASE("random weights written as F32 or F16 load back bit for bit", "[loader
     REQUIRE(weight_slots(config, weights).size() == weight_slots(loaded.config, loaded.weights).size());
   }
   const std::vector<uint8_t> bytes = write_safetensors(named(config, weights));
-  const Model model = Model::from_safetensors(config, bytes.data(), bytes.size());
+  const Model model = model_from_safetensors(config, bytes.data(), bytes.size());
   REQUIRE(model.weights().embed_tokens == weights.embed_tokens);
   REQUIRE(model.weights().layers[1].k_norm == weights.layers[1].k_norm);
   REQUIRE(model.config().use_qk_norm);
@@ -240,7 +241,7 @@ TEST_CASE("a safetensors file read tensor by tensor gives the same model as the 
   };
   const SafetensorsFile streamed(bytes.data(), size_t(header), bytes.size(), read);
   const Model a = Model::from_source(config, streamed);
-  const Model b = Model::from_safetensors(config, bytes.data(), bytes.size());
+  const Model b = model_from_safetensors(config, bytes.data(), bytes.size());
   // One read per tensor, never more than the largest tensor at once.
   size_t largest_tensor = 0;
   for (const SafetensorsEntry& e : streamed.entries()) largest_tensor = std::max(largest_tensor, e.end - e.begin);
@@ -357,7 +358,7 @@ TEST_CASE("the file decides q/k norm, and tied heads may carry lm_head.weight", 
     REQUIRE(loaded.weights.layers[0].q_norm.size() == 0);
     require_same_weights(config, weights, loaded.config, loaded.weights);
     const std::vector<uint8_t> bytes = write_safetensors(t);
-    REQUIRE_FALSE(Model::from_safetensors(config, bytes.data(), bytes.size()).config().use_qk_norm);
+    REQUIRE_FALSE(model_from_safetensors(config, bytes.data(), bytes.size()).config().use_qk_norm);
   }
   SECTION("q_norm in one layer only is a missing tensor, not generation 2") {
     std::vector<NamedTensor> t = named(config, weights);

@@ -14,7 +14,6 @@
 
 #include "compare.h"
 #include "lesson/manual_attention.h"
-#include "model/trace.h"
 #include "ops/attention.h"
 #include "ops/dot_rows.h"
 #include "ops/exp_approx.h"
@@ -24,7 +23,8 @@
 #include "ops/moe.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
-#include "ops/weight_matrix.h"
+#include "tensors/trace.h"
+#include "tensors/weight_matrix.h"
 #include "util/half.h"
 #include "util/random.h"
 #include "util/simd_lanes.h"

@@ -14,13 +14,13 @@
 
 #include "allocation_counter.h"
 #include "compare.h"
-#include "model/trace.h"
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/ffn.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
+#include "tensors/trace.h"
 
 using namespace minimind;
 using Doubles = std::vector<double>;

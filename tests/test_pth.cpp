@@ -6,15 +6,16 @@
 // crash (the ASan build runs these too).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <set>
 
+#include "checkpoint/infer_config.h"
 #include "compare.h"
 #include "fixtures.h"
-#include "io/infer_config.h"
-#include "io/pth.h"
-#include "model/weights.h"
+#include "formats/pth.h"
 #include "pth_builder.h"
+#include "tensors/weights.h"
 
 using namespace minimind;
 using namespace minimind::testing;
@@ -72,12 +73,12 @@ TEST_CASE("pth fixtures hold exactly the weights of the same case's safetensors"
   }
 }
 
-TEST_CASE("Model::from_pth gives the reference logits, bit-identical to the safetensors model", "[pth][golden]") {
+TEST_CASE("model_from_pth gives the reference logits, bit-identical to the safetensors model", "[pth][golden]") {
   for (const std::string& name : kPthCases) {
     DYNAMIC_SECTION(name) {
       const GoldenCase c = load_golden_case(name);
       const Bytes bytes = read_bytes(fixture_path(name + "/model.pth"));
-      const Model model = Model::from_pth(c.model->config(), bytes.data(), bytes.size());
+      const Model model = model_from_pth(c.model->config(), bytes.data(), bytes.size());
       const auto ids = c.rows("input_ids");
       const auto mask = c.has("attention_mask") ? c.rows("attention_mask") : std::vector<std::vector<int32_t>>{};
       const Tensor logits = model.forward_batch(ids, mask);
@@ -459,7 +460,7 @@ TEST_CASE("MiniMind's resume checkpoint: its model entry loads, the optimizer st
 
   // It gives the reference logits, and its config is inferred like the state dict's.
   const GoldenCase c = load_golden_case("gen2_dense");
-  const Model model = Model::from_pth(c.model->config(), bytes.data(), bytes.size());
+  const Model model = model_from_pth(c.model->config(), bytes.data(), bytes.size());
   CHECK_CLOSE(model.forward_batch(c.rows("input_ids")).data, c.floats("logits"), 1e-5, 1e-4);
   InferHints four;
   four.num_attention_heads = 4;
@@ -475,6 +476,56 @@ TEST_CASE("MiniMind's resume checkpoint: its model entry loads, the optimizer st
   REQUIRE_THROWS_MATCHES(infer_config(resume, three), ConfigError,
                          message_contains("not a multiple of 3") &&
                              message_contains("(pretrain_32_resume.pth is MiniMind's resume checkpoint"));
+}
+
+TEST_CASE("MiniMind's resume checkpoint: AdamW's state reads per parameter index", "[pth][resume]") {
+  // The fixture's optimizer took one step from zero moments with gradients g:
+  // exp_avg = 0.1 g and exp_avg_sq = 0.001 g², so exp_avg_sq = 0.1 exp_avg².
+  const Bytes bytes = read_bytes(fixture_path("pth/pretrain_32_resume.pth"));
+  const PthFile resume(bytes.data(), bytes.size(), "pretrain_32_resume.pth");
+  CHECK(resume.optimizer_problem().empty());
+  REQUIRE(resume.optimizer());
+  const PthOptimizer& o = *resume.optimizer();
+  const size_t n = resume.tensor_names().size() - 1;  // lm_head.weight is the tied embedding: one parameter
+  REQUIRE(o.groups.size() == 1);
+  CHECK(o.groups[0].params.size() == n);
+  CHECK(o.groups[0].params.front() == 0);
+  CHECK(o.groups[0].params.back() == int64_t(n) - 1);
+  CHECK(o.groups[0].lr == 5e-4);
+  CHECK(o.groups[0].beta1 == 0.9);
+  CHECK(o.groups[0].beta2 == 0.999);
+  CHECK(o.groups[0].eps == 1e-8);
+  CHECK(o.groups[0].weight_decay == 0.01);
+  CHECK_FALSE(o.groups[0].amsgrad);
+  REQUIRE(o.state.size() == n);
+  for (size_t i = 0; i < n; ++i) {
+    const PthAdamEntry& e = o.state[i];
+    CAPTURE(i);
+    CHECK(e.index == int64_t(i));
+    CHECK(e.step == 1.0);
+    CHECK(e.exp_avg.dtype == DType::F32);
+    CHECK(e.exp_avg.shape == e.exp_avg_sq.shape);
+    std::vector<float> m(size_t(shape_numel(e.exp_avg.shape))), v(m.size());
+    resume.read_floats(e.exp_avg, m.data());
+    resume.read_floats(e.exp_avg_sq, v.data());
+    for (size_t k = 0; k < m.size(); ++k) {
+      REQUIRE(m[k] != 0.0f);
+      REQUIRE(std::fabs(double(v[k]) - 0.1 * double(m[k]) * m[k]) <= 1e-5 * double(v[k]));
+    }
+  }
+  // The embedding comes first, as in model.parameters().
+  CHECK(o.state[0].exp_avg.shape == resume.find("model.embed_tokens.weight")->shape);
+
+  // An "optimizer" that is not AdamW's state: the weights still load, the problem is said.
+  Pickle p;
+  p.proto().empty_dict().mark();
+  p.str("model").empty_dict().mark().str("w").tensor("FloatStorage", "0", 2, 0, {2}, {1}).setitems();
+  p.str("optimizer").empty_dict().mark().str("state").empty_dict().setitems().setitems().stop();
+  const Bytes other = make_pth(p.bytes, {{"0", f32_bytes({1, 2})}});
+  const PthFile file(other.data(), other.size(), "other.pth");
+  CHECK(file.tensor_names() == std::vector<std::string>{"w"});
+  CHECK_FALSE(file.optimizer());
+  CHECK(file.optimizer_problem() == "the 'optimizer' entry has no 'param_groups' list");
 }
 
 TEST_CASE("protocol-4 pickles and nn.Parameter values are data too", "[pth]") {

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "model/model.h"
-#include "model/trace.h"
 #include "ops/linear.h"
+#include "tensors/trace.h"
 #include "train/trainer.h"
 #include "util/thread_pool.h"
 

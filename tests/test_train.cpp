@@ -12,9 +12,9 @@
 #include <set>
 
 #include "allocation_counter.h"
+#include "checkpoint/model_export.h"
 #include "compare.h"
 #include "fixtures.h"
-#include "io/model_export.h"
 #include "model/presets.h"
 #include "train/loss.h"
 #include "train/trainer.h"
@@ -37,7 +37,7 @@ struct TrainCase {
   std::vector<uint8_t> weights;  // model.safetensors bytes
   PretrainDataset data;
 
-  Model model() const { return Model::from_safetensors(config, weights.data(), weights.size()); }
+  Model model() const { return model_from_safetensors(config, weights.data(), weights.size()); }
 };
 
 TrainCase load_train_case(const std::string& name) {
@@ -247,7 +247,7 @@ TEST_CASE("a trained model saved and reloaded gives the logits of the model in m
       const std::vector<int32_t> ids = {1, 5, 9, 13, 2, 7};
       const Matrix in_memory = model.forward(ids);
       const std::vector<uint8_t> f32 = model_safetensors(model, DType::F32);
-      const Model reloaded = Model::from_safetensors(c.config, f32.data(), f32.size());
+      const Model reloaded = model_from_safetensors(c.config, f32.data(), f32.size());
       CHECK(reloaded.forward(ids) == in_memory);
       // The file has MiniMind's state-dict names and shapes (tied: both keys).
       const json keys = json::parse(read_text(fixture_path(std::string("train/") + name + "/state_dict_keys.json")));

@@ -38,10 +38,14 @@ EMSCRIPTEN_BINDINGS(minimind) {
   emscripten::class_<WasmPth>("NativePth")
       .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())
       .function("inferConfig", &WasmPth::infer)
+      .function("trainingState", &WasmPth::training_state)
       .function("load", &WasmPth::load, emscripten::allow_raw_pointers());
   emscripten::class_<WasmTrainer>("NativeTrainer")
       .function("step", &WasmTrainer::step)
       .function("lossAndGradients", &WasmTrainer::loss_and_gradients)
+      .function("parameters", &WasmTrainer::parameters)
+      .function("state", &WasmTrainer::state)
+      .function("restore", &WasmTrainer::restore)
       .function("info", &WasmTrainer::info);
   emscripten::class_<WasmGenerator>("NativeGenerator")
       .function("step", &WasmGenerator::step)

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "io/model_export.h"
+#include "checkpoint/model_export.h"
 
 namespace minimind::wasm {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/infer_config.h"
+#include "checkpoint/infer_config.h"
 #include "model/generation.h"
 #include "model/model.h"
 #include "train/trainer.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/model.h"
-#include "model/model_config.h"
+#include "tensors/model_config.h"
 #include "util/error.h"
 #include "util/tensor.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/model_export.h"
-#include "io/safetensors.h"
+#include "checkpoint/model_export.h"
+#include "formats/safetensors.h"
 #include "js_options.h"
 #include "js_values.h"
 #include "model/head_scores.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/safetensors.h"
+#include "formats/safetensors.h"
 #include "js_options.h"
 #include "js_values.h"
 #include "model/model.h"
@@ -67,6 +67,68 @@ class WasmTrainer {
       const std::vector<uint8_t> file = write_safetensors(tensors, {{"format", "pt"}});
       out.set("safetensors", typed_copy(file.data(), file.size()));
       return out;
+    });
+  }
+
+  // {epoch, batch, optimizerSteps, parameters: [{name, shape, expAvg,
+  // expAvgSq: Float32Array, grad: Float32Array or null}]}: Trainer::state()
+  // with each parameter's name and shape (parameters() order).
+  val state() const {
+    return guarded([&] {
+      const TrainerState s = trainer_->state();
+      val out = val::object();
+      out.set("epoch", double(s.epoch));
+      out.set("batch", double(s.batch));
+      out.set("optimizerSteps", double(s.optimizer_steps));
+      val list = val::array();
+      const std::vector<Parameter>& params = trainer_->parameters();
+      for (size_t i = 0; i < params.size(); ++i) {
+        val entry = val::object();
+        entry.set("name", params[i].name);
+        entry.set("shape", shape_array(params[i].shape));
+        entry.set("expAvg", typed_copy(s.exp_avg[i].data(), s.exp_avg[i].size()));
+        entry.set("expAvgSq", typed_copy(s.exp_avg_sq[i].data(), s.exp_avg_sq[i].size()));
+        entry.set("grad", s.grad.empty() ? val::null() : typed_copy(s.grad[i].data(), s.grad[i].size()));
+        list.call<void>("push", entry);
+      }
+      out.set("parameters", list);
+      return out;
+    });
+  }
+
+  // [{name, shape}] of every parameter, in the order state() lists them.
+  val parameters() const {
+    return guarded([&] {
+      val list = val::array();
+      for (const Parameter& p : trainer_->parameters()) {
+        val entry = val::object();
+        entry.set("name", p.name);
+        entry.set("shape", shape_array(p.shape));
+        list.call<void>("push", entry);
+      }
+      return list;
+    });
+  }
+
+  // state() of a saved run (the JS API has checked names and sizes; the core
+  // checks them again and the position against the schedule).
+  void restore(const val& state) {
+    guarded([&] {
+      TrainerState s;
+      s.epoch = int64_t(state["epoch"].as<double>());
+      s.batch = int64_t(state["batch"].as<double>());
+      s.optimizer_steps = int64_t(state["optimizerSteps"].as<double>());
+      const val list = state["parameters"];
+      const size_t n = list["length"].as<size_t>();
+      check_size("parameters", trainer_->parameters().size(), n);
+      const bool with_grad = n > 0 && !list[0]["grad"].isNull();
+      for (size_t i = 0; i < n; ++i) {
+        const val entry = list[i];
+        s.exp_avg.push_back(emscripten::convertJSArrayToNumberVector<float>(entry["expAvg"]));
+        s.exp_avg_sq.push_back(emscripten::convertJSArrayToNumberVector<float>(entry["expAvgSq"]));
+        if (with_grad) s.grad.push_back(emscripten::convertJSArrayToNumberVector<float>(entry["grad"]));
+      }
+      trainer_->restore(std::move(s));
     });
   }
 

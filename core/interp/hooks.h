@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "model/forward_workspace.h"
-#include "model/kv_cache.h"
 #include "model/model.h"
+#include "tensors/kv_cache.h"
 
 namespace minimind {
 

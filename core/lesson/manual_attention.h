@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "model/model_config.h"
-#include "model/weights.h"
 #include "ops/rope.h"
+#include "tensors/model_config.h"
+#include "tensors/weights.h"
 #include "util/tensor.h"
 
 namespace minimind {

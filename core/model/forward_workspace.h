@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "model/model_config.h"
 #include "ops/attention.h"
 #include "ops/ffn.h"
 #include "ops/moe.h"
+#include "tensors/model_config.h"
 
 namespace minimind {
 

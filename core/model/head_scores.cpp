@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/trace.h"
+#include "tensors/trace.h"
 
 namespace minimind {
 

@@ -3,8 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/pth.h"
-#include "io/safetensors.h"
 #include "ops/ffn.h"
 #include "ops/linear.h"
 #include "ops/moe.h"
@@ -50,14 +48,6 @@ Model Model::from_source(const ModelConfig& config, const TensorSource& source, 
   LoadedWeights loaded = load_weights(config, source);
   if (warnings) *warnings = loaded.warnings;
   return Model(std::move(loaded.config), std::move(loaded.weights));
-}
-
-Model Model::from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size) {
-  return from_source(config, SafetensorsFile(bytes, size));
-}
-
-Model Model::from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size) {
-  return from_source(config, PthFile(bytes, size));
 }
 
 void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "model/forward_workspace.h"
-#include "model/kv_cache.h"
-#include "model/model_config.h"
-#include "model/trace.h"
-#include "model/weights.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
+#include "tensors/kv_cache.h"
+#include "tensors/model_config.h"
+#include "tensors/trace.h"
+#include "tensors/weights.h"
 
 namespace minimind {
 
@@ -30,15 +30,11 @@ class Model {
   // A model with seeded random weights (see random_weights for the recipe).
   static Model random(const ModelConfig& config, uint64_t seed, const std::function<void(double)>& progress = {},
                       WeightPacking packing = WeightPacking::Narrowest, RandomInit init = RandomInit::Playground);
-  // A model from a config and any weight file (safetensors or .pth).
+  // A model from a config and any weight file (safetensors or .pth, read
+  // by formats/; checkpoint/model_loader.h starts from a file's bytes).
   // `warnings` (optional) receives load_weights' warnings.
   static Model from_source(const ModelConfig& config, const TensorSource& source,
                            std::vector<std::string>* warnings = nullptr);
-  // A model from a config and safetensors bytes (F32/F16/BF16).
-  static Model from_safetensors(const ModelConfig& config, const uint8_t* bytes, size_t size);
-  // A model from a config and the bytes of a torch.save(state_dict) .pth
-  // file (F32/F16/BF16; read as data, nothing in it is executed).
-  static Model from_pth(const ModelConfig& config, const uint8_t* bytes, size_t size);
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }

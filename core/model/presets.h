@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model_config.h"
+#include "tensors/model_config.h"
 
 namespace minimind {
 

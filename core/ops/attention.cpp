@@ -5,11 +5,11 @@
 #include <initializer_list>
 #include <limits>
 
-#include "model/trace.h"
 #include "ops/exp_approx.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
+#include "tensors/trace.h"
 #include "util/simd_lanes.h"
 #include "util/thread_pool.h"
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/kv_cache.h"
-#include "model/model_config.h"
-#include "model/weights.h"
+#include "tensors/kv_cache.h"
+#include "tensors/model_config.h"
+#include "tensors/weights.h"
 #include "util/tensor.h"
 
 namespace minimind {

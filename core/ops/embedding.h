@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "ops/weight_matrix.h"
+#include "tensors/weight_matrix.h"
 
 namespace minimind {
 

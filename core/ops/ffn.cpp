@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/trace.h"
 #include "ops/exp_approx.h"
 #include "ops/linear.h"
+#include "tensors/trace.h"
 #include "util/thread_pool.h"
 
 namespace minimind {

@@ -1,8 +1,8 @@
 // SwiGLU feed-forward (MiniMind's FeedForward): down(silu(gate(x)) * up(x)).
 #pragma once
 
-#include "model/weights.h"
 #include "ops/attention.h"
+#include "tensors/weights.h"
 #include "util/tensor.h"
 
 namespace minimind {

@@ -196,8 +196,11 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
       const float* source[2] = {};
       for (int q = 0; q < count; ++q) {
         valid[q] = valid_rows(W, p + q);
-        source[q] = W.f32_panel(p + q);
-        if (W.storage == WeightStorage::F32) continue;
+        // Only float32 storage has panels to point at (W.f32 is null otherwise).
+        if (W.storage == WeightStorage::F32) {
+          source[q] = W.f32_panel(p + q);
+          continue;
+        }
         float* wide = widened.data() + q * n * kPanel;
         if (W.storage == WeightStorage::F16) {
           widen_panel(column_of<F16Column>(W, p + q), n, wide);

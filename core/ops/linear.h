@@ -7,7 +7,7 @@
 // the last bit), and the Wasm build computes the native build's bits.
 #pragma once
 
-#include "ops/weight_matrix.h"
+#include "tensors/weight_matrix.h"
 #include "util/tensor.h"
 
 namespace minimind {

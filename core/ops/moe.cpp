@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "model/trace.h"
 #include "ops/linear.h"
+#include "tensors/trace.h"
 
 namespace minimind {
 

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "model/model_config.h"
-#include "model/weights.h"
 #include "ops/attention.h"
 #include "ops/ffn.h"
+#include "tensors/model_config.h"
+#include "tensors/weights.h"
 #include "util/tensor.h"
 
 namespace minimind {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "model/model_config.h"
+#include "tensors/model_config.h"
 #include "util/tensor.h"
 
 namespace minimind {

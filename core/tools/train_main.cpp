@@ -25,7 +25,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/model_export.h"
+#include "checkpoint/model_export.h"
+#include "checkpoint/model_loader.h"
 #include "model/model.h"
 #include "model/presets.h"
 #include "tokenizer/tokenizer.h"
@@ -103,8 +104,8 @@ int run(const std::map<std::string, std::string>& args) {
   const auto open_model = [&]() {
     if (!folder.empty()) {
       const std::string weights = read_file(folder + "/model.safetensors");
-      return Model::from_safetensors(parse_config_json(read_file(folder + "/config.json")),
-                                     reinterpret_cast<const uint8_t*>(weights.data()), weights.size());
+      return model_from_safetensors(parse_config_json(read_file(folder + "/config.json")),
+                                    reinterpret_cast<const uint8_t*>(weights.data()), weights.size());
     }
     if (!get("config").empty()) {
       return Model::random(parse_config_json(read_file(get("config"))), seed, {}, WeightPacking::Narrowest,

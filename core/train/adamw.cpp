@@ -39,6 +39,26 @@ AdamW::AdamW(const std::vector<Parameter>& params, AdamWOptions options) : optio
   }
 }
 
+void AdamW::restore(int64_t steps, std::vector<std::vector<float>> exp_avg,
+                    std::vector<std::vector<float>> exp_avg_sq) {
+  if (steps < 0) throw std::invalid_argument("AdamW: a negative step count " + std::to_string(steps));
+  for (const auto* moments : {&exp_avg, &exp_avg_sq}) {
+    if (moments->size() != m_.size()) {
+      throw std::invalid_argument("AdamW: built for " + std::to_string(m_.size()) + " parameters, restored with " +
+                                  std::to_string(moments->size()));
+    }
+    for (size_t i = 0; i < m_.size(); ++i) {
+      if ((*moments)[i].size() != m_[i].size()) {
+        throw std::invalid_argument("AdamW: parameter " + std::to_string(i) + " has " + std::to_string(m_[i].size()) +
+                                    " elements, its restored state " + std::to_string((*moments)[i].size()));
+      }
+    }
+  }
+  steps_ = steps;
+  m_ = std::move(exp_avg);
+  v_ = std::move(exp_avg_sq);
+}
+
 size_t AdamW::state_bytes() const {
   size_t n = 0;
   for (const auto& m : m_) n += m.size();

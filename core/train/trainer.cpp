@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -123,6 +124,52 @@ TrainStep Trainer::step() {
   }
   s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;
+}
+
+TrainerState Trainer::state() const {
+  TrainerState s;
+  s.epoch = epoch_;
+  s.batch = batch_;
+  s.optimizer_steps = adam_.steps();
+  s.exp_avg = adam_.exp_avg();
+  s.exp_avg_sq = adam_.exp_avg_sq();
+  if (batch_ % options_.accumulation_steps != 0) {
+    for (const Parameter& p : params_) s.grad.push_back(p.grad);
+  }
+  return s;
+}
+
+void Trainer::restore(TrainerState s) {
+  const auto fail = [](const std::string& what) { throw std::invalid_argument("restore: " + what); };
+  const std::string schedule = std::to_string(options_.epochs) + " epochs of " + std::to_string(iters_) + " batches";
+  if (s.epoch < 0 || s.epoch > options_.epochs || s.batch < 0 || s.batch >= iters_ ||
+      (s.epoch == options_.epochs && s.batch != 0)) {
+    fail("epoch " + std::to_string(s.epoch) + ", batch " + std::to_string(s.batch) + " is outside the schedule (" +
+         schedule + ")");
+  }
+  if (!s.grad.empty()) {
+    if (s.grad.size() != params_.size()) {
+      fail(std::to_string(s.grad.size()) + " gradients for " + std::to_string(params_.size()) + " parameters");
+    }
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (s.grad[i].size() != params_[i].grad.size()) {
+        fail(params_[i].name + " has " + std::to_string(params_[i].grad.size()) + " elements, its gradient " +
+             std::to_string(s.grad[i].size()));
+      }
+    }
+  }
+  adam_.restore(s.optimizer_steps, std::move(s.exp_avg), std::move(s.exp_avg_sq));  // checks its own sizes first
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (s.grad.empty()) {
+      std::fill(params_[i].grad.begin(), params_[i].grad.end(), 0.0f);
+    } else {
+      std::copy(s.grad[i].begin(), s.grad[i].end(), params_[i].grad.begin());
+    }
+  }
+  epoch_ = s.epoch;
+  batch_ = s.batch;
+  // The order of the epoch it stands in: epoch_order is a function of seed and epoch alone.
+  if (epoch_ < options_.epochs) epoch_order(data_.size(), options_.seed, epoch_, options_.shuffle, order_.data());
 }
 
 BatchLoss Trainer::loss_and_gradients(const std::vector<int64_t>& samples, std::vector<Parameter>& out) {

@@ -58,6 +58,20 @@ struct TrainingMemory {
   size_t total() const { return weights + gradients + adam + activations + transposed_weights + model_weights; }
 };
 
+// What continuing a run needs beside the model's weights, per parameter in
+// parameters() order: AdamW's state (torch's optimizer.state_dict()), where
+// the loop stands (MiniMind's resume checkpoint keeps epoch and step too),
+// and the gradients summed since the last optimizer step (MiniMind's
+// checkpoint keeps none: a run saved between accumulation steps and resumed
+// there loses them).
+struct TrainerState {
+  int64_t epoch = 0;                                    // 0-based; epochs when the run is done
+  int64_t batch = 0;                                    // batches done in `epoch` (MiniMind's step)
+  int64_t optimizer_steps = 0;                          // torch's state['step'], the same for every parameter
+  std::vector<std::vector<float>> exp_avg, exp_avg_sq;  // per parameter [numel]
+  std::vector<std::vector<float>> grad;                 // per parameter [numel], or empty: all zero
+};
+
 class Trainer {
  public:
   // Throws std::invalid_argument for bad options or data that does not fit
@@ -77,6 +91,15 @@ class Trainer {
 
   // Runs the next batch; throws std::logic_error once done().
   TrainStep step();
+
+  // The state to save; grad is empty when no gradient is pending (after an
+  // optimizer step, or before the first batch).
+  TrainerState state() const;
+  // Continues a saved run: a trainer built over the model as saved (its
+  // weights), the same data and options, then restored, runs on exactly as
+  // the saved one would have. Throws std::invalid_argument (and changes
+  // nothing) for a position outside the schedule or state of other sizes.
+  void restore(TrainerState state);
 
   // For inspection: the loss and every parameter's gradient for the given
   // samples (indices into the data), as one batch with no ÷ accumulation,
