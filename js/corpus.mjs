@@ -191,9 +191,14 @@ const BARE_REPEATS = [(x) => `${x}${x}。`, (x) => `${x}，${x}。`, (x) => ([..
 
 // ---------------------------------------------------------------- the generator
 
-/** xoshiro128** seeded through SplitMix32 from an integer seed: the same numbers on every platform. */
-export function makeRng(seed) {
+/**
+ * xoshiro128** seeded through SplitMix32 from an integer seed: the same numbers on every platform.
+ * `state` (four 32-bit words from an earlier generator's rng.state()) continues that generator instead.
+ */
+export function makeRng(seed, { state = null } = {}) {
   if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be a safe integer, got ${seed}`);
+  if (state !== null && !(Array.isArray(state) && state.length === 4 && state.every((w) => Number.isInteger(w) && w >= 0 && w < 2 ** 32)))
+    throw new TypeError('state must be four integers in [0, 2^32), as rng.state() gives them');
   let sm = (seed >>> 0) ^ Math.imul(Math.floor(seed / 4294967296) >>> 0, 0x9e3779b9);
   const splitmix32 = () => {
     sm = (sm + 0x9e3779b9) | 0;
@@ -202,7 +207,7 @@ export function makeRng(seed) {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  const s = [splitmix32(), splitmix32(), splitmix32(), splitmix32()];
+  const s = state ? [...state] : [splitmix32(), splitmix32(), splitmix32(), splitmix32()];
   const rotl = (x, k) => (x << k) | (x >>> (32 - k));
   const next = () => {
     const result = Math.imul(rotl(Math.imul(s[1], 5), 7), 9) >>> 0;
@@ -217,6 +222,8 @@ export function makeRng(seed) {
   };
   const rng = {
     next,
+    /** The generator's four 32-bit words: makeRng(seed, {state}) goes on from here. */
+    state: () => s.map((w) => w >>> 0),
     /** Uniform in [0, n). */
     int: (n) => Math.floor((next() / 4294967296) * n),
     float: () => next() / 4294967296,
@@ -456,7 +463,8 @@ export function makeCorpusLines(count, seed = 1, { mix = null } = {}) {
   return lines;
 }
 
-function mixedKinds(mix) {
+/** LINE_KINDS with `mix`'s weights ({kind: weight}; kinds left out are dropped). */
+export function mixedKinds(mix) {
   const known = new Set(LINE_KINDS.map((k) => k.kind));
   for (const [kind, weight] of Object.entries(mix)) {
     if (!known.has(kind)) throw new RangeError(`mix: unknown line kind "${kind}" (known: ${[...known].join(', ')})`);

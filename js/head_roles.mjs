@@ -46,12 +46,15 @@ function referentAccuracy(model, probes, ablate) {
   return right / probes.length;
 }
 
+/** The score at which a head takes each role (roleOf), by score name. */
+export const ROLE_THRESHOLDS = Object.freeze({ pronoun: 0.5, induction: 0.4, previousToken: 0.6, sink: 0.6 });
+
 /** A head's role from its scores (a score left out, as the light probes leave the sink out, never decides). */
 export function roleOf(s) {
-  if (s.pronoun >= 0.5) return 'pronoun';
-  if (s.induction >= 0.4) return 'induction';
-  if (s.previousToken >= 0.6) return 'previous-token';
-  if (s.sink >= 0.6) return 'sink';
+  if (s.pronoun >= ROLE_THRESHOLDS.pronoun) return 'pronoun';
+  if (s.induction >= ROLE_THRESHOLDS.induction) return 'induction';
+  if (s.previousToken >= ROLE_THRESHOLDS.previousToken) return 'previous-token';
+  if (s.sink >= ROLE_THRESHOLDS.sink) return 'sink';
   return 'mixed';
 }
 

@@ -337,9 +337,51 @@ export interface LossAndGradients {
   safetensors: Uint8Array;
 }
 
+/** One parameter's part of a trainer's state, in the trainer's parameter order. */
+export interface TrainerParameterState {
+  name: string;
+  shape: number[];
+  /** AdamW's first and second moments, [numel]. */
+  expAvg: Float32Array;
+  expAvgSq: Float32Array;
+  /** The gradient summed since the last optimizer step, or null when none is pending. */
+  grad: Float32Array | null;
+}
+
+/** What continuing a run needs beside the model's weights (Trainer.state, Trainer.restore). */
+export interface TrainerState {
+  /** 0-based; the number of epochs once the run is done. */
+  epoch: number;
+  /** Batches done in `epoch` (MiniMind's step). */
+  batch: number;
+  /** torch's state['step'], the same for every parameter. */
+  optimizerSteps: number;
+  parameters: TrainerParameterState[];
+}
+
+/** mm.trainingState(): a resume checkpoint's counters and AdamW's state_dict(). */
+export interface TrainingCheckpointState {
+  epoch: number | null;
+  step: number | null;
+  worldSize: number | null;
+  optimizer: null | {
+    groups: { lr: number; betas: [number, number]; eps: number; weightDecay: number; amsgrad: boolean; params: number[] }[];
+    /** index: the parameter's place in MiniMind's model.parameters(). */
+    state: { index: number; step: number; shape: number[]; expAvg: Float32Array; expAvgSq: Float32Array }[];
+  };
+  /** Why an "optimizer" entry could not be read, or null. */
+  optimizerProblem: string | null;
+}
+
 export class Trainer {
   info(): TrainerInfo;
   readonly done: boolean;
+  /** The parameters trained, in the order state() lists them (not MiniMind's model.parameters() order). */
+  parameters(): { name: string; shape: number[] }[];
+  /** The optimizer's state, the position and any pending gradient (copies). */
+  state(): TrainerState;
+  /** Continues a saved run: state() of a trainer over the same weights, data and options. */
+  restore(state: TrainerState): void;
   /** Runs the next batch; each optimizer step is written into the model. */
   step(): TrainStep;
   /** Loss and gradients of the given samples (indices into the data) as one batch; training state untouched. */
@@ -466,6 +508,8 @@ export class MiniMind {
   }): Model;
   /** The config a .pth implies, and which keys were assumed rather than read off the tensors. */
   inferConfig(weights: Uint8Array | ArrayBuffer, hints?: InferHints, options?: { name?: string }): InferredConfig;
+  /** What a training checkpoint (MiniMind's *_resume.pth) holds beside its weights, to continue the run. */
+  trainingState(weights: Uint8Array | ArrayBuffer, options?: { name?: string }): TrainingCheckpointState;
   loadTokenizer(tokenizerJson: string | Record<string, unknown>): Tokenizer;
 }
 

@@ -419,6 +419,21 @@ export class MiniMind {
     return this.#withPth(bytes, name, (pth) => JSON.parse(pth.inferConfig(hintsJson)));
   }
 
+  /**
+   * What a training checkpoint (MiniMind's *_resume.pth) holds beside its
+   * weights, to continue the run: {epoch, step, worldSize (numbers or null),
+   * optimizer: null or AdamW's state_dict() as {groups: [{lr, betas, eps,
+   * weightDecay, amsgrad, params: [index]}], state: [{index, step, shape,
+   * expAvg, expAvgSq: Float32Array}]} (index: the parameter's place in
+   * MiniMind's model.parameters()), optimizerProblem: why an "optimizer"
+   * entry could not be read, or null}. The weights load with loadModel.
+   */
+  trainingState(weights, { name } = {}) {
+    const bytes = toBytes(weights, 'weights');
+    if (!isZip(bytes)) throw new TypeError('trainingState reads a PyTorch .pth (zip) file');
+    return this.#withPth(bytes, name, (pth) => pth.trainingState());
+  }
+
   // The .pth bytes copied into Wasm once, for the duration of `use`.
   #withPth(bytes, name, use) {
     const label = name === undefined ? 'model.pth' : checkString(name, 'name');
@@ -865,6 +880,60 @@ export class Trainer {
     const ids = toIdArray(samples, 'samples');
     if (ids.length === 0) throw new RangeError('lossAndGradients needs at least one sample index');
     return this.#live().lossAndGradients(ids);
+  }
+
+  /** [{name, shape}] of the parameters trained, in the order state() lists them (not MiniMind's model.parameters() order). */
+  parameters() {
+    return this.#live().parameters();
+  }
+
+  /**
+   * What continuing this run needs beside the model's weights: {epoch (0-based),
+   * batch (batches done in it), optimizerSteps, parameters: [{name, shape,
+   * expAvg, expAvgSq: Float32Array (AdamW's moments), grad: Float32Array (the
+   * gradient summed since the last optimizer step) or null when none is
+   * pending}]}, in the trainer's parameter order. Copies.
+   */
+  state() {
+    return this.#live().state();
+  }
+
+  /**
+   * Continues a saved run: `state` is state() of a trainer over a model with
+   * the weights as saved, the same data and the same options; this trainer
+   * then runs on exactly as that one would have. Throws (and changes nothing)
+   * for a state of other parameters or a position outside the schedule.
+   */
+  restore(state) {
+    const native = this.#live();
+    if (typeof state !== 'object' || state === null) throw new TypeError(`state must be a trainer state, got ${describe(state)}`);
+    checkInteger(state.epoch, 'state.epoch');
+    checkInteger(state.batch, 'state.batch');
+    checkInteger(state.optimizerSteps, 'state.optimizerSteps');
+    if (!Array.isArray(state.parameters)) throw new TypeError('state.parameters must be an array');
+    const withGrad = state.parameters.length > 0 && state.parameters[0].grad !== null && state.parameters[0].grad !== undefined;
+    const parameters = state.parameters.map((p, i) => {
+      const where = `state.parameters[${i}]`;
+      if (typeof p !== 'object' || p === null) throw new TypeError(`${where} must be {name, expAvg, expAvgSq, grad}`);
+      const floats = (value, key) => {
+        if (!(value instanceof Float32Array)) throw new TypeError(`${where}.${key} must be a Float32Array`);
+        return value;
+      };
+      const expAvg = floats(p.expAvg, 'expAvg');
+      const expAvgSq = floats(p.expAvgSq, 'expAvgSq');
+      if (expAvgSq.length !== expAvg.length) throw new RangeError(`${where}: expAvg and expAvgSq differ in length`);
+      const grad = withGrad ? floats(p.grad, 'grad') : null;
+      if (grad && grad.length !== expAvg.length) throw new RangeError(`${where}: grad and expAvg differ in length`);
+      return { expAvg, expAvgSq, grad };
+    });
+    const names = native.parameters().map((p) => p.name);
+    if (names.length !== parameters.length)
+      throw new RangeError(`the state holds ${parameters.length} parameters, this trainer has ${names.length}`);
+    state.parameters.forEach((p, i) => {
+      if (p.name !== undefined && p.name !== names[i])
+        throw new RangeError(`state.parameters[${i}] is ${describe(p.name)}, this trainer's is "${names[i]}"`);
+    });
+    native.restore({ epoch: state.epoch, batch: state.batch, optimizerSteps: state.optimizerSteps, parameters });
   }
 
   dispose() {

@@ -11,6 +11,7 @@
 // runSlice(ms) runs batches for about `ms` milliseconds (at least one), so
 // its caller can handle messages (pause, stop) between slices.
 import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
+import { continuePrompts, repeatedSpanPrompt } from './snapshot_generation.mjs';
 import { encodeText } from './text_encoding.mjs';
 import { topK } from './top_k.mjs';
 
@@ -69,6 +70,7 @@ export class TrainSession {
   #samples;
   #snapshotEvery;
   #probe = null; // {text, ids, tokens}
+  #prompts = null; // the prompts written on after the probe at each snapshot (null: none)
   #roleProbes = null;
   #trainMs = 0;
   #positions = 0;
@@ -80,10 +82,28 @@ export class TrainSession {
    * samples: id arrays (train_data.mjs trainingSamples); options: the
    * trainer's hyperparameters; probe: the probe sentence; snapshotEvery:
    * batches between snapshots; roles: false to skip head-role scores;
+   * prompts: texts the model continues at each snapshot after the probe
+   * (js/snapshot_generation.mjs; null in the list: a repeated random span),
+   * or null to write nothing;
    * maxSteps: stop after that many batches (the learning rate still follows
-   * the schedule of every epoch's batches).
+   * the schedule of every epoch's batches); resume: {trainer, session} of
+   * captureState() (js/train_run_state.mjs) to go on from a saved run, with
+   * `model` holding the saved weights and the same samples and options
+   * (trainer may also be a function of the new trainer that gives the state:
+   * a checkpoint matched to its parameters; session may be null).
    */
-  constructor({ model, tokenizer, samples, options, probe = LESSON_PROBE, snapshotEvery = 10, roles = true, maxSteps = null }) {
+  constructor({
+    model,
+    tokenizer,
+    samples,
+    options,
+    probe = LESSON_PROBE,
+    snapshotEvery = 10,
+    roles = true,
+    prompts = null,
+    maxSteps = null,
+    resume = null,
+  }) {
     if (maxSteps !== null) this.#limit = Math.max(1, Math.floor(maxSteps));
     this.#model = model;
     this.#tokenizer = tokenizer;
@@ -91,8 +111,17 @@ export class TrainSession {
     this.#options = { ...DEFAULT_OPTIONS, ...options };
     this.#snapshotEvery = Math.max(1, Math.floor(snapshotEvery));
     this.#trainer = model.trainer({ data: samples, ...this.#options });
+    if (resume) {
+      this.#trainer.restore(typeof resume.trainer === 'function' ? resume.trainer(this.#trainer) : resume.trainer);
+      if (resume.session) {
+        this.#trainMs = resume.session.trainMs;
+        this.#positions = resume.session.positions;
+        this.#lastSnapshotStep = resume.session.lastSnapshotStep;
+      }
+    }
     if (roles) this.#roleProbes = lightHeadProbes(tokenizer);
     this.setProbe(probe);
+    this.setPrompts(prompts);
   }
 
   get model() {
@@ -120,6 +149,14 @@ export class TrainSession {
   /** The run is over: every batch done, or maxSteps. */
   get done() {
     return this.#trainer.done || this.#trainer.info().batchesDone >= this.#limit;
+  }
+
+  /** Sets the prompts written on after the probe (see the constructor); returns them with the spans filled in. */
+  setPrompts(prompts) {
+    if (prompts === null || prompts === undefined) return (this.#prompts = null);
+    const span = () => repeatedSpanPrompt(this.#tokenizer).text;
+    this.#prompts = prompts.map((p) => (p === null ? span() : String(p))).filter((p) => p.trim() !== '');
+    return [...this.#prompts];
   }
 
   /** Sets the probe sentence (read after the bos, as the playground reads text); returns its tokens. */
@@ -165,7 +202,9 @@ export class TrainSession {
    * heads, kvHeads, T, attention: Float32Array [L, H, T, T], top: per position
    * the next-token candidates [{id, label, p, logit, whole}] (whole: the
    * character a partial token goes on to make, or null), scores: {previousToken,
-   * induction, pronoun} as [L][H] (or null), ms}. Its time counts as training time.
+   * induction, pronoun} as [L][H] (or null), generated: the model's greedy
+   * continuation of the probe and of each prompt (snapshot_generation.mjs
+   * continuePrompt; null without prompts), ms}. Its time counts as training time.
    */
   snapshot() {
     const started = performance.now();
@@ -189,11 +228,12 @@ export class TrainSession {
       });
     }
     const scores = this.#roleProbes ? scoreHeadRoles(this.#model, this.#roleProbes) : null;
+    const generated = this.#prompts ? continuePrompts(this.#model, this.#tokenizer, [text, ...this.#prompts]) : null;
     const step = this.#trainer.info().batchesDone;
     this.#lastSnapshotStep = step;
     const ms = performance.now() - started;
     this.#trainMs += ms;
-    return { step, text, ids, tokens, layers: L, heads: H, kvHeads: info.num_key_value_heads, T, attention, top, scores, ms };
+    return { step, text, ids, tokens, layers: L, heads: H, kvHeads: info.num_key_value_heads, T, attention, top, scores, generated, ms };
   }
 
   // The character a partial token (<0xE5><0x94>) goes on to make when the
@@ -217,6 +257,21 @@ export class TrainSession {
   /** The step of the newest snapshot (-1: none yet). */
   get lastSnapshotStep() {
     return this.#lastSnapshotStep;
+  }
+
+  /**
+   * What going on with this run later needs (js/train_run_state.mjs):
+   * {config: config.json text, weights: model.safetensors bytes (float32,
+   * the trainer's weights exactly), trainer: Trainer.state(), session:
+   * {trainMs, positions, lastSnapshotStep}}. Copies.
+   */
+  captureState() {
+    return {
+      config: this.#model.configJson(),
+      weights: this.#model.safetensors({ dtype: 'F32' }).slice(),
+      trainer: this.#trainer.state(),
+      session: { trainMs: this.#trainMs, positions: this.#positions, lastSnapshotStep: this.#lastSnapshotStep },
+    };
   }
 
   /** {config: config.json text, weights: model.safetensors bytes} of the model as trained so far. */

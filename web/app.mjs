@@ -12,7 +12,7 @@ import { createStore } from './store.mjs';
 import { workerUrl } from './wasm_runtime.mjs';
 import { readUrlState, urlText, writeUrlState } from './url_state.mjs';
 import { addMatrixStateElements } from './views/matrix_state.mjs';
-import { setupTrainPanel } from './train_panel.mjs';
+import { setupTrainPanel } from './train/train_controller.mjs';
 import { setupExportButtons } from './panels/export_buttons.mjs';
 import { setupFilesPanel } from './panels/files_panel.mjs';
 import { setupGenerationPanel } from './panels/generation_panel.mjs';

@@ -24,16 +24,25 @@ function formatBytes(lang, bytes) {
     : `${(bytes / 2 ** 20).toLocaleString(lang, { maximumFractionDigits: 1 })} MiB`;
 }
 
+// Kinds whose numbers are all sizes in bytes (written in MiB or GiB).
+const BYTE_KINDS = new Set([
+  'config.weights_too_large',
+  'memory.weights_too_large',
+  'memory.pth_too_large',
+  'memory.file_too_large',
+  'data.file_too_large',
+]);
+
 // Values that name a token, a position, a layer or a head: written as their digits (6399, not
 // 6,399), as the chips and the matrix write them.
 const INDEX_NAMES = new Set(['id', 'last', 'position', 'layer', 'head']);
 
 // A value as the message shows it: integers grouped as the language writes
-// them (16,777,216), a config's weight sizes in MiB or GiB, names as given.
+// them (16,777,216), sizes in bytes in MiB or GiB, names as given.
 function shownValues(lang, kind, values) {
   const shown = {};
   for (const [name, value] of Object.entries(values ?? {})) {
-    if (kind === 'config.weights_too_large' && typeof value === 'number') shown[name] = formatBytes(lang, value);
+    if (BYTE_KINDS.has(kind) && typeof value === 'number') shown[name] = formatBytes(lang, value);
     else if (kind === 'config.wrong_type' && name === 'expected') shown[name] = term(lang, `config.expected.${value}`) ?? value;
     else if (typeof value === 'number' && INDEX_NAMES.has(name))
       shown[name] = String(value); // an id or index, not a quantity

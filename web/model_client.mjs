@@ -125,8 +125,8 @@ export class ModelClient {
    * not a copy) to load the model again after a cancel.
    */
   loadFiles(files, weightsFile = null) {
-    const { weights, ...rest } = files;
-    const id = this.#send('load', { spec: { files } }, [weights]);
+    const { weights, ...rest } = { name: weightsFile?.name, ...files }; // name: the weights file's, for the worker's messages
+    const id = this.#send('load', { spec: { files: { ...rest, weights } } }, [weights]);
     this.#loads.set(id, { files: rest, weightsFile, name: weightsFile?.name ?? null });
     return id;
   }

@@ -4,6 +4,7 @@
 // Answers to a superseded prepare or export are dropped. The worker may also
 // be anything with postMessage, onmessage, onerror and terminate (the
 // single-file element runs train_host.mjs on the page's thread: inProcessWorker()).
+import { MiniMindError } from '../js/minimind_error.mjs';
 import { createTrainHost } from './train_host.mjs';
 
 /**
@@ -35,6 +36,8 @@ export class TrainClient {
   #nextId = 1;
   #prepareId = 0;
   #exports = new Map(); // id -> {resolve, reject}
+  #captures = new Map(); // id -> {resolve, reject}
+  #dataFiles = new Map(); // id of a data-file read -> {resolve, reject, onProgress}
 
   /** worker: the worker script's URL, or a function that makes a worker; handlers: {onState, onProgress, onReady, onSteps, onSnapshot, onError} */
   constructor(workerUrl, handlers) {
@@ -54,8 +57,9 @@ export class TrainClient {
 
   /**
    * Prepares a run (tokenizes the data, builds the trainer) and, with
-   * `start`, starts it. request: see train_worker.mjs; model.weights (an
-   * ArrayBuffer) is transferred.
+   * `start`, starts it. request: see train_host.mjs; model.weights (an
+   * ArrayBuffer) is transferred; {resume: a saved run state, start} goes on
+   * with a saved run.
    */
   prepare(request) {
     const id = (this.#prepareId = this.#nextId++);
@@ -85,6 +89,11 @@ export class TrainClient {
     this.#post({ type: 'probe', text });
   }
 
+  /** New prompts for the model to write on at each snapshot (null in the list: a repeated random span). */
+  setPrompts(prompts) {
+    this.#post({ type: 'prompts', prompts });
+  }
+
   /** The model as trained so far: Promise of {config, weights: ArrayBuffer, tokenizer, dtype, step}. */
   trainedFiles(dtype = 'F32') {
     const id = this.#nextId++;
@@ -94,16 +103,57 @@ export class TrainClient {
     });
   }
 
+  /** The run as data, to save it (js/train_run_state.mjs, the worker's part): Promise of a run state. */
+  captureRun() {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#captures.set(id, { resolve, reject });
+      this.#post({ type: 'capture', id });
+    });
+  }
+
+  /**
+   * Reads and tokenizes a training text file in the worker, ahead of a run
+   * (train_host.mjs data-file): Promise of {id, name, format, bytes, texts,
+   * tokens}; prepare() then takes data {source: 'file', fileId: id, name}.
+   * onProgress(done, total) in bytes. A newer file or cancelDataFile()
+   * rejects it with an AbortError, a bad file with a MiniMindError (kind
+   * 'data.*'); the file read before stays the worker's.
+   */
+  loadDataFile(file, onProgress = () => {}) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#dataFiles.set(id, { resolve, reject, onProgress });
+      this.#post({ type: 'data-file', id, file, name: file.name });
+    });
+  }
+
+  /** Stops the data file being read (loadDataFile). */
+  cancelDataFile() {
+    if (this.#dataFiles.size > 0) this.#post({ type: 'data-cancel' });
+  }
+
   /** Stops the worker (a page leaving its training). */
   terminate() {
     this.#worker?.terminate();
     this.#worker = null;
-    for (const { reject } of this.#exports.values()) reject(new Error('the training worker was stopped'));
-    this.#exports.clear();
+    for (const pending of [this.#exports, this.#captures, this.#dataFiles]) {
+      for (const { reject } of pending.values()) reject(new Error('the training worker was stopped'));
+      pending.clear();
+    }
   }
 
   #receive(message) {
     const h = this.#handlers;
+    if (message.type.startsWith('data-') || (message.type === 'error' && message.request === 'data-file'))
+      return this.#dataFileAnswer(message);
+    if (message.type === 'captured' || (message.type === 'error' && message.request === 'capture')) {
+      const pending = this.#captures.get(message.id);
+      this.#captures.delete(message.id);
+      if (message.type === 'captured') pending?.resolve(message.run);
+      else pending?.reject(new Error(message.message));
+      return;
+    }
     if (message.type === 'exported' || (message.type === 'error' && message.request === 'export')) {
       const pending = this.#exports.get(message.id);
       this.#exports.delete(message.id);
@@ -119,5 +169,14 @@ export class TrainClient {
     else if (message.type === 'steps') h.onSteps?.(message);
     else if (message.type === 'snapshot') h.onSnapshot?.(message.snapshot);
     else if (message.type === 'error') h.onError?.(message);
+  }
+
+  #dataFileAnswer(message) {
+    const pending = this.#dataFiles.get(message.id);
+    if (message.type === 'data-progress') return pending?.onProgress(message.done, message.total);
+    this.#dataFiles.delete(message.id);
+    if (message.type === 'data-ready') pending?.resolve(message);
+    else if (message.type === 'data-cancelled') pending?.reject(new DOMException('reading the file was cancelled', 'AbortError'));
+    else pending?.reject(new MiniMindError(message.message, { kind: message.kind, values: message.values }));
   }
 }

@@ -10,22 +10,42 @@
 // pause or stop is handled at the latest after the batch in progress.
 //
 // main -> worker: {type: 'prepare', id, model: {kind: 'new', config, seed} | {kind: 'files', config, weights: ArrayBuffer, tokenizer?},
-//                  data: {source: 'corpus', lines, seed} | {source: 'lessons'} | {source: 'text' | 'file', text, name?},
+//                  data: {source: 'corpus', lines, seed} | {source: 'lessons'} | {source: 'text' | 'file', text, name?}
+//                        | {source: 'file', fileId, name}   (a file read by data-file),
 //                  pack, options: {batchSize, maxSeqLen, learningRate, accumulationSteps, gradClip, epochs, seed},
-//                  probe, snapshotEvery, start, maxSteps?}   (maxSteps: stop after that many batches)
+//                  probe, prompts?, snapshotEvery, start, maxSteps?}   (maxSteps: stop after that many batches;
+//                  prompts: texts written on at each snapshot, js/train_session.mjs)
 //                 {type: 'resume'} | {type: 'pause'} | {type: 'stop'} | {type: 'reset'}
 //                 {type: 'probe', text}                 a new probe sentence (a snapshot of it now)
+//                 {type: 'prompts', prompts}            new prompts to write on (a snapshot now)
 //                 {type: 'export', id, dtype}           the model as trained so far
+//                 {type: 'memory', port}                the module's memory, answered on `port` (a MessagePort)
+//                 {type: 'capture', id}                 the run as data (js/train_run_state.mjs), to save it
+//                 {type: 'data-file', id, file, name?}  a training text file (a File) read and tokenized ahead of a run
+//                 {type: 'data-cancel'}                 stops the data-file read in progress (the file read before stays)
+//   prepare may carry resume: a run state (model and data are then the run's own), or model
+//   {kind: 'checkpoint', weights: ArrayBuffer, name, hints?}: MiniMind's *_resume.pth, its weights,
+//   AdamW's state and position continued on the request's data (js/resume_pth.mjs)
 // worker -> main: {type: 'state', state: 'preparing' | 'running' | 'paused' | 'done' | 'idle', step}
 //                 {type: 'progress', id, phase: 'load' | 'data' | 'tokenize', done, total}
 //                 {type: 'ready', id, info, trainer, data: {texts, samples, tokens, padding}, tokenizer: boolean}
 //                 {type: 'steps', steps: [...], trainer: {batchesDone, totalBatches, memory, trainMs, positions}}
 //                 {type: 'snapshot', snapshot}
 //                 {type: 'exported', id, config, weights: ArrayBuffer, tokenizer, dtype, step}
+//                 {type: 'captured', id, run}           run: the worker's part of a run state (buffers transferred)
+//                 {type: 'data-progress', id, done, total}   bytes of the data file read
+//                 {type: 'data-ready', id, name, format, bytes, texts, tokens} | {type: 'data-cancelled', id}
+//                 {type: 'error', id, request: 'data-file', message, kind, values}   (errorFields: the file's problem)
+//                 ready also carries resumed: {step, notes} for a resumed run or checkpoint, else null
 //                 {type: 'error', id?, request, message}
+// worker -> port: {wasmBytes, heapBytes} | {error}      (MiniMind.wasmMemoryBytes, heapBytesInUse)
 import { makeCorpusLines } from '../js/corpus.mjs';
+import { errorFields } from '../js/minimind_error.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
+import { trainerStateFromCheckpoint } from '../js/resume_pth.mjs';
 import { textsOf, tokenizeTexts, trainingSamples, sampleStats } from '../js/train_data.mjs';
+import { captureRun, checkRun, loadRunModel, resumeSession } from '../js/train_run_state.mjs';
+import { tokenizeTextFile } from '../js/text_file_stream.mjs';
 import { TrainSession } from '../js/train_session.mjs';
 
 const SLICE_MS = 40;
@@ -43,10 +63,14 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
   let tokenizer = null;
   let tokenizerText = null; // the tokenizer of the run, as text (for export)
   let session = null;
+  let saved = null; // what a capture adds to the session: {settings, samples, stats, tokenizer}
   let state = 'idle';
   let preparing = 0; // id of the newest prepare; an older one stops where it is
   let scheduled = false;
   let startWanted = null; // pause or resume pressed while preparing: how the run starts
+  let dataFile = null; // the newest data file read whole: {id, name, file, format, ids (TokenIds), tokenizerText}
+  let dataRead = null; // the data-file read in progress: {id, cancelled}
+  let dataTokenizer = null; // MiniMind's tokenizer, for data files read before a run has one
 
   function runtimeReady() {
     runtime ??= Promise.resolve()
@@ -72,6 +96,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
   function dropRun() {
     session?.dispose();
     session = null;
+    saved = null;
     model?.dispose();
     model = null;
     tokenizer?.dispose();
@@ -85,6 +110,47 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     return textsOf(data.text ?? '', data.name ?? '');
   }
 
+  // A training text file read and tokenized ahead of a run, in chunks, with
+  // MiniMind's tokenizer (js/text_file_stream.mjs); a newer file or a cancel
+  // stops it between chunks, and the file read before stays the one kept.
+  async function readDataFile(message) {
+    if (dataRead) dataRead.cancelled = true;
+    const read = (dataRead = { id: message.id, cancelled: false });
+    try {
+      const mm = await runtimeReady();
+      const json = await minimindTokenizer();
+      dataTokenizer ??= mm.loadTokenizer(json);
+      const result = await tokenizeTextFile(message.file, {
+        name: message.name ?? message.file.name,
+        encode: (text) => dataTokenizer.encode(text),
+        onProgress: (done, total) => !read.cancelled && post({ type: 'data-progress', id: read.id, done, total }),
+        signal: {
+          get aborted() {
+            return read.cancelled;
+          },
+        },
+      });
+      dataFile = { id: read.id, file: message.file, tokenizerText: json, ...result };
+      const { name, format, bytes, ids } = result;
+      post({ type: 'data-ready', id: read.id, name, format, bytes, texts: ids.texts, tokens: ids.tokens });
+    } catch (error) {
+      if (error?.name === 'AbortError') post({ type: 'data-cancelled', id: read.id });
+      else post({ type: 'error', id: read.id, request: 'data-file', ...errorFields(error) });
+    } finally {
+      if (dataRead === read) dataRead = null;
+    }
+  }
+
+  // The texts of a file read by data-file, as the run's tokenizer makes them:
+  // the ids read then when it is the tokenizer they were read with, else the
+  // file read again (progress in bytes). Returns a TokenIds.
+  async function dataFileIds(fileId, onProgress, signal) {
+    if (dataFile?.id !== fileId) throw new Error('the data file is no longer held by the training worker: choose it again');
+    if (tokenizerText === dataFile.tokenizerText) return dataFile.ids;
+    const encode = (text) => tokenizer.encode(text);
+    return (await tokenizeTextFile(dataFile.file, { name: dataFile.name, encode, onProgress, signal })).ids;
+  }
+
   // The run's model is built beside the run in use (js/model_pair.mjs): a model
   // that fails to load leaves that run as it was (paused), with the error.
   async function prepare(message) {
@@ -96,16 +162,27 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     const progress = (phase, done, total) => post({ type: 'progress', id, phase, done, total });
     progress('load', 0, 1);
     let next;
+    let checkpoint = null; // a resume .pth's trainingState()
+    const run = message.resume ?? null;
     try {
+      if (run) checkRun(run);
       const mm = await runtimeReady();
-      const spec = message.model;
-      const tokenizerSource = spec.kind === 'files' && spec.tokenizer ? spec.tokenizer : await minimindTokenizer();
+      const spec = run ? run.settings.model : message.model;
+      const ownTokenizer = run ? run.tokenizer : spec.kind === 'files' && spec.tokenizer ? spec.tokenizer : null;
+      const tokenizerSource = ownTokenizer ?? (await minimindTokenizer());
       if (!current()) return;
+      const build = () => {
+        if (run) return loadRunModel(mm, run);
+        if (spec.kind === 'checkpoint') {
+          const bytes = new Uint8Array(spec.weights);
+          checkpoint = mm.trainingState(bytes, { name: spec.name });
+          return mm.loadModel({ weights: bytes, name: spec.name, hints: spec.hints });
+        }
+        if (spec.kind === 'files') return mm.loadModel({ config: spec.config, weights: new Uint8Array(spec.weights) });
+        return mm.createModel({ config: spec.config, seed: spec.seed, init: 'minimind' });
+      };
       next = buildModelPair(mm, {
-        build: () =>
-          spec.kind === 'files'
-            ? mm.loadModel({ config: spec.config, weights: new Uint8Array(spec.weights) })
-            : mm.createModel({ config: spec.config, seed: spec.seed, init: 'minimind' }),
+        build,
         tokenizer: tokenizerSource,
         accept: (info) => {
           if (info.use_moe) throw new Error('MoE models cannot be trained here (the core trains dense MiniMinds only)');
@@ -123,19 +200,21 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     ({ model, tokenizer, tokenizerText } = replaceModel({ model, tokenizer }, next));
     const { info } = next;
     progress('load', 1, 1);
+    if (run) return startResumed(id, run, info, message);
 
     progress('data', 0, 1);
-    const lines = await texts(message.data);
+    const fileId = message.data.source === 'file' ? message.data.fileId : undefined; // a file read by data-file
+    const lines = fileId === undefined ? await texts(message.data) : [];
     if (!current()) return;
-    if (lines.length === 0) throw new Error('no text to train on');
-    const ids = await tokenizeTexts(lines, (text) => tokenizer.encode(text), {
-      onProgress: (done, total) => current() && progress('tokenize', done, total),
-      signal: {
-        get aborted() {
-          return !current();
-        },
+    if (fileId === undefined && lines.length === 0) throw new Error('no text to train on');
+    const onProgress = (done, total) => current() && progress('tokenize', done, total);
+    const signal = {
+      get aborted() {
+        return !current();
       },
-    });
+    };
+    const fromFile = fileId === undefined ? null : await dataFileIds(fileId, onProgress, signal);
+    const ids = fromFile ? fromFile.lists() : await tokenizeTexts(lines, (text) => tokenizer.encode(text), { onProgress, signal });
     if (!current()) return;
     const { maxSeqLen } = message.options;
     const samples = trainingSamples(ids, {
@@ -144,27 +223,84 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
       eos: info.eos_token_id ?? 2,
       pack: message.pack !== false,
     });
+    // A resume checkpoint's AdamW state and position, matched to this trainer's parameters.
+    let resumed = null;
+    const fromCheckpoint = (trainer) => {
+      const { batchesPerEpoch, totalBatches } = trainer.info();
+      const parameterNames = trainer.parameters().map((p) => p.name);
+      const epochs = totalBatches / batchesPerEpoch;
+      const { state: restored, notes } = trainerStateFromCheckpoint({ checkpoint, parameterNames, epochs, batchesPerEpoch });
+      resumed = { step: restored.epoch * batchesPerEpoch + restored.batch, notes };
+      return restored;
+    };
+    const options = withEpochs(message.options, samples.length, message.maxSteps);
     session = new TrainSession({
       model,
       tokenizer,
       samples,
-      options: withEpochs(message.options, samples.length, message.maxSteps),
+      options,
       probe: message.probe,
+      prompts: message.prompts ?? null,
       snapshotEvery: message.snapshotEvery,
       maxSteps: message.maxSteps ?? null,
+      resume: checkpoint ? { trainer: fromCheckpoint, session: null } : null,
     });
-    post({
-      type: 'ready',
-      id,
-      info,
-      trainer: session.info(),
-      data: { texts: lines.length, ...sampleStats(samples, maxSeqLen) },
-    });
+    const stats = { texts: fromFile ? fromFile.texts : lines.length, ...sampleStats(samples, maxSeqLen) };
+    const spec = message.model;
+    saved = {
+      // The model as asked for (no weights: the trained ones are saved), the data, the rest of the request.
+      settings: {
+        model: { kind: spec.kind, config: spec.config ?? null, seed: spec.seed ?? null },
+        data: message.data,
+        pack: message.pack !== false,
+        probe: message.probe,
+        prompts: message.prompts ?? null,
+        snapshotEvery: message.snapshotEvery,
+        maxSteps: message.maxSteps ?? null,
+      },
+      samples,
+      stats,
+      tokenizer: spec.kind === 'files' && spec.tokenizer ? tokenizerText : null,
+      stream: null,
+    };
+    post({ type: 'ready', id, info, trainer: session.info(), data: stats, resumed });
+    begin(message.start);
+  }
+
+  // A saved run goes on where it stopped: its own samples, options and
+  // trainer state; nothing is read or tokenized again.
+  function startResumed(id, run, info, message) {
+    const resumed = resumeSession({ model, tokenizer, run });
+    session = resumed.session;
+    session.setPrompts(run.settings.prompts ?? null);
+    saved = { settings: run.settings, samples: run.data, stats: run.data.stats, tokenizer: run.tokenizer, stream: resumed.stream };
+    const trainer = session.info();
+    post({ type: 'ready', id, info, trainer, data: run.data.stats, resumed: { step: trainer.batchesDone, notes: [] } });
+    begin(message.start);
+  }
+
+  function begin(startRequested) {
     postSnapshot(session.snapshot());
-    const start = startWanted ?? Boolean(message.start);
+    const start = startWanted ?? Boolean(startRequested);
     startWanted = null;
     setState(start ? 'running' : 'paused');
     if (start) schedule();
+  }
+
+  // The worker's part of a run state (js/train_run_state.mjs), its buffers transferred.
+  function sendRun(message) {
+    if (!session || !saved) throw new Error('there is no run to save');
+    const run = captureRun({ session, ...saved });
+    const transfer = [run.model.weights.buffer, run.data.ids.buffer, run.data.offsets.buffer];
+    for (const p of run.trainer.parameters) transfer.push(p.expAvg.buffer, p.expAvgSq.buffer, ...(p.grad ? [p.grad.buffer] : []));
+    post({ type: 'captured', id: message.id, run }, transfer);
+  }
+
+  // The Wasm memory and the allocator's bytes in use, for the soak benchmark
+  // (bench/soak.mjs), on the port the request brings.
+  async function sendMemory({ port }) {
+    const mm = await runtimeReady();
+    port.postMessage({ wasmBytes: mm.wasmMemoryBytes(), heapBytes: mm.heapBytesInUse() });
   }
 
   // Epochs not given (null): as many as maxSteps batches take (or one).
@@ -252,9 +388,21 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
           session.setProbe(message.text);
           postSnapshot(session.snapshot());
         }
+      } else if (message.type === 'prompts') {
+        if (session) {
+          session.setPrompts(message.prompts);
+          postSnapshot(session.snapshot());
+        }
       } else if (message.type === 'export') sendFiles(message);
+      else if (message.type === 'memory') await sendMemory(message);
+      else if (message.type === 'capture') sendRun(message);
+      else if (message.type === 'data-file') await readDataFile(message);
+      else if (message.type === 'data-cancel') {
+        if (dataRead) dataRead.cancelled = true;
+      }
     } catch (error) {
       if (error?.name === 'AbortError') return; // a newer prepare or a reset took over
+      if (message.type === 'memory') return message.port.postMessage({ error: String(error?.message ?? error) });
       if (message.type === 'prepare' && preparing === message.id) {
         dropRun();
         setState('idle');

@@ -3,7 +3,7 @@
 // ones (typing fast) are answered 'superseded', not run.
 //
 // main -> worker: {type: 'load', id, spec: {preset, seed, config}}   (preset 'minimind-demo': the trained model's files)
-//                 {type: 'load', id, spec: {files: {config?, weights: ArrayBuffer, tokenizer?, hints}}}
+//                 {type: 'load', id, spec: {files: {config?, weights: ArrayBuffer, tokenizer?, hints, name?}}}
 //                 {type: 'forward', id, ids | text, causal, scale, ablate}
 //                 {type: 'predict', id, ids | text, row, ablate, causal, scale}
 //                 {type: 'describe', id, preset, config}
@@ -12,6 +12,7 @@
 //                 {type: 'lab', id, preset, seed}
 //                 {type: 'model-files', id}   the model in use as files, for the Train panel's "continue training"
 //                 {type: 'lens' | 'attribute' | 'patch', id, ...}   "ask the model why" (why_worker.mjs)
+//                 {type: 'memory', port}   the module's memory, answered on `port` (a MessagePort), not queued
 // worker -> main: {type: 'progress', id, fraction, phase}
 //                 {type: 'loaded', id, info, files?, demo?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
 //                 {type: 'prediction', id, ids, row, ablate, causal, scale, query, candidates, on?, masked?, future}
@@ -20,11 +21,13 @@
 //                 {type: 'model-files', id, config, weights: ArrayBuffer (F32 safetensors), tokenizer: text | null}
 //                 {type: 'error', id, message, kind, values, problems?}   (errorFields of js/minimind.mjs)
 //                 {type: 'superseded', id, request}   a newer request of the same type came first
+// worker -> port: {wasmBytes, heapBytes} | {error}   (MiniMind.wasmMemoryBytes, heapBytesInUse)
 // Every request gets exactly one answer besides its progress. A model that
 // fails to load (files, a preset, the download) leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
 // pretrained MiniMind reads it (js/text_encoding.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
+import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
 import { errorFields, loadMiniMind } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
@@ -98,12 +101,15 @@ function progressReporter(id) {
   };
 }
 
-// A MiniMind folder's files.
+// A MiniMind folder's files. Files that cannot fit the module's memory
+// beside the model in use are refused before they are read into it.
 function buildFromFiles(mm, { files }, report) {
-  const { config, weights, tokenizer: tokenizerFile, hints } = files;
+  const { config, weights, tokenizer: tokenizerFile, hints, name = 'model' } = files;
   report(0, 'parse');
+  const bytes = new Uint8Array(weights);
+  checkCheckpointMemory(mm, { name, bytes, config });
   const next = buildModelPair(mm, {
-    build: () => mm.loadModel({ config, weights: new Uint8Array(weights), hints }),
+    build: () => mm.loadModel({ config, weights: bytes, hints }),
     tokenizer: tokenizerFile ?? null,
   });
   report(1, 'parse');
@@ -387,7 +393,20 @@ async function drain() {
   }
 }
 
+// The Wasm memory and the allocator's bytes in use, for the soak benchmark
+// (bench/soak.mjs): answered beside the queue, on the port the request brings,
+// so that the page's client never sees it.
+async function answerMemory({ port }) {
+  try {
+    const mm = await runtimeReady();
+    port.postMessage({ wasmBytes: mm.wasmMemoryBytes(), heapBytes: mm.heapBytesInUse() });
+  } catch (error) {
+    port.postMessage({ error: String(error?.message ?? error) });
+  }
+}
+
 self.onmessage = (event) => {
+  if (event.data.type === 'memory') return answerMemory(event.data);
   queue.push(event.data);
   setTimeout(drain, 0); // let more messages arrive first, so stale ones are dropped
 };

@@ -1,5 +1,5 @@
 // The Train panel in headless Chromium, as a learner uses it: the Train
-// button opens the panel and starts the page's default run (a generation-3
+// button opens the panel, Start starts the page's default run (a generation-3
 // MiniMind, hidden 64, 2 layers, on the generated corpus), the loss falls,
 // the page keeps drawing and answering while it trains, pause freezes the
 // run, the probe's attention changes between snapshots, the trained model
@@ -109,6 +109,7 @@ test('Train starts the default run: the loss falls, the page keeps drawing and a
   const started = Date.now();
   await page.click('#open-train');
   assert.equal(await page.isVisible('#train'), true);
+  await page.click('#train [data-train="start"]');
   await page.waitForFunction(() => Number(document.getElementById('train').dataset.step) >= 1, null, { timeout: 60000 });
   const firstBatchSeconds = (Date.now() - started) / 1000;
   const framesFrom = await page.evaluate(() => window.frameTimes.length);
@@ -221,7 +222,7 @@ test('Train starts the default run: the loss falls, the page keeps drawing and a
 test('the probe attention changes between snapshots; the slider scrubs back', async () => {
   assert.ok(shared, 'needs the trained page of the first test');
   const { page } = shared;
-  const slider = '#train input[type="range"]';
+  const slider = '#train input[data-slider="main"]';
   const max = Number(await page.getAttribute(slider, 'max'));
   assert.ok(max >= 20, `${max + 1} snapshots after 200 batches (one every 10)`);
   const latest = await panelTable(page);
@@ -334,6 +335,9 @@ test('the downloaded model loads back into the page and into the CLI with the lo
       timeout: 30000,
     },
   );
+  // The selector names the model by the batch it was trained to; the status says where its weights came from.
+  assert.equal(await page.$eval('#preset', (s) => s.selectedOptions[0].textContent), `your model (batch ${step})`);
+  assert.match(await page.textContent('#model-status'), new RegExp(`weights trained in this page to batch ${step}$`));
   const usedLayer = Number(await page.inputValue('#layer'));
   const usedHead = Number(await page.inputValue('#head'));
   await page.waitForFunction((n) => document.querySelectorAll('#matrix-table tbody tr').length === n, shown.tokens.length);
@@ -378,9 +382,7 @@ test('the downloaded model loads back into the page and into the CLI with the lo
 test("continue training the playground's model: the trained demo model goes on from its own weights", async () => {
   const { page, errors } = await openPlayground();
   await page.click('#open-train');
-  await page.waitForFunction(() => document.getElementById('train').dataset.state === 'running');
-  await page.click('#train [data-train="reset"]');
-  await page.waitForFunction(() => document.getElementById('train').dataset.state === 'idle');
+  assert.equal((await dataset(page)).state, 'idle', 'the Train button starts nothing');
   assert.match(await page.textContent('#train .train-loaded-name'), /minimind-demo \(trained\) \(4 layers, hidden 128\)/);
   await page.check('#train input[name="train-model"][value="loaded"]');
   await page.fill('#train input[name="lines"]', '600');
@@ -399,11 +401,7 @@ test("continue training the playground's model: the trained demo model goes on f
 
 test('a dropped .txt trains, one text per line', async () => {
   const { page, errors } = await openPlayground();
-  // Train opens the panel and starts the default run: reset it, to train on a file instead.
   await page.click('#open-train');
-  await page.waitForFunction(() => document.getElementById('train').dataset.state === 'running');
-  await page.click('#train [data-train="reset"]');
-  await page.waitForFunction(() => document.getElementById('train').dataset.state === 'idle');
   await page.selectOption('#train select[name="source"]', 'file');
   const lines = Array.from({ length: 60 }, (_, i) => `小明把第${i % 7}本书给了小红，她唱起了歌。`);
   await page.evaluate(
@@ -416,7 +414,7 @@ test('a dropped .txt trains, one text per line', async () => {
     },
     lines.join('\n') + '\n\n',
   );
-  await page.waitForFunction(() => /lines\.txt/.test(document.querySelector('#train .train-file-status').textContent));
+  await page.waitForFunction(() => /^lines\.txt .*: 60 texts/.test(document.querySelector('#train .train-file-status').textContent));
   await page.fill('#train input[name="batchSize"]', '4');
   await page.fill('#train input[name="epochs"]', '20');
   await page.click('#train [data-train="start"]');
@@ -438,6 +436,7 @@ test('the panel speaks Chinese and English', async () => {
   const { page, errors } = await openPlayground('?lang=zh-CN', { width: 390, height: 844 });
   assert.equal(await page.textContent('#open-train'), '训练');
   await page.click('#open-train');
+  await page.click('#train [data-train="start"]');
   await page.waitForFunction(() => Number(document.getElementById('train').dataset.step) >= 12, null, { timeout: 120000 });
   const zh = await page.innerText('#train');
   for (const text of [

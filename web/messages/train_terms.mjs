@@ -1,17 +1,23 @@
-// The Train panel's text (web/train_panel.mjs), in both languages; en.mjs and
+// The Train panel's text (web/train/), in both languages; en.mjs and
 // zh-CN.mjs spread their half in. {name} marks a parameter.
+import { TRAIN_DATA_FILE_TERMS } from './train_data_file_terms.mjs';
 import { TRAIN_FIGURE_TERMS } from './train_figure_terms.mjs';
+import { TRAIN_SAVED_TERMS } from './train_saved_terms.mjs';
+import { TRAIN_WATCH_TERMS } from './train_watch_terms.mjs';
 
 export const TRAIN_TERMS = {
   'zh-CN': {
     ...TRAIN_FIGURE_TERMS['zh-CN'],
+    ...TRAIN_DATA_FILE_TERMS['zh-CN'],
+    ...TRAIN_SAVED_TERMS['zh-CN'],
+    ...TRAIN_WATCH_TERMS['zh-CN'],
     'train.open': '训练',
     'train.title': '在页面里训练一个 MiniMind',
     'train.intro':
       '用 MiniMind 自己的训练循环（train_pretrain.py：交叉熵、AdamW、梯度裁剪、余弦学习率）在你的浏览器里从头训练一个小模型，看它的注意力一点点形成。训练在单独的 Worker 里跑，页面其余部分照常可用。',
     'train.close': '关闭训练面板',
     'train.start': '开始训练',
-    'train.again': '重新训练',
+    'train.again': '用这些设置重新开始',
     'train.stop': '停止',
     'train.reset': '重置',
     'train.use': '在 Playground 中使用这个模型',
@@ -134,13 +140,16 @@ export const TRAIN_TERMS = {
   },
   en: {
     ...TRAIN_FIGURE_TERMS.en,
+    ...TRAIN_DATA_FILE_TERMS.en,
+    ...TRAIN_SAVED_TERMS.en,
+    ...TRAIN_WATCH_TERMS.en,
     'train.open': 'Train',
     'train.title': 'Train a MiniMind in the page',
     'train.intro':
       "Train a small model from scratch in your browser with MiniMind's own loop (train_pretrain.py: cross-entropy, AdamW, gradient clipping, the cosine learning rate) and watch its attention form. Training runs in its own worker; the rest of the page keeps working.",
     'train.close': 'Close the Train panel',
     'train.start': 'Start training',
-    'train.again': 'Train again',
+    'train.again': 'Start with these settings',
     'train.stop': 'Stop',
     'train.reset': 'Reset',
     'train.use': 'Use this model in the playground',

@@ -1,6 +1,8 @@
 // The files panel: a MiniMind folder or checkpoint dropped or picked, read in
 // the page with progress (a cancel stops the reading here), then sent to the
 // worker; the row asking for the head count when a .pth cannot tell it.
+import { checkpointFileTooLarge } from '../../js/checkpoint_memory.mjs';
+import { errorFields } from '../../js/minimind_error.mjs';
 import { errorText, showErrorDetails } from '../error_text.mjs';
 import { classifyFiles, droppedFiles, readWithProgress } from '../files.mjs';
 import { modelName } from '../model_names.mjs';
@@ -11,13 +13,17 @@ export function setupFilesPanel({ store, t, $, client, loading }) {
   let readingFiles = null; // AbortController of the files being read in the page
 
   // withHeads: "Reload with these heads" sends the head count typed; files just chosen are read without it.
-  // roles: the head roles the Train panel measured for these files (heads.json's shape), or null.
-  async function loadFiles(fileList, withHeads = false, roles = null) {
-    const chosen = { ...classifyFiles(fileList), roles };
+  // roles: the head roles the Train panel measured for these files (heads.json's shape), or null;
+  // trained: {step} of a model the Train panel trained, or null.
+  async function loadFiles(fileList, withHeads = false, roles = null, trained = null) {
+    const chosen = { ...classifyFiles(fileList), roles, trained };
     if (!chosen.weights) return store.set({ filesStatus: { phase: 'error', message: t('files.noWeights') } });
     if (/\.safetensors$/i.test(chosen.weights.name) && !chosen.config) {
       return store.set({ filesStatus: { phase: 'error', message: t('files.noConfig') } });
     }
+    // A file no model the module can hold comes from is refused before the page reads it.
+    const tooLarge = checkpointFileTooLarge(chosen.weights.name, chosen.weights.size);
+    if (tooLarge) return store.set({ filesStatus: { phase: 'error', message: tooLarge.message, error: errorFields(tooLarge) } });
     loading.filesChosen(chosen);
     const name = chosen.weights.name;
     readingFiles?.abort();

@@ -63,8 +63,11 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     viewBefore = null;
     loadedFiles = files ? loadingFiles : null;
     const patch = {
-      // roles: the head roles a model trained in the Train panel measured, handed over with its files.
-      files: files ? { ...files, name: loadingFiles.weights.name, roles: loadingFiles.roles ?? null } : null,
+      // roles: the head roles a model trained in the Train panel measured, handed over with its files;
+      // trained: {step} of that model.
+      files: files
+        ? { ...files, name: loadingFiles.weights.name, roles: loadingFiles.roles ?? null, trained: loadingFiles.trained ?? null }
+        : null,
       demo: demo ?? null,
       result: keep ? s.result : null, // the old model's matrices do not fit the new one
       filesStatus: files ? { phase: 'loaded', name: loadingFiles.weights.name } : null,

@@ -8,6 +8,8 @@ import { DEFAULTS } from '../url_state.mjs';
 const PRESETS = ['lab-a', 'lab-b', 'minimind2-small', 'minimind2', 'minimind-3', 'minimind-3-moe'];
 // The selector: the trained model first (the default), then the presets' random weights.
 const MODELS = [DEMO, ...PRESETS];
+// The selector's entry of a model trained in the Train panel, while it is the model in use.
+const TRAINED_HERE = 'trained-here';
 const CONFIG_FIELDS = [
   'num_hidden_layers',
   'hidden_size',
@@ -36,7 +38,13 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
             ? t('model.trainedName')
             : t('model.untrainedName', { name: option.value });
     }
-    presetSelect.value = s.config ? 'custom' : s.preset;
+    // A model trained in the page is named by its batch, first in the list, while it is loaded.
+    const trainedHere = s.files?.trained ?? null;
+    let own = presetSelect.querySelector(`option[value="${TRAINED_HERE}"]`);
+    if (trainedHere && !own) presetSelect.prepend((own = new Option('', TRAINED_HERE)));
+    if (!trainedHere && own) own.remove();
+    if (trainedHere) own.textContent = t('model.yourModel', { step: trainedHere.step.toLocaleString(s.lang) });
+    presetSelect.value = trainedHere ? TRAINED_HERE : s.config ? 'custom' : s.preset;
     $('seed').value = String(s.seed);
     const trained = s.preset === DEMO && !s.files;
     $('seed').disabled = trained; // the trained weights have no seed
@@ -53,12 +61,13 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
         : s.model.status === 'error'
           ? t('model.error', { message: s.model.error })
           : info
-            ? t(s.files ? 'model.readyFiles' : trained ? 'model.readyTrained' : 'model.ready', {
+            ? t(trainedHere ? 'model.readyTrainedHere' : s.files ? 'model.readyFiles' : trained ? 'model.readyTrained' : 'model.ready', {
                 name,
                 params: info.parameters.toLocaleString(s.lang),
                 layers: info.num_hidden_layers,
                 heads: info.num_attention_heads,
                 seed: s.seed,
+                step: trainedHere?.step.toLocaleString(s.lang),
               })
             : t('status.loadingModule');
     // How many threads compute, and why only one where the page is not isolated.
@@ -162,6 +171,7 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
   });
 
   $('preset').addEventListener('change', (event) => {
+    if (event.target.value === TRAINED_HERE) return; // the model in use
     if (event.target.value === 'custom') {
       $('config').open = true;
       return;

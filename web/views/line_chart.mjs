@@ -139,7 +139,10 @@ export class LineChart {
    * model: {series: [{x?: ArrayLike (default 1, 2, …), y: ArrayLike, color,
    * width?, dash?, axis?: 'left' | 'right', label?}], xMax?, yLeft?: [min,
    * max], yRight?: [min, max], cursor?: x, xLabel?, empty?: text shown
-   * without points}
+   * without points, xExact?: the x axis ends at xMax itself (not at a round
+   * tick past it), rules?: [{y, color, dash?, label?, axis?}] horizontal
+   * reference lines (the axis widened to show them), marks?: [{x, color,
+   * label?}] vertical lines with a label at their top}
    */
   render(model) {
     this.#model = model;
@@ -182,10 +185,14 @@ export class LineChart {
     const count = Math.max(0, ...model.series.map((s) => (s.x ? (s.x.length ? s.x[s.x.length - 1] : 0) : s.y.length)));
     const xMax = Math.max(1, model.xMax ?? count);
     const xTicks = niceTicks(0, xMax, Math.max(2, Math.floor((box.x1 - box.x0) / 70)));
-    const px = linearScale([0, xTicks.max], [box.x0, box.x1]);
-    const axisOf = (series, given) => niceTicks(...(given ?? joined(series) ?? [0, 1]), Math.max(2, Math.floor((box.y1 - box.y0) / 28)));
-    const yl = axisOf(left, model.yLeft);
-    const yr = hasRight ? axisOf(right, model.yRight) : null;
+    if (model.xExact) xTicks.ticks = xTicks.ticks.filter((tick) => tick <= xMax);
+    const px = linearScale([0, model.xExact ? xMax : xTicks.max], [box.x0, box.x1]);
+    const rules = model.rules ?? [];
+    const rulesOf = (axis) => rules.filter((r) => (r.axis ?? 'left') === axis).map((r) => r.y);
+    const axisOf = (series, given, ys) =>
+      niceTicks(...widened(given ?? joined(series) ?? [0, 1], ys), Math.max(2, Math.floor((box.y1 - box.y0) / 28)));
+    const yl = axisOf(left, model.yLeft, rulesOf('left'));
+    const yr = hasRight ? axisOf(right, model.yRight, rulesOf('right')) : null;
     const pyl = linearScale([yl.min, yl.max], [box.y1, box.y0]);
     const pyr = yr ? linearScale([yr.min, yr.max], [box.y1, box.y0]) : null;
 
@@ -212,6 +219,8 @@ export class LineChart {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
     for (const tick of xTicks.ticks) ctx.fillText(tickLabel(tick, xTicks.step), px(tick), box.y1 + 4);
+    // The exact end gets its own label when the round ticks stop short of it by more than a label's width.
+    if (model.xExact && px(xMax) - px(xTicks.ticks.at(-1) ?? 0) > 36) ctx.fillText(String(xMax), px(xMax) - 8, box.y1 + 4);
     ctx.strokeStyle = '#999';
     ctx.beginPath();
     ctx.moveTo(box.x0 + 0.5, box.y0);
@@ -239,6 +248,49 @@ export class LineChart {
     }
     ctx.setLineDash([]);
     ctx.restore();
+    // Reference lines, each labelled at its right end, above the line.
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    for (const r of rules) {
+      const py = r.axis === 'right' ? pyr : pyl;
+      if (!py || !Number.isFinite(r.y)) continue;
+      const y = Math.round(py(r.y)) + 0.5;
+      ctx.strokeStyle = r.color;
+      ctx.lineWidth = 1;
+      ctx.setLineDash(r.dash ?? [2, 3]);
+      ctx.beginPath();
+      ctx.moveTo(box.x0, y);
+      ctx.lineTo(box.x1, y);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      if (r.label) {
+        ctx.fillStyle = r.color;
+        ctx.fillText(r.label, box.x1 - 2, y - 2);
+      }
+    }
+    // Marks: a vertical line per event, its label at the top (alternate rows when two are close).
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    let lastLabelEnd = -Infinity;
+    let labelRow = 0;
+    for (const m of model.marks ?? []) {
+      if (!Number.isFinite(m.x)) continue;
+      const x = Math.round(px(m.x)) + 0.5;
+      ctx.strokeStyle = m.color;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.moveTo(x, box.y0);
+      ctx.lineTo(x, box.y1);
+      ctx.stroke();
+      if (m.label) {
+        const width = ctx.measureText(m.label).width;
+        const left = Math.min(x + 2, box.x1 - width);
+        labelRow = left < lastLabelEnd ? labelRow + 1 : 0;
+        lastLabelEnd = left + width + 4;
+        ctx.fillStyle = m.color;
+        ctx.fillText(m.label, left, box.y0 + 1 + labelRow * 12);
+      }
+    }
     if (Number.isFinite(model.cursor)) {
       const x = Math.round(px(model.cursor)) + 0.5;
       ctx.strokeStyle = '#d62728';
@@ -276,6 +328,12 @@ export class LineChart {
       ctx.fillText(model.xLabel, box.x1, box.y1 - 2);
     }
   }
+}
+
+// [min, max] widened to hold the values `ys` too.
+function widened([min, max], ys) {
+  for (const y of ys) if (Number.isFinite(y)) [min, max] = [Math.min(min, y), Math.max(max, y)];
+  return [min, max];
 }
 
 // The extent of several series' y values together.

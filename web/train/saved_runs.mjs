@@ -1,0 +1,176 @@
+// The Train panel's saved runs, wired: this tab's run is saved in the
+// browser (run_store.mjs) every SAVE_EVERY batches and when it pauses or
+// ends (run_autosave.mjs, which also asks before leaving a running run and
+// holds the run's Web Lock); the list (saved_runs_view.mjs) resumes a saved
+// run exactly where it stopped, downloads one as MiniMind's *_resume.pth
+// (js/resume_pth.mjs), deletes one; and MiniMind's own *_resume.pth
+// continues here on the panel's data and settings.
+import { resumePthOfRun } from '../../js/resume_pth.mjs';
+import { historyState, runSummary, snapshotSummaries } from '../../js/train_run_state.mjs';
+import { download } from '../export.mjs';
+import { RunAutosave, SAVE_EVERY } from './run_autosave.mjs';
+import { RunStore, newRunId } from './run_store.mjs';
+import { SavedRunsView } from './saved_runs_view.mjs';
+
+export class SavedRuns {
+  #run;
+  #t;
+  #ui;
+  #fmt;
+  #render;
+  #start;
+  #forget;
+  #store = RunStore.open();
+  #autosave;
+  #view;
+  #list = { runs: [], live: new Set(), usage: null, message: null };
+  #importing = null; // the name of a MiniMind checkpoint being continued
+
+  /**
+   * run: the TrainRun; t(key, params); ui: the panel's {error, notice};
+   * fmt(x, digits); render(); start(model): starts a run from `model` with
+   * the panel's settings; forget(): clears what the views drew of a run.
+   */
+  constructor({ run, t, ui, fmt, render, start, forget, target = globalThis }) {
+    this.#run = run;
+    this.#t = t;
+    this.#ui = ui;
+    this.#fmt = fmt;
+    this.#render = render;
+    this.#start = start;
+    this.#forget = forget;
+    this.#autosave = new RunAutosave({
+      store: this.#store,
+      capture: () => run.client.captureRun(),
+      pagePart: (worker) => {
+        const page = { history: historyState(run.history), snapshots: snapshotSummaries(run.snapshots) };
+        return { ...page, summary: runSummary({ ...worker, ...page }) };
+      },
+      onResult: (result) => {
+        this.#list.message = result.ok ? t('train.saved.saved', { step: fmt(result.step) }) : this.#problem(result);
+        this.refresh();
+      },
+      target,
+    });
+    this.#view = new SavedRunsView({
+      t,
+      actions: {
+        resume: (id) => this.#resume(id),
+        download: (id) => this.#download(id),
+        remove: (id) => this.#remove(id),
+        importFile: (file) => this.#import(file),
+      },
+    });
+    this.element = this.#view.element;
+    this.refresh();
+  }
+
+  #problem({ reason, message }) {
+    const t = this.#t;
+    if (reason === 'quota') return t('train.saved.quota');
+    if (reason === 'unavailable') return t('train.saved.unavailable');
+    return t('train.saved.failed', { message });
+  }
+
+  /** The run's state changed (TrainRun's change). */
+  onState() {
+    this.#autosave.onState(this.#run.state, this.#run.step);
+  }
+
+  /** Batches were reported. */
+  onSteps() {
+    this.#autosave.onStep(this.#run.step);
+  }
+
+  /** The worker prepared a run: a continued checkpoint says where it starts. */
+  onReady({ resumed }) {
+    if (!this.#importing || !resumed) return;
+    const t = this.#t;
+    const position = resumed.notes.includes('position') ? ` ${t('train.saved.importPosition')}` : '';
+    this.#ui.notice = t('train.saved.imported', { name: this.#importing, step: this.#fmt(resumed.step) }) + position;
+    this.#importing = null;
+  }
+
+  /** A new run started in this tab: it is saved under a new id from now on. */
+  keepNew() {
+    return this.#keep(newRunId());
+  }
+
+  /** The run was dropped (reset): its save stays, its lock goes. */
+  async drop() {
+    await this.#autosave.drop();
+    this.refresh();
+  }
+
+  // This tab trains run `id` from now on (the run it had stays as last saved, saved once more first).
+  async #keep(id, savedStep = -1) {
+    if (this.#autosave.id !== null && this.#autosave.id !== id) await this.#autosave.save();
+    const ours = await this.#autosave.adopt(id, savedStep);
+    this.refresh();
+    return ours;
+  }
+
+  /** Reads the list, the live runs and the storage use again. */
+  async refresh() {
+    const store = await this.#store;
+    const list = this.#list;
+    if (store.problem && !list.message) list.message = this.#problem(store.problem);
+    [list.runs, list.live, list.usage] = await Promise.all([store.list(), store.liveIds(), store.usage()]);
+    this.#render();
+  }
+
+  async #resume(id) {
+    const ui = this.#ui;
+    Object.assign(ui, { error: null, notice: null });
+    const record = await (await this.#store).load(id).catch(() => null);
+    if (!record) {
+      this.#list.message = this.#t('train.saved.missing');
+      return this.refresh();
+    }
+    const { step } = runSummary(record);
+    if (!(await this.#keep(id, step))) {
+      ui.error = this.#t('train.saved.liveElsewhere');
+      return this.#render();
+    }
+    this.#forget();
+    this.#run.resume(record);
+    ui.notice = this.#t('train.saved.resumed', { step: this.#fmt(step) });
+    return this.#render();
+  }
+
+  async #download(id) {
+    const ui = this.#ui;
+    ui.error = null;
+    try {
+      const record = await (await this.#store).load(id);
+      if (!record) throw new Error(this.#t('train.saved.missing'));
+      const { name, bytes } = resumePthOfRun(record);
+      download(name, new Blob([bytes], { type: 'application/octet-stream' }));
+      ui.notice = this.#t('train.saved.downloaded', { name });
+    } catch (error) {
+      ui.error = this.#t('train.failed', { message: error.message });
+    }
+    this.#render();
+  }
+
+  async #remove(id) {
+    try {
+      await (await this.#store).remove(id);
+      this.#list.message = this.#t('train.saved.deleted');
+    } catch (error) {
+      this.#ui.error = this.#t('train.failed', { message: error.message });
+    }
+    this.refresh();
+  }
+
+  // MiniMind's *_resume.pth: its weights, AdamW's state and place, on the panel's data and settings.
+  async #import(file) {
+    this.#importing = file.name;
+    await this.#start({ kind: 'checkpoint', weights: await file.arrayBuffer(), name: file.name });
+  }
+
+  render({ lang, fmt }) {
+    const busy = this.#run.state === 'preparing';
+    this.#view.render({ ...this.#list, current: this.#autosave.id, busy, every: SAVE_EVERY, lang, fmt });
+  }
+}

@@ -1,0 +1,87 @@
+// The Train panel's settings: the model (model_settings.mjs), the data
+// (data_settings.mjs) and the trainer's hyperparameters, in one foldable
+// block, editable while no run is going.
+import { DEFAULT_OPTIONS } from '../../js/train_session.mjs';
+import { DataSettings } from './data_settings.mjs';
+import { make, numberField } from './dom.mjs';
+import { ModelSettings, integerProblem } from './model_settings.mjs';
+
+export const DEFAULT_SNAPSHOT_EVERY = 10;
+
+// [name, default, {min, max, step}] in the order shown.
+export const OPTION_FIELDS = [
+  ['batchSize', DEFAULT_OPTIONS.batchSize, { min: 1, max: 256, step: 1 }],
+  ['maxSeqLen', DEFAULT_OPTIONS.maxSeqLen, { min: 8, max: 512, step: 1 }],
+  ['learningRate', DEFAULT_OPTIONS.learningRate, { min: 1e-6, max: 1, step: 'any' }],
+  ['accumulationSteps', DEFAULT_OPTIONS.accumulationSteps, { min: 1, max: 64, step: 1 }],
+  ['gradClip', DEFAULT_OPTIONS.gradClip, { min: 0.01, max: 100, step: 'any' }],
+  ['epochs', DEFAULT_OPTIONS.epochs, { min: 1, max: 100, step: 1 }],
+  ['seed', DEFAULT_OPTIONS.seed, { min: 0, max: 2 ** 31, step: 1 }],
+  ['snapshotEvery', DEFAULT_SNAPSHOT_EVERY, { min: 1, max: 1000, step: 1 }],
+];
+
+export class SettingsView {
+  #t;
+
+  /** t(key, params); onChange(): a setting changed; onError(message | null): a data file's reading; dataFile: data_file_input.mjs. */
+  constructor({ t, onChange, onError, dataFile }) {
+    this.#t = t;
+    this.model = new ModelSettings({ t, onChange });
+    this.data = new DataSettings({ t, onChange, onError, dataFile });
+    this.optionsForm = make('div', { class: 'train-grid' }, ...OPTION_FIELDS.map(([n, v, l]) => numberField(n, v, l)));
+    this.element = make(
+      'details',
+      { class: 'train-settings', open: true },
+      make('summary', { i18n: 'train.settings' }),
+      // The fieldsets side by side: a grid of their own (a <details> lays its content out in a box of its own).
+      make(
+        'div',
+        { class: 'train-settings-grid' },
+        this.model.element,
+        this.data.element,
+        make('fieldset', {}, make('legend', { i18n: 'train.hyper' }), this.optionsForm),
+      ),
+    );
+  }
+
+  #number(name) {
+    return Number(this.optionsForm.querySelector(`[name="${name}"]`).value);
+  }
+
+  /** Everything wrong with the settings, in the page's language. */
+  problems() {
+    const t = this.#t;
+    const problems = this.model.useLoaded ? [] : this.model.problems();
+    for (const [name, , { min, step }] of OPTION_FIELDS) {
+      if (step === 'any') {
+        if (!(this.#number(name) > 0)) problems.push(t('train.badPositive', { name: t(`train.field.${name}`) }));
+      } else {
+        const problem = integerProblem(t, this.optionsForm, name, min);
+        if (problem) problems.push(problem);
+      }
+    }
+    return [...problems, ...this.data.problems()];
+  }
+
+  /** The trainer's hyperparameters (train_session.mjs DEFAULT_OPTIONS' names). */
+  options() {
+    const out = {};
+    for (const [name] of OPTION_FIELDS) if (name !== 'snapshotEvery') out[name] = this.#number(name);
+    return out;
+  }
+
+  get snapshotEvery() {
+    return this.#number('snapshotEvery');
+  }
+
+  set open(open) {
+    this.element.open = open;
+  }
+
+  /** state: the page's store state; editable: no run is going; fmt(x, digits). */
+  render({ state, editable, fmt }) {
+    for (const input of this.element.querySelectorAll('input, select, textarea')) input.disabled = !editable;
+    this.model.render(state);
+    this.data.render(fmt);
+  }
+}
