@@ -32,6 +32,18 @@ void check_finite(const char* what, const Matrix& m, bool allow_minus_infinity =
   }
 }
 
+// Finite entries can still give a product beyond float32 (1e20 · 1e20), whose
+// softmax would be NaN: refuse the input rather than show NaN weights.
+void check_no_overflow(const char* what, const Matrix& m) {
+  for (int64_t i = 0; i < m.rows(); ++i) {
+    for (int64_t j = 0; j < m.cols(); ++j) {
+      if (std::isfinite(m(i, j))) continue;
+      throw std::invalid_argument(std::string(what) + "[" + std::to_string(i) + "][" + std::to_string(j) +
+                                  "] overflows float32 (beyond ±3.4e38): use smaller numbers");
+    }
+  }
+}
+
 // −∞ above the diagonal, with the queries as the last rows of the keys.
 Matrix causal_masked(const Matrix& scores, bool causal) {
   Matrix out = scores;
@@ -74,10 +86,14 @@ LessonAttention lesson_attention(const Matrix& q, const Matrix& k, const Matrix&
   }
   LessonAttention out;
   out.raw = dot_rows(q, k);  // [Tq, Tk]: row i, column j = q_i · k_j
+  check_no_overflow("Q·Kᵀ", out.raw);
   out.scaled = scale ? Matrix(out.raw / std::sqrt(float(q.cols()))) : out.raw;
   out.masked = causal_masked(out.scaled, causal);
   out.weights = row_softmax(out.masked);
-  if (v.size()) out.output = out.weights * v;  // [Tq, dv]
+  if (v.size()) {
+    out.output = out.weights * v;  // [Tq, dv]
+    check_no_overflow("weights·V", out.output);
+  }
   return out;
 }
 

@@ -22,7 +22,8 @@ constexpr int64_t kMaxLessonDim = 256;
 
 // q: [Tq, d], k: [Tk, d], v: [Tk, dv] or empty. With a causal mask the
 // queries are the last Tq positions of the Tk keys (Tq <= Tk). Throws
-// std::invalid_argument naming a shape mismatch or a non-finite entry.
+// std::invalid_argument naming a shape mismatch, a non-finite entry or a
+// product that overflows float32 (Q·Kᵀ, weights·V).
 LessonAttention lesson_attention(const Matrix& q, const Matrix& k, const Matrix& v, bool causal, bool scale);
 
 // scores: [T, n] typed directly; softmax over each row, after a causal mask

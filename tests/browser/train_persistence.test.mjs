@@ -1,0 +1,196 @@
+// Nothing lost, in headless Chromium: the Train panel saves its run in the
+// browser (IndexedDB) when it pauses; reloading during the run asks first
+// (beforeunload); after the reload the saved run is listed and resumes at
+// its saved batch, with its losses; a second tab sees the run training in
+// the first (Web Locks) and cannot resume it there; a saved run downloads as
+// MiniMind's *_resume.pth (read back by the module); deleting removes it.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+
+import { loadMiniMind } from '../../js/minimind.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+
+const SITE = new URL('../../dist/site/', import.meta.url).pathname;
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(SITE);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPlayground() {
+  const { page, errors } = await openPage(browser.context);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${server.url}?lang=en`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  return { page, errors };
+}
+
+const dataset = (page) => page.evaluate(() => ({ ...document.getElementById('train').dataset }));
+const waitFor = (page, fn, arg, timeout = 120000) => page.waitForFunction(fn, arg, { timeout });
+const stepAtLeast = (n) => Number(document.getElementById('train').dataset.step) >= n;
+const savedItems = (page) =>
+  page.$$eval('#train [data-run-id]', (items) =>
+    items.map((li) => ({
+      id: li.dataset.runId,
+      step: Number(li.dataset.step),
+      live: li.dataset.live ?? null,
+      resumeDisabled: li.querySelector('[data-train="resume-saved"]').disabled,
+      deleteDisabled: li.querySelector('[data-train="delete-saved"]').disabled,
+    })),
+  );
+
+test('a run saved on pause survives a reload (which asks first), resumes at its batch, is live in one tab only, downloads and deletes', async () => {
+  const { page, errors } = await openPlayground();
+  await page.click('#open-train');
+  await page.click('#train [data-train="start"]');
+  await waitFor(page, stepAtLeast, 30);
+
+  // Pause: the run is saved, and listed as this tab's.
+  await page.click('#train [data-train="pause"]');
+  await waitFor(page, () => document.getElementById('train').dataset.state === 'paused');
+  const pausedAt = Number((await dataset(page)).step);
+  await waitFor(page, () => /Saved at batch/.test(document.querySelector('#train [data-train="save-message"]').textContent));
+  let items = await savedItems(page);
+  assert.equal(items.length, 1);
+  assert.equal(items[0].step, pausedAt, 'saved at the batch it paused');
+  assert.equal(items[0].live, 'here');
+  const { id } = items[0];
+  assert.match(await page.textContent('#train [data-train="storage"]'), /saved runs take .* MB/);
+
+  // Training again, a reload asks first.
+  await page.click('#train [data-train="pause"]');
+  await waitFor(page, stepAtLeast, pausedAt + 5);
+  const dialogs = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.type());
+    dialog.accept();
+  });
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  assert.deepEqual(dialogs, ['beforeunload'], 'leaving a running run asks');
+
+  // After the reload: the run is listed (saved at the pause, or later as the page was hidden).
+  await page.click('#open-train');
+  await page.waitForSelector('#train [data-run-id]', { timeout: 20000 });
+  items = await savedItems(page);
+  assert.equal(items.length, 1);
+  assert.equal(items[0].id, id);
+  const savedStep = items[0].step;
+  assert.ok(savedStep >= pausedAt, `saved at ${savedStep}, paused at ${pausedAt}`);
+  assert.equal(items[0].live, null, 'nobody trains it now');
+  assert.equal(items[0].resumeDisabled, false);
+
+  // Resume: the step goes on from the saved one, with the losses before it.
+  await page.click(`#train [data-run-id="${id}"] [data-train="resume-saved"]`);
+  await waitFor(
+    page,
+    (n) => document.getElementById('train').dataset.state === 'running' && Number(document.getElementById('train').dataset.step) >= n + 3,
+    savedStep,
+  );
+  const resumed = await page.evaluate(() => {
+    const root = document.getElementById('train');
+    return { step: Number(root.dataset.step), losses: root.losses.length, snapshots: root.snapshots.map((s) => s.step) };
+  });
+  assert.ok(resumed.step > savedStep);
+  assert.ok(resumed.losses >= resumed.step - 1 && resumed.losses <= resumed.step + 1, `${resumed.losses} losses at batch ${resumed.step}`);
+  assert.equal(resumed.snapshots[0], 0, 'the snapshots before the save are back');
+
+  // A second tab sees the run training in the first and cannot resume it.
+  const second = await openPlayground();
+  await second.page.click('#open-train');
+  await second.page.waitForSelector(`#train [data-run-id="${id}"][data-live="elsewhere"]`, { timeout: 20000 });
+  const there = (await savedItems(second.page)).find((item) => item.id === id);
+  assert.equal(there.resumeDisabled, true);
+  assert.equal(there.deleteDisabled, true);
+
+  // Back in the first tab: pause (saved again), download as MiniMind's resume checkpoint.
+  await page.click('#train [data-train="pause"]');
+  await waitFor(page, () => document.getElementById('train').dataset.state === 'paused');
+  const finalStep = Number((await dataset(page)).step);
+  await waitFor(page, (n) => Number(document.querySelector('#train [data-run-id]').dataset.step) === n, finalStep);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click(`#train [data-run-id="${id}"] [data-train="download-pth"]`),
+  ]);
+  assert.equal(download.suggestedFilename(), 'pretrain_64_resume.pth');
+  const bytes = await readFile(await download.path());
+  const mm = await loadMiniMind();
+  const checkpoint = mm.trainingState(bytes, { name: download.suggestedFilename() });
+  const batchesPerEpoch = await page.evaluate(() => document.getElementById('train').trainer.totalBatches);
+  assert.equal(checkpoint.epoch * batchesPerEpoch + checkpoint.step, finalStep);
+  assert.equal(checkpoint.optimizer.state.length, checkpoint.optimizer.groups[0].params.length);
+
+  // Reset frees the run; the second tab then deletes it.
+  await page.click('#train [data-train="reset"]');
+  await second.page.click('#train .train-close');
+  await second.page.click('#open-train'); // opening the panel reads the list again
+  await second.page.waitForSelector(`#train [data-run-id="${id}"]:not([data-live])`, { timeout: 20000 });
+  await second.page.click(`#train [data-run-id="${id}"] [data-train="delete-saved"]`);
+  await second.page.waitForSelector('#train [data-train="no-saved-runs"]:not([hidden])', { timeout: 20000 });
+  assert.equal((await savedItems(second.page)).length, 0);
+
+  assert.deepEqual(errors, []);
+  assert.deepEqual(second.errors, []);
+  await second.page.close();
+  await page.close();
+});
+
+test('a full quota or a browser that refuses storage gets a message, and the run goes on', async () => {
+  const saveMessage = (page) => page.textContent('#train [data-train="save-message"]');
+
+  // A quota far below one save (Chromium's own override, as a full disk would leave it).
+  const { page, errors } = await openPlayground();
+  const cdp = await page.context().newCDPSession(page);
+  const origin = new URL(server.url).origin;
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 200 * 1024 });
+  try {
+    await page.click('#open-train');
+    await page.click('#train [data-train="start"]');
+    await waitFor(page, stepAtLeast, 5);
+    await page.click('#train [data-train="pause"]');
+    await waitFor(page, () => /storage is full/.test(document.querySelector('#train [data-train="save-message"]').textContent));
+    assert.equal((await dataset(page)).state, 'paused');
+    assert.equal((await savedItems(page)).length, 0, 'nothing was saved');
+    const step = Number((await dataset(page)).step);
+    await page.click('#train [data-train="pause"]');
+    await waitFor(page, stepAtLeast, step + 5);
+    assert.equal((await dataset(page)).state, 'running', 'the run goes on');
+    await page.click('#train [data-train="pause"]');
+    await page.click('#train [data-train="reset"]');
+  } finally {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  // IndexedDB refused (a private window, a sandboxed frame): said at once; the run trains and pauses as ever.
+  const blocked = await openPage(browser.context);
+  await blocked.page.addInitScript(() => {
+    Object.defineProperty(window, 'indexedDB', {
+      get() {
+        throw new DOMException('storage is blocked here', 'SecurityError');
+      },
+    });
+  });
+  await blocked.page.goto(`${server.url}?lang=zh-CN`);
+  await blocked.page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  await blocked.page.click('#open-train');
+  await waitFor(blocked.page, () => /无痕窗口/.test(document.querySelector('#train [data-train="save-message"]').textContent));
+  await blocked.page.click('#train [data-train="start"]');
+  await waitFor(blocked.page, stepAtLeast, 5);
+  await blocked.page.click('#train [data-train="pause"]');
+  await waitFor(blocked.page, () => document.getElementById('train').dataset.state === 'paused');
+  assert.match(await saveMessage(blocked.page), /无痕窗口/);
+  assert.deepEqual(blocked.errors, []);
+  await blocked.page.close();
+});
