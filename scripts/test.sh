@@ -36,5 +36,8 @@ node scripts/build_site.mjs
 ctest --test-dir build/wasm --no-tests=error --output-on-failure -j "$jobs"
 
 phase "Node and browser tests: the module through the JS API, the CLI, headless Chromium"
-node --test tests/node/ tests/browser/
+# Two files at a time: most of a browser test's time is spent waiting on the
+# page, so two overlap well on two cores (each file has its own server port,
+# browser profile and temp folder).
+node --test --test-concurrency=2 tests/node/ tests/browser/
 phases_done

@@ -12,7 +12,8 @@ import { serve } from '../../scripts/serve.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export async function launchBrowser() {
+/** args: more Chromium flags, after the ones below. */
+export async function launchBrowser({ args = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'minimind-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -26,6 +27,7 @@ export async function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...args,
     ],
   });
   return {
