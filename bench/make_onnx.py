@@ -3,7 +3,7 @@
 
 For each preset (lab-a, minimind2-small, minimind-3) it builds a plain-PyTorch MiniMind from the
 spec (MINIMIND.md: RMSNorm, q/k norm in generation 3, rotate-half RoPE, GQA by repeat_kv, causal
-mask, SwiGLU, tied lm_head) with OUR seeded random weights (the C++ core's recipe, see README
+mask, SwiGLU, tied lm_head) with OUR seeded random weights (the C++ core's recipe, see docs/api.md,
 "Seeded random weights"), so that both runtimes compute with the same numbers, and exports two
 graphs with torch.onnx.export (opset 17, the sequence length dynamic):
 

@@ -84,7 +84,7 @@ std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& we
 enum class RandomInit { Playground, MiniMind };
 
 // Seeded random weights, identical on every platform. Recipe (documented in
-// the README and re-implemented in tests/make_fixtures.py as the check):
+// docs/api.md, "Seeded random weights", and re-implemented in tests/make_fixtures.py as the check):
 //   stream per tensor: SplitMix64(seed XOR fnv1a64(name));
 //   one draw u in [-1, 1) per element, row-major;
 //   Linear [out, in]: u * (1 / sqrt(in)) in float32; Embedding: u (times
