@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "io/infer_config.h"
-#include "io/pth.h"
-#include "io/safetensors.h"
-#include "model/weights.h"
+#include "checkpoint/infer_config.h"
+#include "formats/pth.h"
+#include "formats/safetensors.h"
+#include "tensors/weights.h"
 #include "tokenizer/tokenizer.h"
 
 namespace minimind::fuzz {
