@@ -1,72 +1,55 @@
 #!/usr/bin/env node
-// Head formation within the page's five minutes: the Train panel's default
-// run (js/train_session.mjs DEFAULT_CONFIG and DEFAULT_OPTIONS on the
-// project's corpus, 8000 texts, packed as the panel packs them) and variants
-// of it, each trained on the same budget of tokens: what the page trains in
-// 5 minutes at its measured rate ("Training tokens/s in the page" in
-// BENCHMARKS.md, bench/page_training.mjs). Every tenth of the budget the
-// head-role scores the panel plots (js/head_roles.mjs lightHeadProbes,
-// scoreHeadRoles) are read: does any change of the default grow a
-// previous-token head (≥ 0.8) or an induction head (≥ 0.5) in that time, as
-// the page's goals ask?
+// Head formation in the Train panel's runs (js/train_recipes.mjs): the default
+// run and "watch an induction head form", each trained for its whole schedule
+// on its corpus stream with seeds 1, 2 and 3 (the model's initialisation and
+// the stream's), in Node, the module in Wasm, the panel's session code
+// (js/train_session.mjs). CHECKPOINTS times a run (and before its first
+// batch) every head is scored on the formation probes of the held-out probe
+// seed (js/train_recipes.mjs FORMATION_PROBES, js/head_roles.mjs
+// lightHeadProbes / scoreHeadRoles): when does a previous-token head pass 0.8
+// and an induction head 0.5, at the same checkpoint, in tokens (batch rows ×
+// max_seq_len, as the page counts them)?
 //
-// Each variant runs in its own Node process (Wasm, 1 thread), `--jobs` at a
-// time; a budget in tokens, not seconds, makes the runs comparable whatever
-// else the machine does. MiniMind's trainer is the module's (model.trainer),
-// with the page's own data path (js/train_data.mjs trainingSamples).
+// Tokens are the measure (the same on any machine); the time they take here is
+// tokens ÷ tokens/s, with tokens/s measured on 1 thread (the SIMD build) and 2
+// (the pthreads build), and projected to 4 threads from the measured speed-up
+// by Amdahl's law.
 //
-// Usage: node bench/head_formation.mjs [--tokens N] [--only NAME[,NAME...]] [--jobs 2]
-// bench/run.mjs --only heads runs it and writes the "Head formation" section.
+// Usage: node bench/head_formation.mjs [--only default,induction] [--seeds 1,2,3] [--jobs 2] [--write]
+// bench/run.mjs --only heads runs it and writes the "Head formation" section
+// (--write: this script writes it, without run.mjs's builds).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { makeCorpusLines } from '../js/corpus.mjs';
 import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
-import { trainingSamples } from '../js/train_data.mjs';
-import { DEFAULT_CONFIG, DEFAULT_LINES, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS, TrainSession } from '../js/train_session.mjs';
+import { previousTokenCap } from '../js/prev_token_cap.mjs';
+import {
+  FORMATION_GOALS,
+  FORMATION_PROBES,
+  TRAIN_RECIPES,
+  formationProbeOptions,
+  recipeSamples,
+  recipeTokens,
+  withSeed,
+} from '../js/train_recipes.mjs';
+import { TrainSession } from '../js/train_session.mjs';
 import { runHeader } from './cpu_model.mjs';
-import { GOALS } from './page_training.mjs';
+import { replaceSection } from './report.mjs';
+import { median } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The page's goals (bench/page_training.mjs) for the head-role scores; the pronoun score against its attention goal. */
-export const HEAD_GOALS = Object.freeze({
-  previousToken: GOALS.previousToken,
-  induction: GOALS.induction,
-  pronoun: GOALS.pronounAttention,
-});
-export const PAGE_SECONDS = 300;
-const CHECKPOINTS = 10;
-
-/**
- * The runs: the page's default and one change each. `epochs: 'fill'` takes
- * as many epochs as the budget holds (the learning rate's cosine then spans
- * the whole budget).
- */
-export const VARIANTS = Object.freeze([
-  { name: 'default', what: "the page's default run (3 epochs)" },
-  { name: 'longer', what: 'the same texts for as many epochs as the budget holds', epochs: 'fill' },
-  { name: 'more-text', what: '40000 texts, as many epochs as the budget holds', lines: 40000, epochs: 'fill' },
-  { name: 'lr-0.01', what: 'learning rate 0.01', epochs: 'fill', options: { learningRate: 1e-2 } },
-  { name: 'batch-4', what: 'batch 4: 4× the optimizer steps for the same tokens', epochs: 'fill', options: { batchSize: 4 } },
-  { name: 'kv-4', what: '4 kv heads (no K/V shared between heads)', epochs: 'fill', config: { num_key_value_heads: 4 } },
-  {
-    name: 'head-dim-32',
-    what: '2 heads of 32 dimensions (2 kv heads)',
-    epochs: 'fill',
-    config: { num_attention_heads: 2, num_key_value_heads: 2 },
-  },
-  { name: 'copy-only', what: "only the corpus's copying lines (spans and sentences said twice)", epochs: 'fill', mix: { induction: 1 } },
-  { name: 'seq-32', what: 'max_seq_len 32, batch 32 (the same tokens a batch)', epochs: 'fill', options: { maxSeqLen: 32, batchSize: 32 } },
-]);
-
-/** The page's training tokens/s from BENCHMARKS.md's "Training in the page" section, or null. */
-export function pageTokensPerSecond(markdown) {
-  const match = /\*\*Training tokens\/s in the page: (\d+(?:\.\d+)?)\*\*/.exec(markdown);
-  return match ? Number(match[1]) : null;
-}
+/** The goals: a formed head's score (js/train_recipes.mjs FORMATION_GOALS), and the pronoun head's. */
+export const HEAD_GOALS = Object.freeze({ ...FORMATION_GOALS, pronoun: 0.5 });
+export const SEEDS = Object.freeze([1, 2, 3]);
+export const RECIPE_IDS = Object.freeze(Object.keys(TRAIN_RECIPES));
+const CHECKPOINTS = 40;
+// tokens/s: RATE_BATCHES batches after RATE_WARMUP, in a process of its own, RATE_ROUNDS rounds interleaved.
+const RATE_WARMUP = 3;
+const RATE_BATCHES = 20;
+const RATE_ROUNDS = 3;
 
 /** The best score of each role over layers and heads: {previousToken, induction, pronoun}. */
 function bestScores(scores) {
@@ -75,59 +58,44 @@ function bestScores(scores) {
 }
 
 /**
- * Trains one variant until `budgetTokens` positions (batch rows × max_seq_len,
- * as the page counts them) or the end of its run. Returns {name, config,
- * options, samples, steps, tokens, seconds, checkpoints: [{step, tokens, loss,
- * previousToken, induction, pronoun}] (at batch 0 and every tenth of the
- * budget), reached: {role: tokens or null}}.
+ * Trains `recipe` (js/train_recipes.mjs, its seeds as given) for its whole
+ * schedule, scoring the heads on the formation probes of `probeSeed` before
+ * the first batch and `checkpoints` times during the run. Returns {id, seed,
+ * batches, tokens, seconds, checkpoints: [{step, tokens, loss, previousToken,
+ * induction, pronoun}], reached: {previousToken, induction, pronoun, formed}
+ * (tokens at the first checkpoint at or above the goal, or null; formed: both
+ * previous-token and induction at one checkpoint)}.
  */
-export function runVariant(mm, tokenizer, variant, budgetTokens, { checkpoints = CHECKPOINTS } = {}) {
-  const config = { ...DEFAULT_CONFIG, ...variant.config };
-  const base = { ...DEFAULT_OPTIONS, ...variant.options };
-  const texts = makeCorpusLines(variant.lines ?? DEFAULT_LINES, 1, { mix: variant.mix ?? null });
-  const samples = trainingSamples(
-    texts.map((text) => tokenizer.encode(text)),
-    { maxSeqLen: base.maxSeqLen },
-  );
-  const perEpoch = samples.length * base.maxSeqLen;
-  const epochs = variant.epochs === 'fill' ? Math.max(1, Math.ceil(budgetTokens / perEpoch)) : base.epochs;
-  const model = mm.createModel({ config, seed: DEFAULT_MODEL_SEED, init: 'minimind' });
-  // The panel's own run, without its snapshots: the head-role scores are read here, at checkpoints.
-  const session = new TrainSession({ model, tokenizer, samples, options: { ...base, epochs }, snapshotEvery: Infinity, roles: false });
-  const probes = lightHeadProbes(tokenizer);
-  const out = {
-    name: variant.name,
-    config,
-    options: session.options,
-    samples: samples.length,
-    steps: 0,
-    tokens: 0,
-    seconds: 0,
-    checkpoints: [],
-  };
-  const reached = { previousToken: null, induction: null, pronoun: null };
+export function runRecipe(mm, tokenizer, recipe, { checkpoints = CHECKPOINTS, probeSeed = FORMATION_PROBES.heldOutSeed } = {}) {
+  const samples = recipeSamples(recipe, (text) => tokenizer.encode(text));
+  const model = mm.createModel({ config: recipe.config, seed: recipe.modelSeed, init: 'minimind' });
+  // The panel's run without its snapshots: the heads are scored here, on the formation probes.
+  const session = new TrainSession({ model, tokenizer, samples, options: recipe.options, snapshotEvery: Infinity, roles: false });
+  const probes = lightHeadProbes(tokenizer, formationProbeOptions(probeSeed));
+  const every = Math.max(1, Math.ceil(recipe.batches / checkpoints));
+  const out = { id: recipe.id, seed: recipe.modelSeed, batches: recipe.batches, tokens: 0, seconds: 0, checkpoints: [] };
+  const reached = { previousToken: null, induction: null, pronoun: null, formed: null };
   const losses = [];
   let since = 0; // the first loss after the previous checkpoint
+  let step = 0;
   const check = () => {
     const best = bestScores(scoreHeadRoles(model, probes));
     const recent = losses.slice(since);
     since = losses.length;
     const loss = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
-    out.checkpoints.push({ step: out.steps, tokens: out.tokens, loss, ...best });
-    for (const role of Object.keys(reached)) if (reached[role] === null && best[role] >= HEAD_GOALS[role]) reached[role] = out.tokens;
+    out.checkpoints.push({ step, tokens: out.tokens, loss, ...best });
+    for (const role of ['previousToken', 'induction', 'pronoun'])
+      if (reached[role] === null && best[role] >= HEAD_GOALS[role]) reached[role] = out.tokens;
+    if (reached.formed === null && best.previousToken >= HEAD_GOALS.previousToken && best.induction >= HEAD_GOALS.induction)
+      reached.formed = out.tokens;
   };
   check();
-  let next = budgetTokens / checkpoints;
-  while (!session.done && out.tokens < budgetTokens) {
-    const [step] = session.runSlice(0).steps; // one batch
-    const info = session.info();
-    out.steps = info.batchesDone;
-    out.tokens = info.positions;
-    losses.push(step.loss);
-    if (out.tokens >= next || session.done || out.tokens >= budgetTokens) {
-      check();
-      next += budgetTokens / checkpoints;
-    }
+  while (!session.done) {
+    const [s] = session.runSlice(0).steps; // one batch
+    step = s.step;
+    out.tokens += s.positions;
+    losses.push(s.loss);
+    if (step % every === 0 || session.done) check();
   }
   out.seconds = session.info().trainMs / 1e3;
   out.reached = reached;
@@ -136,147 +104,266 @@ export function runVariant(mm, tokenizer, variant, budgetTokens, { checkpoints =
   return out;
 }
 
-async function child(name, budgetTokens) {
-  const variant = VARIANTS.find((v) => v.name === name);
-  if (!variant) throw new Error(`no variant "${name}" (known: ${VARIANTS.map((v) => v.name).join(', ')})`);
+/** Training tokens/s of `recipe` on `threads` threads (1: the SIMD build, more: the pthreads build): RATE_BATCHES batches after RATE_WARMUP. */
+export async function recipeRate(id, threads) {
   const { loadMiniMind } = await import('../js/minimind.mjs');
-  const mm = await loadMiniMind({ variant: 'simd' });
+  const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
-  process.stdout.write(`${JSON.stringify(runVariant(mm, tokenizer, variant, budgetTokens))}\n`);
+  const recipe = { ...TRAIN_RECIPES[id], batches: RATE_WARMUP + RATE_BATCHES };
+  const samples = recipeSamples(recipe, (text) => tokenizer.encode(text));
+  const model = mm.createModel({ config: recipe.config, seed: recipe.modelSeed, init: 'minimind' });
+  const session = new TrainSession({ model, tokenizer, samples, options: recipe.options, snapshotEvery: Infinity, roles: false });
+  for (let i = 0; i < RATE_WARMUP; i += 1) session.runSlice(0);
+  const before = session.info();
+  while (!session.done) session.runSlice(0);
+  const after = session.info();
+  session.dispose();
+  model.dispose();
+  return { tokensPerSecond: (after.positions - before.positions) / ((after.trainMs - before.trainMs) / 1e3), threads: mm.threads };
+}
+
+/** The speed on 4 threads projected from 1 and 2 by Amdahl's law: the parallel share p from s₂ = 1 / (1 − p + p/2). */
+export function projectThreads(rate1, rate2, threads = 4) {
+  const p = Math.min(1, Math.max(0, 2 * (1 - rate1 / rate2)));
+  return { parallelShare: p, tokensPerSecond: rate1 / (1 - p + p / threads) };
+}
+
+/** The median of tokens to formation over seeds, a run that never formed counting as more than any: null if most did not. */
+export function medianFormation(runs) {
+  const tokens = runs.map((r) => r.reached.formed ?? Infinity).sort((a, b) => a - b);
+  const m = tokens[(tokens.length - 1) >> 1];
+  return Number.isFinite(m) ? m : null;
+}
+
+function spawnChild(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    proc.stdout.on('data', (chunk) => (text += chunk));
+    proc.on('error', reject);
+    proc.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`bench/head_formation.mjs ${args.join(' ')} exited with ${code}`));
+      resolve(JSON.parse(text.trim().split('\n').at(-1)));
+    });
+  });
 }
 
 /**
- * Runs the variants (`only`: names, default all) `jobs` at a time in child
- * processes on `budgetTokens` each. Returns {…runHeader, budgetTokens,
- * pageTokensPerSecond, runs: [runVariant's results, in VARIANTS' order]}.
+ * Trains every recipe of `only` (default all) with every seed, `jobs` runs at
+ * a time (1 thread each), then measures each recipe's tokens/s on 1 and 2
+ * threads alone. Returns {…runHeader, probeSeed, seeds, runs: [runRecipe's
+ * results], rates: {id: {1, 2, 4 (projected), parallelShare}}}.
  */
-export async function measureHeadFormation({ budgetTokens, pageRate = null, only = null, jobs = 2, log = console.log }) {
+export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 2, log = console.log } = {}) {
   const load0 = os.loadavg()[0];
   const started = new Date();
-  const names = VARIANTS.map((v) => v.name).filter((n) => !only || only.includes(n));
+  const ids = RECIPE_IDS.filter((id) => !only || only.includes(id));
+  const queue = ids.flatMap((id) => seeds.map((seed) => ({ id, seed })));
   const results = new Map();
-  const queue = [...names];
-  const one = (name) =>
-    new Promise((resolve, reject) => {
-      const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', name, '--tokens', String(budgetTokens)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let text = '';
-      proc.stdout.on('data', (chunk) => (text += chunk));
-      proc.on('error', reject);
-      proc.on('close', (code) => {
-        if (code !== 0) return reject(new Error(`head formation "${name}" exited with ${code}`));
-        const result = JSON.parse(text.trim().split('\n').at(-1));
-        const last = result.checkpoints.at(-1);
-        log(
-          `heads: ${name}: ${result.steps} batches, ${result.tokens} tokens in ${result.seconds.toFixed(0)} s; ` +
-            `best previous-token ${last.previousToken.toFixed(2)}, induction ${last.induction.toFixed(2)}, pronoun ${last.pronoun.toFixed(2)}`,
-        );
-        results.set(name, result);
-        resolve();
-      });
-    });
   const worker = async () => {
-    while (queue.length) await one(queue.shift());
+    while (queue.length) {
+      const { id, seed } = queue.shift();
+      const result = await spawnChild(['--child', `${id}:${seed}`]);
+      const last = result.checkpoints.at(-1);
+      log(
+        `heads: ${id} seed ${seed}: ${result.tokens} tokens in ${result.seconds.toFixed(0)} s; formed ${result.reached.formed ?? 'no'}; ` +
+          `final previous-token ${last.previousToken.toFixed(2)}, induction ${last.induction.toFixed(2)}, pronoun ${last.pronoun.toFixed(2)}`,
+      );
+      results.set(`${id}:${seed}`, result);
+      // Each run's raw result as it comes: a long measurement keeps what it has if a later step fails.
+      mkdirSync(`${root}build/bench`, { recursive: true });
+      writeFileSync(`${root}build/bench/heads-run-${id}-${seed}.json`, `${JSON.stringify(result)}\n`);
+    }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, names.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, queue.length)) }, worker));
+  const samples = Object.fromEntries(ids.map((id) => [id, { 1: [], 2: [] }]));
+  for (let round = 0; round < RATE_ROUNDS; round += 1)
+    for (const id of ids)
+      for (const threads of [1, 2]) {
+        const r = await spawnChild(['--rate', id, '--threads', String(threads)]);
+        if (r.threads !== threads) throw new Error(`asked for ${threads} threads, the module ran ${r.threads}`);
+        samples[id][threads].push(r.tokensPerSecond);
+      }
+  // What bounds a young model's previous-token score: the most a purely positional head of the recipe's
+  // head_dim can put on the previous token at q/k-norm gain 1 (js/prev_token_cap.mjs), over sentences of the
+  // probes' mean length.
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const mm = await loadMiniMind({ variant: 'simd' });
+  const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
+  const texts = new Map(lightHeadProbes(tokenizer, formationProbeOptions()).previousToken.map((p) => [p.ids, p.ids.length]));
+  tokenizer.dispose();
+  const probeTokens = Math.round([...texts.values()].reduce((a, b) => a + b, 0) / texts.size);
+  const caps = {};
+  for (const id of ids) {
+    const { config } = TRAIN_RECIPES[id];
+    const headDim = config.head_dim ?? config.hidden_size / config.num_attention_heads;
+    caps[id] = { headDim, cap: previousTokenCap(headDim, probeTokens, 1) };
+  }
+  const rates = {};
+  for (const id of ids) {
+    const one = median(samples[id][1]);
+    const two = median(samples[id][2]);
+    const four = projectThreads(one, two);
+    rates[id] = { 1: one, 2: two, 4: four.tokensPerSecond, parallelShare: four.parallelShare };
+    log(`heads: ${id}: ${one.toFixed(0)} tokens/s on 1 thread, ${two.toFixed(0)} on 2, ${four.tokensPerSecond.toFixed(0)} projected on 4`);
+  }
   return {
     ...runHeader(started, load0),
-    budgetTokens,
-    pageTokensPerSecond: pageRate,
-    runs: names.map((n) => results.get(n)),
+    probeSeed: FORMATION_PROBES.heldOutSeed,
+    seeds: [...seeds],
+    jobs,
+    runs: ids.flatMap((id) => seeds.map((seed) => results.get(`${id}:${seed}`))),
+    rates,
+    probeTokens,
+    caps,
   };
 }
 
 export const HEADS_BEGIN = '<!-- heads: written by node bench/run.mjs --only heads; do not edit by hand -->';
 export const HEADS_END = '<!-- /heads -->';
+/** The markers of the section scripts/induction_search.mjs writes after this one (how the induction run was chosen). */
+export const SEARCH_BEGIN = '<!-- induction-search: written by node scripts/induction_search.mjs --table --write; do not edit by hand -->';
+export const SEARCH_END = '<!-- /induction-search -->';
 
 const f2 = (v) => v.toFixed(2);
 const kTokens = (n) => `${(n / 1000).toFixed(0)}k`;
+const duration = (s) => (s >= 120 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(0)} s`);
+
+/** A recipe's shape, data and schedule in words. */
+export function describeRecipe(recipe) {
+  const c = recipe.config;
+  const H = c.num_attention_heads;
+  const headDim = c.head_dim ?? c.hidden_size / H;
+  const mix = recipe.data.mix
+    ? `mix ${Object.entries(recipe.data.mix)
+        .map(([kind, w]) => `${kind} ${w}`)
+        .join(', ')}`
+    : "the corpus's own mix";
+  const o = recipe.options;
+  return {
+    shape: `hidden ${c.hidden_size}, ${c.num_hidden_layers} layers, ${H} heads of ${headDim} (${c.num_key_value_heads} kv)`,
+    data: `fresh corpus stream, ${mix}`,
+    schedule: `${recipe.batches} batches of ${o.batchSize} × ${o.maxSeqLen}, lr ${o.learningRate}`,
+  };
+}
 
 /** The "Head formation" section from measureHeadFormation's result. */
 export function headFormationSection(r) {
-  const peak = (run, role) => run.checkpoints.reduce((best, c) => (c[role] > best[role] ? c : best), run.checkpoints[0]);
   const cell = (run, role) => {
-    const best = peak(run, role);
+    const last = run.checkpoints.at(-1);
     const when = run.reached[role];
-    return when === null
-      ? `${f2(best[role])} (at ${kTokens(best.tokens)})`
-      : `**${f2(best[role])}**, ≥ ${HEAD_GOALS[role]} at ${kTokens(when)}`;
+    return when === null ? f2(last[role]) : `**${f2(last[role])}**, ≥ ${HEAD_GOALS[role]} at ${kTokens(when)}`;
   };
-  const rows = r.runs.map((run) => {
-    const variant = VARIANTS.find((v) => v.name === run.name);
+  const recipeRows = [...new Set(r.runs.map((run) => run.id))].map((id) => {
+    const d = describeRecipe(TRAIN_RECIPES[id]);
+    return `| ${id} | ${d.shape} | ${d.data} | ${d.schedule} | ${kTokens(recipeTokens(TRAIN_RECIPES[id]))} |`;
+  });
+  const runRows = r.runs.map((run) => {
     const last = run.checkpoints.at(-1);
     return (
-      `| ${run.name} | ${variant.what} | ${run.steps} | ${kTokens(run.tokens)} | ${last.loss === null ? '–' : last.loss.toFixed(3)} | ` +
-      `${cell(run, 'previousToken')} | ${cell(run, 'induction')} | ${cell(run, 'pronoun')} |`
+      `| ${run.id} | ${run.seed} | ${kTokens(run.tokens)} | ${last.loss === null ? '–' : last.loss.toFixed(3)} | ` +
+      `${cell(run, 'previousToken')} | ${cell(run, 'induction')} | ${cell(run, 'pronoun')} | ${run.reached.formed === null ? 'no' : `**${kTokens(run.reached.formed)}**`} |`
     );
   });
-  const met = (role) => r.runs.filter((run) => run.reached[role] !== null).map((run) => run.name);
-  const verdict = (role, label) => {
-    const names = met(role);
-    return names.length
-      ? `${label} ≥ ${HEAD_GOALS[role]} within the budget: ${names.join(', ')}`
-      : `${label} ≥ ${HEAD_GOALS[role]}: in none of the runs`;
-  };
-  const rate = r.pageTokensPerSecond
-    ? ` (${PAGE_SECONDS} s at the page's ${r.pageTokensPerSecond} tokens/s, "Training in the page" above)`
-    : '';
+  const timeRows = Object.entries(r.rates).map(([id, rate]) => {
+    const runs = r.runs.filter((run) => run.id === id);
+    const tokens = medianFormation(runs);
+    const formed = runs.filter((run) => run.reached.formed !== null).length;
+    const at = (threads) => (tokens === null ? '–' : duration(tokens / rate[threads]));
+    return (
+      `| ${id} | ${tokens === null ? `not formed (${formed} of ${runs.length} seeds)` : `**${kTokens(tokens)}** (${formed} of ${runs.length} seeds formed)`} | ` +
+      `${rate[1].toFixed(0)} | ${rate[2].toFixed(0)} | ${rate[4].toFixed(0)} | ${at(1)} | ${at(2)} | ${at(4)} |`
+    );
+  });
+  const seeds = r.seeds.join(', ');
   return `${HEADS_BEGIN}
-## Head formation in the page's 5 minutes
+## Head formation
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only heads\`, \`bench/head_formation.mjs\`). The Train panel's default run and one change of it
-per row, each trained in Node (the module in Wasm, 1 thread, ${r.runs.length > 1 ? 'two runs side by side' : 'one run'}) on a budget of
-**${r.budgetTokens} tokens**${rate}, or until its run ends. Every tenth of the budget (and before the first batch) the head-role
-scores the panel plots are read (\`js/head_roles.mjs\` \`lightHeadProbes\` / \`scoreHeadRoles\`, best over layers and
-heads); a cell gives the best score seen and where it was reached (tokens trained), bold with the point where it
-passed the page's goal. Loss: the mean of the batches after the checkpoint before the last.
+(\`npm run bench -- --only heads\`, \`bench/head_formation.mjs\`). The Train panel's runs (\`js/train_recipes.mjs\`), each
+trained for its whole schedule with seeds ${seeds} (the model's initialisation and the corpus stream's: fresh generated
+lines, \`js/corpus_stream.mjs\`, never an epoch over a fixed list), in Node (the module in Wasm, 1 thread,
+${r.jobs > 1 ? `${r.jobs} runs side by side` : 'one run at a time'}, the panel's session code). Before the first batch and ${CHECKPOINTS} times a run, every
+head is scored on the formation probes of seed ${r.probeSeed}, drawn after the recipes were chosen (no design choice saw
+them): ${FORMATION_PROBES.repeats * (FORMATION_PROBES.inductionLength - 1)} induction queries (${FORMATION_PROBES.repeats} random spans of ${FORMATION_PROBES.inductionLength} corpus tokens said twice), previous-token
+on ${FORMATION_PROBES.texts} held-out sentences, pronoun on ${FORMATION_PROBES.pronouns} (\`js/head_roles.mjs\` \`lightHeadProbes\`). Goals: previous-token ≥ ${HEAD_GOALS.previousToken},
+induction ≥ ${HEAD_GOALS.induction}, pronoun ≥ ${HEAD_GOALS.pronoun}. Tokens are batch rows × max_seq_len, as the page counts them.
 
-| run | change from the default | batches | tokens | loss | previous-token | induction | pronoun |
+| recipe | shape | data | schedule | tokens |
+|---|---|---|---|---|
+${recipeRows.join('\n')}
+
+A score cell is the best head's at the run's end, in bold with the point where the run first passed the goal; formed: the
+first checkpoint with a previous-token head and an induction head at their goals at once. Loss: the mean of the batches
+after the checkpoint before the last.
+
+| run | seed | tokens | loss | previous-token | induction | pronoun | formed at |
 |---|---|---|---|---|---|---|---|
-${rows.join('\n')}
+${runRows.join('\n')}
 
-${verdict('previousToken', 'Previous-token')}; ${verdict('induction', 'induction')}; ${verdict('pronoun', 'pronoun')}.
+Tokens to formation (the median over the seeds, a seed that never formed counting as more than any) and the training
+time they take here: tokens/s of the recipe in Node, ${RATE_BATCHES} batches after ${RATE_WARMUP}, median of ${RATE_ROUNDS} rounds interleaved, on 1 thread
+(\`dist/wasm/minimind.*\`) and 2 (\`minimind-threads.*\`); 4 threads projected by Amdahl's law from the measured speed-up
+(parallel share ${Object.entries(r.rates)
+    .map(([id, rate]) => `${id} ${f2(rate.parallelShare)}`)
+    .join(', ')}). The panel's snapshots and the data's preparation come on top.
+
+| recipe | tokens to formation | tokens/s, 1 thread | 2 threads | 4 threads (projected) | time, 1 thread | 2 threads | 4 threads (projected) |
+|---|---|---|---|---|---|---|---|
+${timeRows.join('\n')}
+
+What bounds the previous-token score of a young model: MiniMind's q/k norm scales every query and key to the RMS of its
+norm weights (1 at the start) and RoPE turns them by position, so a head whose scores depend on position alone can put at
+most about ${Object.entries(r.caps)
+    .map(([id, c]) => `${f2(c.cap)} (${id}, head_dim ${c.headDim})`)
+    .join(', ')} of a ${r.probeTokens}-token sentence's attention on the previous token (the probes' mean length;
+\`js/prev_token_cap.mjs\`, the best a seeded search over q and k finds). Above that a head must grow its norm weights
+against MiniMind's weight decay, or follow content as well as position.
 ${HEADS_END}`;
 }
 
 function parseArgs(argv) {
-  const args = { tokens: null, only: null, jobs: 2, child: null };
+  const args = { only: null, seeds: [...SEEDS], jobs: 2, child: null, rate: null, threads: 1, write: false };
   for (let i = 0; i < argv.length; i += 1) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
       return argv[++i];
     };
-    if (argv[i] === '--tokens') args.tokens = Number(value());
-    else if (argv[i] === '--only') args.only = value().split(',');
+    if (argv[i] === '--only') args.only = value().split(',');
+    else if (argv[i] === '--seeds') args.seeds = value().split(',').map(Number);
     else if (argv[i] === '--jobs') args.jobs = Number(value());
     else if (argv[i] === '--child') args.child = value();
+    else if (argv[i] === '--rate') args.rate = value();
+    else if (argv[i] === '--threads') args.threads = Number(value());
+    else if (argv[i] === '--write') args.write = true;
     else throw new Error(`unknown flag ${argv[i]}`);
   }
-  if (args.tokens !== null && !(Number.isSafeInteger(args.tokens) && args.tokens > 0)) throw new Error('--tokens needs a positive integer');
+  for (const id of [...(args.only ?? []), ...(args.rate ? [args.rate] : [])])
+    if (!TRAIN_RECIPES[id]) throw new Error(`no recipe "${id}" (known: ${RECIPE_IDS.join(', ')})`);
+  if (!args.seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) throw new Error('--seeds needs non-negative integers');
   if (!(Number.isSafeInteger(args.jobs) && args.jobs >= 1)) throw new Error('--jobs needs a positive integer');
   return args;
 }
 
-/** The token budget: --tokens, else PAGE_SECONDS at the page's rate in BENCHMARKS.md. */
-export function budgetFrom(args, markdown) {
-  if (args.tokens) return { budgetTokens: args.tokens, pageRate: null };
-  const pageRate = pageTokensPerSecond(markdown);
-  if (pageRate === null)
-    throw new Error(
-      'BENCHMARKS.md has no "Training tokens/s in the page" yet: run npm run bench -- --only page-training, or give --tokens',
-    );
-  return { budgetTokens: Math.round(PAGE_SECONDS * pageRate), pageRate };
+async function child(spec) {
+  const [id, seed] = spec.split(':');
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const mm = await loadMiniMind({ variant: 'simd' });
+  const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
+  process.stdout.write(`${JSON.stringify(runRecipe(mm, tokenizer, withSeed(TRAIN_RECIPES[id], Number(seed))))}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = parseArgs(process.argv.slice(2));
-  if (args.child) {
-    await child(args.child, args.tokens);
-  } else {
-    const { budgetTokens, pageRate } = budgetFrom(args, readFileSync(`${root}BENCHMARKS.md`, 'utf8'));
-    const result = await measureHeadFormation({ budgetTokens, pageRate, only: args.only, jobs: args.jobs });
-    console.log(headFormationSection(result));
+  if (args.child) await child(args.child);
+  else if (args.rate) process.stdout.write(`${JSON.stringify(await recipeRate(args.rate, args.threads))}\n`);
+  else {
+    const result = await measureHeadFormation({ only: args.only, seeds: args.seeds, jobs: args.jobs });
+    const section = headFormationSection(result);
+    console.log(section);
+    if (args.write) {
+      writeFileSync(`${root}build/bench/heads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+      replaceSection(`${root}BENCHMARKS.md`, HEADS_BEGIN, HEADS_END, section);
+    }
   }
 }

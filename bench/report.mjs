@@ -747,13 +747,13 @@ export function pageTrainingSection(p) {
   return `${PAGE_TRAINING_BEGIN}
 ## Training in the page
 
-The playground's Train panel (\`web/train_panel.mjs\`; the run in its own worker,
+The playground's Train panel (\`web/train/\`; the run in its own worker,
 \`web/train_worker.mjs\`, \`web/train_host.mjs\`, \`js/train_session.mjs\`) in headless ${m.chromium},
 measured by \`bench/page_training.mjs\` in one run of \`${p.command}\` on **${m.cpu}** (${m.cores} cores,
 shared with other work), ${m.date}, load average ${m.load} at the start and ${m.loadEnd} at the end. The bench
-opens the playground (1280×800, \`?lang=en\`), presses **Train** (\`#open-train\`: it opens the panel and
-starts the default run) and watches for up to ${p.limitSeconds / 60} minutes, stopping earlier when every goal
-is reached or the run ends. Times are the page's own (\`performance.now()\`), from the click to the
+opens the playground (1280×800, \`?lang=en\`), presses **Train** (\`#open-train\`: it opens the panel) and
+**Start** (the default run) and watches for up to ${p.limitSeconds / 60} minutes, stopping earlier when every goal
+is reached or the run ends. Times are the page's own (\`performance.now()\`), from the Start click to the
 loss report or the snapshot (every ${s.snapshotEvery} batches, and at batch 0) that reached the goal,
 read through \`#train\`'s read-only \`element.snapshots\` and \`element.trainer\`.
 

@@ -18,17 +18,19 @@
 //
 // Training in the page (bench/page_training.mjs): the playground's Train panel in
 // headless Chromium, its default run for up to 5 minutes: tokens/s and the time
-// to the loss, head-role and pronoun-attention goals.
+// to the loss, head-role and pronoun-attention goals; then the panel's two runs
+// (js/train_recipes.mjs) in Node on 1 and 2 threads (measureRecipeRuns).
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp]
+//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|soak]
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
-// "Training in the page" section (≤ 5 minutes, after building the site);
-// --only heads trains the Train panel's default run and variants of it on the
-// tokens the page trains in 5 minutes (bench/head_formation.mjs, ~20 minutes)
-// and rewrites only "Head formation in the page's 5 minutes";
+// "Training in the page" section (≤ 5 minutes, after building the site) and
+// "The Train panel's runs" (≤ 20 minutes a run);
+// --only heads trains the Train panel's runs (js/train_recipes.mjs) with 3 seeds
+// each and scores their heads as they go (bench/head_formation.mjs, ~30 minutes)
+// and rewrites only "Head formation";
 // --only threads measures 1 against 2 threads, ours and ONNX Runtime Web's
 // (bench/threads.mjs), and rewrites only the "Threads" section; --only wllama
 // times llama.cpp's Wasm build (@wllama/wllama), ONNX Runtime Web and ours in one
@@ -38,6 +40,9 @@
 // and rewrites only "Limits";
 // --only interp times activation patching, the logit lens and attribution on
 // minimind2-small (bench/interp.mjs) and rewrites only "Interpretability";
+// --only soak uses the playground for a long time in headless Chromium (1,000
+// forwards, 20 generations, 10 training cycles, 20 model switches; bench/soak.mjs,
+// on the built site) and rewrites only "Soak";
 // --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
@@ -56,15 +61,33 @@ import { cpuModel } from './cpu_model.mjs';
 import { forwardFlops } from './flops.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
 import { measurePageLatency } from './page_latency.mjs';
-import { measurePageTraining } from './page_training.mjs';
+import {
+  RUNS_BEGIN,
+  RUNS_END,
+  measurePageTraining,
+  measureRecipeRuns,
+  recipeRunsSection,
+  writeRecipeRunsSection,
+} from './page_training.mjs';
 import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
-import { HEADS_BEGIN, HEADS_END, VARIANTS, budgetFrom, headFormationSection, measureHeadFormation } from './head_formation.mjs';
+import {
+  HEADS_BEGIN,
+  HEADS_END,
+  RECIPE_IDS,
+  SEARCH_BEGIN,
+  SEARCH_END,
+  SEEDS,
+  headFormationSection,
+  measureHeadFormation,
+} from './head_formation.mjs';
 import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
 import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp.mjs';
+import { SOAK_BEGIN, SOAK_END, runSoak, soakSection } from './soak.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
 import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
 import { benchTraining, summary } from './train.mjs';
+import { writeSummary } from './summary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -96,8 +119,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits', 'interp'].includes(only))
-  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama", "limits" or "interp", got "${only}"`);
+if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits', 'interp', 'soak'].includes(only))
+  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama", "limits", "interp" or "soak", got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
@@ -690,6 +713,16 @@ async function pageTraining() {
 }
 
 async function main() {
+  // The soak drives the built site (its own copy of the Wasm module), built here only if missing.
+  if (only === 'soak') {
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    if (!existsSync(`${root}dist/site/index.html`)) run('node', ['scripts/build_site.mjs'], 'building the site');
+    const result = await runSoak({ log }).catch((error) => fail(`soak: ${error.message}`));
+    writeFileSync(`${root}build/bench/soak-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, SOAK_BEGIN, SOAK_END, soakSection(result));
+    log(`wrote the "Soak" section of ${outFile.replace(root, '')} (raw: build/bench/soak-results.json)`);
+    return;
+  }
   ensureWasm();
   if (only === 'page-training') {
     mkdirSync(`${root}build/bench`, { recursive: true });
@@ -699,14 +732,17 @@ async function main() {
     writeFileSync(`${root}build/bench/page-training-results.json`, `${JSON.stringify(result, null, 1)}\n`);
     writePageTrainingSection(result, outFile);
     log(`wrote the "Training in the page" section of ${outFile.replace(root, '')} (raw: build/bench/page-training-results.json)`);
+    const runs = await measureRecipeRuns({ log });
+    writeFileSync(`${root}build/bench/page-training-runs.json`, `${JSON.stringify(runs, null, 1)}\n`);
+    writeRecipeRunsSection(recipeRunsSection(runs), outFile);
+    log(`wrote "The Train panel's runs" in ${outFile.replace(root, '')} (raw: build/bench/page-training-runs.json)`);
     return;
   }
   if (only === 'heads') {
     ensureWasm();
     mkdirSync(`${root}build/bench`, { recursive: true });
-    const { budgetTokens, pageRate } = budgetFrom({ tokens: null }, readFileSync(outFile, 'utf8'));
-    log(`head formation: ${VARIANTS.length} runs of ${budgetTokens} tokens each, 2 at a time`);
-    const result = await measureHeadFormation({ budgetTokens, pageRate, log });
+    log(`head formation: the Train panel's runs (${RECIPE_IDS.join(', ')}) with seeds ${SEEDS.join(', ')}, 2 at a time`);
+    const result = await measureHeadFormation({ log });
     writeFileSync(`${root}build/bench/heads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
     replaceSection(outFile, HEADS_BEGIN, HEADS_END, headFormationSection(result));
     log(`wrote the "Head formation" section of ${outFile.replace(root, '')} (raw: build/bench/heads-results.json)`);
@@ -811,17 +847,31 @@ async function main() {
   writeFileSync(`${root}build/bench/results.json`, `${JSON.stringify(data, null, 1)}\n`);
   // Kept: only --only heads, --only threads, --only wllama, --only limits and --only interp measure them.
   const heads = existingSection(outFile, HEADS_BEGIN, HEADS_END);
+  const panelRuns = existingSection(outFile, RUNS_BEGIN, RUNS_END); // --only page-training measures them
+  const search = existingSection(outFile, SEARCH_BEGIN, SEARCH_END); // scripts/induction_search.mjs --write
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
   const interp = existingSection(outFile, INTERP_BEGIN, INTERP_END);
+  const soak = existingSection(outFile, SOAK_BEGIN, SOAK_END); // --only soak measures it
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
+  if (search) replaceSection(outFile, SEARCH_BEGIN, SEARCH_END, search);
+  if (panelRuns) writeRecipeRunsSection(panelRuns, outFile);
   if (threads) replaceSection(outFile, THREADS_BEGIN, THREADS_END, threads);
   if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
   if (limits) replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limits);
   if (interp) replaceSection(outFile, INTERP_BEGIN, INTERP_END, interp);
+  if (soak) replaceSection(outFile, SOAK_BEGIN, SOAK_END, soak);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 
 await main();
+// Every run rewrites part of the file (a full run all of it): the summary at its top is read back from the sections.
+// A section it cannot read is reported, not fatal: the measurements are written already.
+try {
+  writeSummary(outFile);
+  log(`wrote the summary at the top of ${outFile.replace(root, '')} (node bench/summary.mjs rebuilds it alone)`);
+} catch (error) {
+  log(`the summary at the top of ${outFile.replace(root, '')} is not rewritten: ${error.message}`);
+}

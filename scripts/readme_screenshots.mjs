@@ -29,12 +29,13 @@ try {
     await page.close();
   }
 
-  // The Train panel: pressing 训练 starts the default run; wait for 300 batches and a snapshot.
+  // The Train panel: 训练 opens it, its Start starts the default run; wait for 300 batches and a snapshot.
   const { page, errors } = await openPage(browser.context);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${server.url}index.html?lang=zh-CN`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
   await page.click('#open-train');
+  await page.click('#train [data-train="start"]');
   await page.waitForFunction(() => Number(document.getElementById('train').dataset.snapshotStep) >= 300, null, { timeout: 600000 });
   await page.click('#train [data-train="pause"]');
   await page.waitForFunction(() => document.getElementById('train').dataset.state === 'paused');
