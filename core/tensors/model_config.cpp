@@ -211,8 +211,11 @@ int64_t ModelConfig::parameter_count() const { return int64_t(parameter_count_es
 
 int64_t default_intermediate_size(int generation, int64_t hidden_size) {
   const double d = double(hidden_size);
-  if (generation == 2) return 64 * int64_t(std::ceil(d * 8.0 / 3.0 / 64.0));  // MiniMind2 FeedForward
-  return int64_t(std::ceil(d * M_PI / 64.0)) * 64;                            // MiniMindConfig
+  const double size = generation == 2 ? 64 * std::ceil(d * 8.0 / 3.0 / 64.0)  // MiniMind2 FeedForward
+                                      : std::ceil(d * M_PI / 64.0) * 64;      // MiniMindConfig
+  // In double, then clamped: a hidden_size far past what validation allows
+  // (say -2^63 in a config.json) must not overflow int64 on the way.
+  return int64_t(std::clamp(size, -9.0e18, 9.0e18));
 }
 
 std::vector<std::string> validate_config(const ModelConfig& c, int64_t max_weight_bytes) {
