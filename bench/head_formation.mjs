@@ -221,8 +221,8 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
 
 export const HEADS_BEGIN = '<!-- heads: written by node bench/run.mjs --only heads; do not edit by hand -->';
 export const HEADS_END = '<!-- /heads -->';
-/** The markers of the section scripts/induction_search.mjs writes after this one (how the induction run was chosen). */
-export const SEARCH_BEGIN = '<!-- induction-search: written by node scripts/induction_search.mjs --table --write; do not edit by hand -->';
+/** The markers of the section bench/induction_search.mjs writes after this one (how the induction run was chosen). */
+export const SEARCH_BEGIN = '<!-- induction-search: written by node bench/induction_search.mjs --table --write; do not edit by hand -->';
 export const SEARCH_END = '<!-- /induction-search -->';
 
 const f2 = (v) => v.toFixed(2);

@@ -848,7 +848,7 @@ async function main() {
   // Kept: only --only heads, --only threads, --only wllama, --only limits and --only interp measure them.
   const heads = existingSection(outFile, HEADS_BEGIN, HEADS_END);
   const panelRuns = existingSection(outFile, RUNS_BEGIN, RUNS_END); // --only page-training measures them
-  const search = existingSection(outFile, SEARCH_BEGIN, SEARCH_END); // scripts/induction_search.mjs --write
+  const search = existingSection(outFile, SEARCH_BEGIN, SEARCH_END); // bench/induction_search.mjs --write
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);

@@ -7,7 +7,7 @@
 //   default    the panel's first run: a small model in which a pronoun head
 //              forms within a couple of minutes in a tab;
 //   induction  "watch an induction head form": the shape, data mix and
-//              schedule that scripts/induction_search.mjs found closest to a
+//              schedule that bench/induction_search.mjs found closest to a
 //              previous-token head (≥ 0.8) and an induction head (≥ 0.5)
 //              within 2M tokens (BENCHMARKS.md, "Head formation", says how
 //              close, on held-out probes).
@@ -56,7 +56,7 @@ export const TRAIN_RECIPES = Object.freeze({
     id: 'induction',
     // The demo model's shape: 4 layers give the previous-token head (layer 1) and the induction head that
     // reads it (layer 3) room; with 2 layers, or 2 heads of 64 in 4 layers, copying began later or not at
-    // all within 2M tokens (scripts/induction_search.mjs).
+    // all within 2M tokens (bench/induction_search.mjs).
     config: Object.freeze({ hidden_size: 128, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 6400 }),
     modelSeed: 1,
     // Copying lines 4 in 5 (random spans and sentences said twice): copying pays often enough for the

@@ -14,8 +14,8 @@
 // has both heads. bench/head_formation.mjs then reads the winner's scores
 // during its run, in Wasm.
 //
-//   node scripts/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2]
-//   node scripts/induction_search.mjs --table [--write]
+//   node bench/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2]
+//   node bench/induction_search.mjs --table [--write]
 // Appends one JSON line per run to build/induction-search/runs.jsonl and prints
 // a table of every run recorded there (--write: into BENCHMARKS.md, after "Head formation").
 import { execFileSync } from 'node:child_process';
@@ -28,9 +28,9 @@ import { CorpusStream } from '../js/corpus_stream.mjs';
 import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
 import { loadMiniMind } from '../js/minimind.mjs';
 import { FORMATION_GOALS, formationProbeOptions } from '../js/train_recipes.mjs';
-import { cpuModel } from '../bench/cpu_model.mjs';
-import { HEADS_END, SEARCH_BEGIN, SEARCH_END } from '../bench/head_formation.mjs';
-import { replaceSection } from '../bench/report.mjs';
+import { cpuModel } from './cpu_model.mjs';
+import { HEADS_END, SEARCH_BEGIN, SEARCH_END } from './head_formation.mjs';
+import { replaceSection } from './report.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = `${root}build/induction-search/`;
@@ -282,7 +282,7 @@ export function searchSection(runs) {
   return `${SEARCH_BEGIN}
 ### Searching the induction run
 
-How the "watch an induction head form" recipe (\`js/train_recipes.mjs\`) was chosen (\`scripts/induction_search.mjs\`, every run
+How the "watch an induction head form" recipe (\`js/train_recipes.mjs\`) was chosen (\`bench/induction_search.mjs\`, every run
 it made, in order): each candidate trained natively (\`minimind-train\`, the same Trainer as the page's, on 2 threads at
 low priority (\`nice\`) on **${cpuModel()}**, shared with other work: the seconds are not comparable) on its corpus stream
 (\`js/corpus_stream.mjs\`, written as {"ids"} samples, read in order) for exactly its tokens, MiniMind's get_lr spanning
