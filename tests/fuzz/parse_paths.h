@@ -1,9 +1,11 @@
 // The parse paths the libFuzzer targets drive (tests/fuzz/fuzz_<name>.cpp),
-// shared with tests/test_fuzz_regressions.cpp, which replays every input
-// saved in tests/fuzz/regressions/fuzz_<name>/ through the same function.
-// Each takes untrusted bytes and must either succeed or throw the reader's
-// own error type, which it swallows: anything else (a crash, a sanitizer
-// report, a hang, another exception type) is a finding.
+// shared with tests/test_fuzz_regressions.cpp, which replays every input of
+// tests/fuzz/corpus/fuzz_<name>/ and tests/fuzz/regressions/fuzz_<name>/
+// through the same function. Each takes untrusted bytes and must either
+// succeed or throw the reader's own error type, which it swallows: anything
+// else (a crash, a sanitizer report, a hang, another exception type, a
+// PropertyViolation) is a finding. The weight readers are here; the
+// tokenizer's, the config's and the lessons' paths have their own headers.
 #pragma once
 
 #include <cstddef>
@@ -13,10 +15,12 @@
 #include <vector>
 
 #include "checkpoint/infer_config.h"
+#include "config_path.h"
 #include "formats/pth.h"
 #include "formats/safetensors.h"
+#include "lesson_path.h"
 #include "tensors/weights.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer_paths.h"
 
 namespace minimind::fuzz {
 
@@ -63,27 +67,12 @@ inline void pth(const uint8_t* data, size_t size) {
   }
 }
 
-// tokenizer.json text; what parses then encodes the input itself as text
-// (any bytes, invalid UTF-8 included), decodes the ids and displays them.
-inline void tokenizer(const uint8_t* data, size_t size) {
-  try {
-    const std::string text(reinterpret_cast<const char*>(data), size);
-    const Tokenizer tokenizer = Tokenizer::from_json(text);
-    const std::vector<int32_t> ids = tokenizer.encode(text.substr(0, 4096));
-    tokenizer.decode(ids);
-    tokenizer.decode(ids, true);
-    tokenizer.display_sequence(ids);
-  } catch (const TokenizerError&) {
-  }
-}
-
 // Fuzz target name (its file name, its regressions folder) -> parse path.
 using ParsePath = void (*)(const uint8_t* data, size_t size);
 inline const std::map<std::string, ParsePath>& parse_paths() {
   static const std::map<std::string, ParsePath> paths = {
-      {"fuzz_safetensors", safetensors},
-      {"fuzz_pth", pth},
-      {"fuzz_tokenizer", tokenizer},
+      {"fuzz_safetensors", safetensors},       {"fuzz_pth", pth},       {"fuzz_tokenizer_json", tokenizer_json},
+      {"fuzz_tokenizer_text", tokenizer_text}, {"fuzz_config", config}, {"fuzz_lesson", lesson},
   };
   return paths;
 }
