@@ -3,7 +3,9 @@
 // [bos] + tokenize(text)[:max_seq_len - 2] + [eos]. Texts come from the
 // project's generated corpus (js/corpus.mjs), the lessons' sentences, pasted
 // text, or a dropped .jsonl ({"text": ...} per line, MiniMind's format) or
-// .txt (one text per non-empty line). They are tokenized here, line by line,
+// .txt (one text per non-empty line); or, as a stream of fresh generated
+// lines for a number of batches (js/corpus_stream.mjs), straight as
+// samples (streamSamples). They are tokenized here, line by line,
 // so that the worker can say how far it got, and handed to the trainer as id
 // arrays (model.trainer({data: [[ids], ...]})), which it takes as whole
 // sequences: the bos and eos are added here, as MiniMind adds them.
@@ -15,8 +17,10 @@
 // the texts: BPE never merges across a seam, which only differs from
 // tokenizing the joined text where a merge would have crossed it.
 
-/** Where the texts come from. */
-export const SOURCES = Object.freeze(['corpus', 'lessons', 'text', 'file']);
+import { CorpusStream } from './corpus_stream.mjs';
+
+/** Where the texts come from ('corpus': a fixed number of generated lines; 'stream': fresh generated lines for a number of batches). */
+export const SOURCES = Object.freeze(['corpus', 'stream', 'lessons', 'text', 'file']);
 
 /**
  * The texts of MiniMind pretraining JSONL (`{"text": ...}` per line; empty
@@ -90,12 +94,51 @@ export async function tokenizeTexts(texts, encode, { onProgress = () => {}, paus
   return out;
 }
 
+/**
+ * The trainer's samples of a stream data request {source: 'stream', seed,
+ * mix, batches}: exactly batches × batchSize samples from the generated
+ * corpus's stream (js/corpus_stream.mjs), in stream order: the same samples
+ * as js/train_recipes.mjs recipeSamples for a recipe with that data and
+ * those options. encode(text) -> ids is MiniMind's tokenizer; bos, eos the
+ * model's ids; pack: false for one line per sample. Made `chunk` samples at
+ * a time: onProgress(done, total) in samples before the first chunk and
+ * after each, then `await pause()` (a macrotask, so messages are handled);
+ * `signal.aborted` stops it there with an AbortError. Returns {samples,
+ * lines: the corpus lines drawn}.
+ */
+export async function streamSamples(
+  data,
+  { batchSize, maxSeqLen, encode, bos = 1, eos = 2, pack = true, chunk = 256, onProgress = () => {}, pause = defaultPause, signal = null },
+) {
+  if (data?.source !== 'stream') throw new Error(`not a stream data request: ${JSON.stringify(data?.source)}`);
+  for (const [name, value] of [
+    ['batches', data.batches],
+    ['batchSize', batchSize],
+    ['chunk', chunk],
+  ])
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  const stream = new CorpusStream({ seed: data.seed ?? 1, mix: data.mix ?? null, maxSeqLen, encode, bos, eos, pack });
+  const total = data.batches * batchSize;
+  const samples = [];
+  onProgress(0, total);
+  while (samples.length < total) {
+    const end = Math.min(total, samples.length + chunk);
+    while (samples.length < end) samples.push(stream.next());
+    onProgress(samples.length, total);
+    if (samples.length < total) {
+      await pause();
+      if (signal?.aborted) throw abortError();
+    }
+  }
+  return { samples, lines: stream.lines };
+}
+
 function defaultPause() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function abortError() {
-  const error = new Error('tokenizing was stopped');
+  const error = new Error('making the training data was stopped');
   error.name = 'AbortError';
   return error;
 }

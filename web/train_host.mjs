@@ -10,9 +10,12 @@
 // pause or stop is handled at the latest after the batch in progress.
 //
 // main -> worker: {type: 'prepare', id, model: {kind: 'new', config, seed} | {kind: 'files', config, weights: ArrayBuffer, tokenizer?},
-//                  data: {source: 'corpus', lines, seed} | {source: 'lessons'} | {source: 'text' | 'file', text, name?}
+//                  data: {source: 'stream', seed, mix, batches}   (fresh generated lines, js/corpus_stream.mjs:
+//                                                                  batches × batchSize samples, in stream order)
+//                        | {source: 'corpus', lines, seed} | {source: 'lessons'} | {source: 'text' | 'file', text, name?}
 //                        | {source: 'file', fileId, name}   (a file read by data-file),
-//                  pack, options: {batchSize, maxSeqLen, learningRate, accumulationSteps, gradClip, epochs, seed},
+//                  pack, options: {batchSize, maxSeqLen, learningRate, accumulationSteps, gradClip, epochs, seed, order?}
+//                        (a stream's epochs: 1 when null or left out; its order: 'file' when left out),
 //                  probe, prompts?, snapshotEvery, start, maxSteps?}   (maxSteps: stop after that many batches;
 //                  prompts: texts written on at each snapshot, js/train_session.mjs)
 //                 {type: 'resume'} | {type: 'pause'} | {type: 'stop'} | {type: 'reset'}
@@ -27,7 +30,7 @@
 //   {kind: 'checkpoint', weights: ArrayBuffer, name, hints?}: MiniMind's *_resume.pth, its weights,
 //   AdamW's state and position continued on the request's data (js/resume_pth.mjs)
 // worker -> main: {type: 'state', state: 'preparing' | 'running' | 'paused' | 'done' | 'idle', step}
-//                 {type: 'progress', id, phase: 'load' | 'data' | 'tokenize', done, total}
+//                 {type: 'progress', id, phase: 'load' | 'data' | 'tokenize', done, total}   (a stream's: samples made)
 //                 {type: 'ready', id, info, trainer, data: {texts, samples, tokens, padding}, tokenizer: boolean}
 //                 {type: 'steps', steps: [...], trainer: {batchesDone, totalBatches, memory, trainMs, positions}}
 //                 {type: 'snapshot', snapshot}
@@ -43,7 +46,7 @@ import { makeCorpusLines } from '../js/corpus.mjs';
 import { errorFields } from '../js/minimind_error.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { trainerStateFromCheckpoint } from '../js/resume_pth.mjs';
-import { textsOf, tokenizeTexts, trainingSamples, sampleStats } from '../js/train_data.mjs';
+import { sampleStats, streamSamples, textsOf, tokenizeTexts, trainingSamples } from '../js/train_data.mjs';
 import { captureRun, checkRun, loadRunModel, resumeSession } from '../js/train_run_state.mjs';
 import { tokenizeTextFile } from '../js/text_file_stream.mjs';
 import { TrainSession } from '../js/train_session.mjs';
@@ -203,26 +206,16 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     if (run) return startResumed(id, run, info, message);
 
     progress('data', 0, 1);
-    const fileId = message.data.source === 'file' ? message.data.fileId : undefined; // a file read by data-file
-    const lines = fileId === undefined ? await texts(message.data) : [];
-    if (!current()) return;
-    if (fileId === undefined && lines.length === 0) throw new Error('no text to train on');
     const onProgress = (done, total) => current() && progress('tokenize', done, total);
     const signal = {
       get aborted() {
         return !current();
       },
     };
-    const fromFile = fileId === undefined ? null : await dataFileIds(fileId, onProgress, signal);
-    const ids = fromFile ? fromFile.lists() : await tokenizeTexts(lines, (text) => tokenizer.encode(text), { onProgress, signal });
-    if (!current()) return;
+    const made = await runSamples(message, info, onProgress, signal);
+    if (!made) return;
+    const { samples, texts: textCount } = made;
     const { maxSeqLen } = message.options;
-    const samples = trainingSamples(ids, {
-      maxSeqLen,
-      bos: info.bos_token_id ?? 1,
-      eos: info.eos_token_id ?? 2,
-      pack: message.pack !== false,
-    });
     // A resume checkpoint's AdamW state and position, matched to this trainer's parameters.
     let resumed = null;
     const fromCheckpoint = (trainer) => {
@@ -233,7 +226,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
       resumed = { step: restored.epoch * batchesPerEpoch + restored.batch, notes };
       return restored;
     };
-    const options = withEpochs(message.options, samples.length, message.maxSteps);
+    const options = withEpochs(runOptions(message), samples.length, message.maxSteps);
     session = new TrainSession({
       model,
       tokenizer,
@@ -245,7 +238,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
       maxSteps: message.maxSteps ?? null,
       resume: checkpoint ? { trainer: fromCheckpoint, session: null } : null,
     });
-    const stats = { texts: fromFile ? fromFile.texts : lines.length, ...sampleStats(samples, maxSeqLen) };
+    const stats = { texts: textCount, ...sampleStats(samples, maxSeqLen) };
     const spec = message.model;
     saved = {
       // The model as asked for (no weights: the trained ones are saved), the data, the rest of the request.
@@ -265,6 +258,33 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     };
     post({ type: 'ready', id, info, trainer: session.info(), data: stats, resumed });
     begin(message.start);
+  }
+
+  // The trainer's samples of a prepare's data, with the run's tokenizer:
+  // {samples, texts: how many texts (or stream lines) they hold}, or null when
+  // a newer prepare took over. A stream is made a chunk at a time, the rest
+  // tokenized text by text (progress 'tokenize' either way).
+  async function runSamples(message, info, onProgress, signal) {
+    const { data } = message;
+    const encode = (text) => tokenizer.encode(text);
+    const ids = {
+      maxSeqLen: message.options.maxSeqLen,
+      bos: info.bos_token_id ?? 1,
+      eos: info.eos_token_id ?? 2,
+      pack: message.pack !== false,
+    };
+    if (data.source === 'stream') {
+      const { samples, lines } = await streamSamples(data, { ...ids, batchSize: message.options.batchSize, encode, onProgress, signal });
+      return signal.aborted ? null : { samples, texts: lines };
+    }
+    const fileId = data.source === 'file' ? data.fileId : undefined; // a file read by data-file
+    const lines = fileId === undefined ? await texts(data) : [];
+    if (signal.aborted) return null;
+    if (fileId === undefined && lines.length === 0) throw new Error('no text to train on');
+    const fromFile = fileId === undefined ? null : await dataFileIds(fileId, onProgress, signal);
+    const lists = fromFile ? fromFile.lists() : await tokenizeTexts(lines, encode, { onProgress, signal });
+    if (signal.aborted) return null;
+    return { samples: trainingSamples(lists, ids), texts: fromFile ? fromFile.texts : lines.length };
   }
 
   // A saved run goes on where it stopped: its own samples, options and
@@ -301,6 +321,12 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
   async function sendMemory({ port }) {
     const mm = await runtimeReady();
     port.postMessage({ wasmBytes: mm.wasmMemoryBytes(), heapBytes: mm.heapBytesInUse() });
+  }
+
+  // A stream's trainer reads its samples in stream order, once, unless the request says otherwise.
+  function runOptions({ data, options }) {
+    if (data.source !== 'stream') return options;
+    return { ...options, order: options.order ?? 'file', epochs: options.epochs ?? 1 };
   }
 
   // Epochs not given (null): as many as maxSteps batches take (or one).

@@ -385,7 +385,7 @@ test("continue training the playground's model: the trained demo model goes on f
   assert.equal((await dataset(page)).state, 'idle', 'the Train button starts nothing');
   assert.match(await page.textContent('#train .train-loaded-name'), /minimind-demo \(trained\) \(4 layers, hidden 128\)/);
   await page.check('#train input[name="train-model"][value="loaded"]');
-  await page.fill('#train input[name="lines"]', '600');
+  await page.fill('#train input[name="batches"]', '100');
   await page.fill('#train input[name="learningRate"]', '0.0005');
   await page.click('#train [data-train="start"]');
   await waitForStep(page, 5, 120000);

@@ -49,7 +49,7 @@ test('Train opens the settings and a Start button; the model writes at every sna
   assert.deepEqual([(await dataset(page)).state, (await dataset(page)).step], ['idle', '0'], 'opening the panel starts nothing');
   await page.screenshot({ path: join(ARTIFACTS, 'train-open-en.png') });
 
-  await fillSettings(page, { lines: 300, batchSize: 8, maxSeqLen: 32, epochs: 3, snapshotEvery: 5 });
+  await fillSettings(page, { batches: 20, batchSize: 8, maxSeqLen: 32, epochs: 3, snapshotEvery: 5 });
   await page.click('#train [data-train="start"]');
   await page.waitForFunction(() => Number(document.getElementById('train').dataset.step) >= 1, null, { timeout: 120000 });
   assert.equal(await page.isEnabled('#train input[name="batchSize"]'), false, 'the settings wait while the run runs');
@@ -159,15 +159,16 @@ test('Train opens the settings and a Start button; the model writes at every sna
   assert.equal(await page.textContent('#train [data-train="start"]'), 'Start with these settings');
   const total = await page.evaluate(() => document.getElementById('train').trainer.totalBatches);
   const sequences = Number(/→ ([\d,]+) sequences/.exec(stats)[1].replaceAll(',', ''));
-  assert.equal(total, 3 * Math.ceil(sequences / 8));
+  assert.equal(sequences, 20 * 8, 'the stream gives batches × batchSize sequences');
+  assert.equal(total, 3 * 20);
   await page.click('#train .train-settings > summary'); // folded while the run ran: open them again
   await fillSettings(page, { batchSize: 16, epochs: 1 });
   await page.click('#train [data-train="start"]');
-  await page.waitForFunction((old) => document.getElementById('train').trainer?.totalBatches === old, Math.ceil(sequences / 16));
+  await page.waitForFunction((n) => document.getElementById('train').trainer?.totalBatches === n, 20); // the batches asked, of 16 now
   await waitForState(page, 'done');
   assert.equal(
     (await page.evaluate(() => document.getElementById('train').losses)).length,
-    Math.ceil(sequences / 16),
+    20,
     "the new run's losses only, from its first batch",
   );
   assert.equal(await page.isEnabled('#train input[name="batchSize"]'), true, 'editable when done');
@@ -189,7 +190,7 @@ test('heads that formed are named; the attention follows the best head; the mode
   await page.click('#open-train');
   // The trained demo model, trained on at a tiny rate: its heads have formed before the first batch.
   await page.check('#train input[name="train-model"][value="loaded"]');
-  await fillSettings(page, { lines: 200, batchSize: 4, maxSeqLen: 32, learningRate: '0.000001', epochs: 1, snapshotEvery: 2 });
+  await fillSettings(page, { batches: 25, batchSize: 4, maxSeqLen: 32, learningRate: '0.000001', epochs: 1, snapshotEvery: 2 });
   await page.click('#train [data-train="start"]');
   await page.waitForFunction(() => document.getElementById('train').snapshots.length >= 3, null, { timeout: 120000 });
   await page.click('#train [data-train="pause"]');

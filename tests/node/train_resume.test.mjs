@@ -229,6 +229,45 @@ test("through the worker's protocol: pause, capture, resume in a new worker: the
   assert.equal(second.trainer.epoch, 2, 'done: past the last epoch');
 });
 
+test('a stream run (fresh corpus lines for a number of batches) resumes in a new worker bit for bit', async () => {
+  const data = { source: 'stream', seed: 1, mix: null, batches: 24 };
+  const options = { ...OPTIONS, epochs: null }; // a stream's: one epoch, in stream order
+  const a = host();
+  const ready = a.next((m) => m.type === 'ready');
+  const paused = a.next((m) => m.type === 'state' && m.state === 'paused');
+  const tenth = a.next((m) => m.type === 'steps' && m.trainer.batchesDone >= 10);
+  await a.handle(prepare(1, { data, options }));
+  const { trainer, data: stats } = await ready;
+  assert.equal(trainer.totalBatches, data.batches);
+  assert.equal(stats.samples, data.batches * OPTIONS.batchSize);
+  assert.ok(stats.texts > stats.samples, `packed lines: ${stats.texts}`);
+  assert.ok(a.answers.some((m) => m.type === 'progress' && m.phase === 'tokenize' && m.done === stats.samples));
+  await tenth;
+  await a.handle({ type: 'pause' });
+  const { step: savedStep } = await paused;
+  const captured = a.next((m) => m.type === 'captured');
+  await a.handle({ type: 'capture', id: 2 });
+  const { run } = await captured;
+  assert.deepEqual(run.settings.data, data, 'the data as asked');
+  assert.deepEqual([run.settings.options.epochs, run.settings.options.order], [1, 'file']);
+  const done = a.next((m) => m.type === 'state' && m.state === 'done');
+  await a.handle({ type: 'resume' });
+  await done;
+  const exported = a.next((m) => m.type === 'exported');
+  await a.handle({ type: 'export', id: 3, dtype: 'F32' });
+  const reference = await exported;
+
+  const b = host();
+  const bDone = b.next((m) => m.type === 'state' && m.state === 'done');
+  await b.handle({ type: 'prepare', id: 1, resume: structuredClone(run), start: true });
+  await bDone;
+  assert.deepEqual(b.losses(), a.losses().slice(savedStep));
+  assert.equal(a.losses().length, data.batches);
+  const again = b.next((m) => m.type === 'exported');
+  await b.handle({ type: 'export', id: 2, dtype: 'F32' });
+  assert.deepEqual(new Uint8Array((await again).weights), new Uint8Array(reference.weights));
+});
+
 test('float16 rounding as torch .half(): ties to even, overflow to infinity', () => {
   const cases = [
     [0, 0x0000],

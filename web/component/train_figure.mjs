@@ -1,7 +1,8 @@
 // <minimind-attention train>: a live training run for a course page. A small
 // MiniMind (the Train panel's default shape, js/train_session.mjs) trains
-// from scratch in the reader's browser on the project's generated corpus
-// (or the lessons' sentences, or a .jsonl / .txt at a URL), and the figure
+// from scratch in the reader's browser on the project's generated corpus, as
+// the Train panel's stream of fresh lines for exactly its `steps` batches
+// (js/corpus_stream.mjs; or the lessons' sentences, or a .jsonl / .txt at a URL), and the figure
 // shows its loss curve and one head's attention on the probe sentence (the
 // element's `text`) as it forms, snapshot by snapshot. Attributes:
 //   train             turns the figure into a training run
@@ -17,6 +18,7 @@ import { scaleFor } from '../colors.mjs';
 import { TRAIN_FIGURE_TERMS as TRAIN_TERMS } from '../messages/train_figure_terms.mjs';
 import { TrainClient, inProcessWorker } from '../train_client.mjs';
 import { StepHistory, smoothed } from '../../js/train_history.mjs';
+import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { DEFAULT_CONFIG, LESSON_PROBE } from '../../js/train_session.mjs';
 import { LineChart } from '../views/line_chart.mjs';
 import { demoFiles } from '../demo_source.mjs';
@@ -27,9 +29,12 @@ import { loadRuntime } from './runtime.mjs';
 /** The attributes this view adds. */
 export const TRAIN_ATTRIBUTES = ['train', 'corpus', 'steps'];
 
-/** The run a course page gets: smaller batches and sequences than the panel's, so that a batch is short. */
+/**
+ * The run a course page gets: smaller batches and sequences than the panel's, so that a batch is short; the
+ * generated corpus as the panel's default stream (its seed, the corpus's own shares) for the run's steps.
+ */
 export const FIGURE_RUN = Object.freeze({
-  lines: 2000,
+  data: TRAIN_RECIPES.default.data,
   steps: 200,
   snapshotEvery: 10,
   options: Object.freeze({ batchSize: 8, maxSeqLen: 48, learningRate: 5e-3, accumulationSteps: 1, gradClip: 1, epochs: null, seed: 42 }),
@@ -260,7 +265,7 @@ export class TrainFigure {
     const { corpus, config, steps } = this.#run;
     let data;
     try {
-      if (corpus === 'generated') data = { source: 'corpus', lines: FIGURE_RUN.lines, seed: 1 };
+      if (corpus === 'generated') data = { ...FIGURE_RUN.data, batches: steps };
       else if (corpus === 'lessons') data = { source: 'lessons' };
       else {
         const url = new URL(corpus, document.baseURI).href;

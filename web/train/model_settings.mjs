@@ -1,8 +1,11 @@
 // The Train panel's model settings: a new MiniMind of a chosen shape and
 // seed, or the playground's loaded model trained on. Reads and checks the
-// shape (the core checks the rest when it builds).
-import { DEFAULT_CONFIG, DEFAULT_MODEL_SEED } from '../../js/train_session.mjs';
+// shape (the core checks the rest when it builds). The defaults are the
+// panel's first run's (js/train_recipes.mjs TRAIN_RECIPES.default).
+import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { make, numberField } from './dom.mjs';
+
+const { config: DEFAULT_CONFIG, modelSeed: DEFAULT_MODEL_SEED } = TRAIN_RECIPES.default;
 
 // [name, default, {min, max, step}] in the order shown.
 export const MODEL_FIELDS = [
@@ -55,6 +58,13 @@ export class ModelSettings {
 
   get seed() {
     return this.#number('model_seed');
+  }
+
+  /** A new model of `config`'s shape (config.json keys) from `seed`. */
+  apply(config, seed) {
+    this.newModel.checked = true;
+    for (const [name] of MODEL_FIELDS)
+      this.form.querySelector(`[name="${name}"]`).value = String(name === 'model_seed' ? seed : config[name]);
   }
 
   /** The new model's config.json fields. */

@@ -1,15 +1,23 @@
-// The Train panel's run bar: start, pause / resume, stop, reset; use the
-// model in the playground, download it (F32 or F16); the progress bar, the
-// status line and the error line.
+// The Train panel's run bar: start, "watch an induction head form" (the
+// induction recipe, js/train_recipes.mjs, put into the settings and started)
+// and what that run is, pause / resume, stop, reset; use the model in the
+// playground, download it (F32 or F16); the progress bar, the status line
+// and the error line.
+import { TRAIN_RECIPES, recipeTokens } from '../../js/train_recipes.mjs';
+import { mixPercents } from './data_mix.mjs';
 import { make, setText } from './dom.mjs';
+
+const INDUCTION = TRAIN_RECIPES.induction;
 
 export class RunBar {
   #t;
 
-  /** t(key, params); actions: {start, pause, stop, reset, use, download}: what each button does. */
+  /** t(key, params); actions: {start, induction, pause, stop, reset, use, download}: what each button does. */
   constructor({ t, actions }) {
     this.#t = t;
     this.start = make('button', { type: 'button', class: 'primary', 'data-train': 'start' });
+    this.induction = make('button', { type: 'button', 'data-train': 'induction', i18n: 'train.induction' });
+    this.inductionHelp = make('p', { class: 'train-help train-induction-help' });
     this.pause = make('button', { type: 'button', 'data-train': 'pause' });
     this.stop = make('button', { type: 'button', 'data-train': 'stop', i18n: 'train.stop' });
     this.reset = make('button', { type: 'button', 'data-train': 'reset', i18n: 'train.reset' });
@@ -28,12 +36,13 @@ export class RunBar {
     this.bar = make(
       'div',
       { class: 'train-bar' },
-      make('div', { class: 'buttons' }, this.start, this.pause, this.stop, this.reset),
+      make('div', { class: 'buttons' }, this.start, this.induction, this.pause, this.stop, this.reset),
       make('div', { class: 'buttons' }, this.use, this.dtype, this.download),
     );
     /** The bar's nodes in the order the panel shows them. */
-    this.nodes = [this.bar, this.downloadNote, this.progress, this.status, this.message];
-    for (const name of ['start', 'pause', 'stop', 'reset', 'use', 'download']) this[name].addEventListener('click', () => actions[name]());
+    this.nodes = [this.bar, this.inductionHelp, this.downloadNote, this.progress, this.status, this.message];
+    for (const name of ['start', 'induction', 'pause', 'stop', 'reset', 'use', 'download'])
+      this[name].addEventListener('click', () => actions[name]());
   }
 
   /** run: the TrainRun; error, notice: the panel's lines (or null); fmt(x, digits). */
@@ -44,6 +53,8 @@ export class RunBar {
     // A paused or finished run can be left for a new one with the settings as they are now.
     this.start.textContent = t(run.state === 'done' || run.state === 'paused' ? 'train.again' : 'train.start');
     this.start.disabled = running;
+    this.induction.disabled = running;
+    setText(this.inductionHelp, this.#inductionText(fmt));
     this.pause.textContent = t(run.state === 'paused' ? 'train.resume' : 'train.pause');
     this.pause.disabled = !(running || run.state === 'paused');
     this.stop.disabled = !(running || run.state === 'paused');
@@ -59,6 +70,19 @@ export class RunBar {
     setText(this.message, error ?? '');
     this.message.hidden = !error;
     this.message.classList.toggle('error', Boolean(error));
+  }
+
+  // What the induction run is, from its recipe.
+  #inductionText(fmt) {
+    const { config, batches } = INDUCTION;
+    return this.#t('train.inductionHelp', {
+      layers: config.num_hidden_layers,
+      heads: config.num_attention_heads,
+      hidden: config.hidden_size,
+      share: fmt(mixPercents(INDUCTION.data.mix).induction),
+      batches: fmt(batches),
+      tokens: fmt(recipeTokens(INDUCTION)),
+    });
   }
 
   #statusText(run, notice, fmt) {

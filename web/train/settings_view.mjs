@@ -1,12 +1,16 @@
 // The Train panel's settings: the model (model_settings.mjs), the data
 // (data_settings.mjs) and the trainer's hyperparameters, in one foldable
-// block, editable while no run is going.
-import { DEFAULT_OPTIONS } from '../../js/train_session.mjs';
+// block, editable while no run is going. The defaults are the panel's first
+// run (js/train_recipes.mjs TRAIN_RECIPES.default); apply() puts any
+// recipe's in.
+import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { DataSettings } from './data_settings.mjs';
 import { make, numberField } from './dom.mjs';
 import { ModelSettings, integerProblem } from './model_settings.mjs';
 
 export const DEFAULT_SNAPSHOT_EVERY = 10;
+
+const DEFAULT_OPTIONS = TRAIN_RECIPES.default.options;
 
 // [name, default, {min, max, step}] in the order shown.
 export const OPTION_FIELDS = [
@@ -42,6 +46,15 @@ export class SettingsView {
         make('fieldset', {}, make('legend', { i18n: 'train.hyper' }), this.optionsForm),
       ),
     );
+    this.optionsForm.addEventListener('input', onChange); // the data's help counts the batch shape
+  }
+
+  /** A recipe's settings (js/train_recipes.mjs): the new model's shape and seed, the data, the trainer's options. */
+  apply(recipe) {
+    this.model.apply(recipe.config, recipe.modelSeed);
+    this.data.apply(recipe);
+    for (const [name] of OPTION_FIELDS)
+      if (name in recipe.options) this.optionsForm.querySelector(`[name="${name}"]`).value = String(recipe.options[name]);
   }
 
   #number(name) {
@@ -82,6 +95,6 @@ export class SettingsView {
   render({ state, editable, fmt }) {
     for (const input of this.element.querySelectorAll('input, select, textarea')) input.disabled = !editable;
     this.model.render(state);
-    this.data.render(fmt);
+    this.data.render(fmt, this.options());
   }
 }

@@ -2,33 +2,26 @@
 // The run lives in its own worker (train_worker.mjs, through train_run.mjs
 // and train_client.mjs), so the playground's compute worker keeps answering
 // and the page keeps drawing. This controller holds the learner's choices,
-// starts and steers the run, and hands what the worker reports to the views
-// (every number on them is the trainer's or the model's own):
-//   run_bar.mjs          start, pause, stop, reset, use, download; status
-//   formation_view.mjs   the heads that formed, a line each
-//   stats_view.mjs       loss, perplexity, learning rate, tokens/s, ETA, memory, shapes
-//   settings_view.mjs    the model, the data and the hyperparameters
-//   loss_view.mjs        every batch's loss, smoothed, the chance line, the learning rate
-//   attention_view.mjs   the probe's attention at the head followed or pinned, the next-token candidates
-//   snapshot_slider.mjs  back through the snapshots
-//   role_charts_view.mjs the heads' role scores over the snapshots, the best head of each role
-//   generation_view.mjs  what the model writes at each snapshot
-//   compare_view.mjs     two snapshots side by side
-//   saved_runs.mjs       the runs saved in this browser: saving, resuming, MiniMind's *_resume.pth
-// The panel element (#train) carries data-state (idle | running | paused |
-// done), data-step (batches done), data-loss (the last batch's loss) and
-// data-snapshot-step (the snapshot shown); train_run.mjs exposeRun adds its
-// read-only accessors; each report dispatches `minimind-train-steps` ({detail: {steps}}).
+// starts and steers the run (Start: the settings as they are; "watch an
+// induction head form": js/train_recipes.mjs TRAIN_RECIPES.induction put into
+// the settings first), and hands what the worker reports to the views
+// (panel_layout.mjs lists them; every number on them is the trainer's or the
+// model's own). The panel element (#train) carries data-state (idle |
+// running | paused | done), data-step (batches done), data-loss (the last
+// batch's loss) and data-snapshot-step (the snapshot shown): train_run.mjs
+// markRun; exposeRun adds its read-only accessors; each report dispatches
+// `minimind-train-steps` ({detail: {steps}}).
 import { bestHead } from '../../js/head_formation_events.mjs';
+import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
 import { applyTranslations } from '../i18n.mjs';
 import { AttentionView } from './attention_view.mjs';
 import { CompareView } from './compare_view.mjs';
 import { DataFileInput } from './data_file_input.mjs';
-import { make } from './dom.mjs';
 import { FormationView } from './formation_view.mjs';
 import { GenerationView } from './generation_view.mjs';
 import { LossView } from './loss_view.mjs';
+import { layoutPanel } from './panel_layout.mjs';
 import { RoleChartsView } from './role_charts_view.mjs';
 import { RunBar } from './run_bar.mjs';
 import { SettingsProblem, runRequest } from './run_request.mjs';
@@ -37,7 +30,7 @@ import { SettingsView } from './settings_view.mjs';
 import { SnapshotSlider } from './snapshot_slider.mjs';
 import { StatsView } from './stats_view.mjs';
 import { trainedModelActions } from './trained_files.mjs';
-import { TrainRun, exposeRun } from './train_run.mjs';
+import { TrainRun, exposeRun, markRun } from './train_run.mjs';
 
 /** A performance measure per redraw of the panel. */
 export const TRAIN_DRAW = 'minimind:train-draw';
@@ -91,6 +84,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     t,
     actions: {
       start: () => start(),
+      induction: () => (settings.apply(TRAIN_RECIPES.induction), start()),
       pause: () => run.togglePause(),
       stop: () => run.stop(),
       reset: () => reset(),
@@ -131,32 +125,9 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   });
   const compare = new CompareView({ t, snapshots, onMove: () => render() });
   const saved = new SavedRuns({ run, t, ui, fmt: (x, d) => fmt(x, d), render: () => render(), start, forget: () => forgetDrawn() });
-  const close = make('button', { type: 'button', class: 'train-close', 'data-i18n-label': 'train.close', text: '×' });
-  close.addEventListener('click', () => setOpen(false));
-
-  root.replaceChildren(
-    make(
-      'header',
-      { class: 'train-head' },
-      make('h2', { id: 'train-title', i18n: 'train.title' }),
-      make('p', { class: 'hint', i18n: 'train.intro' }),
-      close,
-    ),
-    ...bar.nodes,
-    formation.element,
-    stats.element,
-    settings.element,
-    saved.element,
-    make(
-      'div',
-      { class: 'train-body' },
-      make('div', { class: 'train-main' }, loss.element, attention.element, roles.element),
-      generation.element,
-      compare.element,
-    ),
-  );
-  root.dataset.state = 'idle';
-  root.dataset.step = '0';
+  const views = { bar, formation, stats, settings, saved, loss, attention, roles, generation, compare };
+  layoutPanel(root, { ...views, onClose: () => setOpen(false) });
+  markRun(root, run, openButton);
   loss.attach();
   roles.attach();
   compare.attach();
@@ -234,12 +205,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   const fmt = (x, digits = 0) => x.toLocaleString(lang(), { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
   function draw() {
-    root.dataset.state = run.publicState;
-    root.dataset.phase = run.state;
-    root.dataset.step = String(run.step);
-    if (run.last) root.dataset.loss = String(run.last.loss);
-    else delete root.dataset.loss;
-    if (openButton) openButton.dataset.state = run.publicState;
+    markRun(root, run, openButton);
     const hasRun = Boolean(run.prepared);
     const live = run.state !== 'done';
     const events = run.formation.events;

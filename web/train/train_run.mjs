@@ -165,15 +165,28 @@ export class TrainRun {
   }
 }
 
+/** The run on the panel element's data-state, data-phase, data-step and data-loss (and the Train button's data-state). */
+export function markRun(root, run, openButton) {
+  root.dataset.state = run.publicState;
+  root.dataset.phase = run.state;
+  root.dataset.step = String(run.step);
+  if (run.last) root.dataset.loss = String(run.last.loss);
+  else delete root.dataset.loss;
+  if (openButton) openButton.dataset.state = run.publicState;
+}
+
 /**
  * Read-only, for tests and scripts (bench/page_training.mjs): root.losses
  * (every reported loss), root.snapshots (the snapshots held), root.trainer
- * (the worker's latest trainer report) and root.formed (the heads that formed).
+ * (the worker's latest trainer report), root.prepared (the run's model
+ * info, trainer and data stats as the worker prepared them) and root.formed
+ * (the heads that formed).
  */
 export function exposeRun(root, run) {
   const get = (name, read) => Object.defineProperty(root, name, { get: read, configurable: true });
   get('losses', () => Array.from(run.history.loss));
   get('snapshots', () => Array.from({ length: run.snapshots.length }, (_, k) => run.snapshots.get(k)));
   get('trainer', () => (run.trainer ? { ...run.trainer } : null));
+  get('prepared', () => (run.prepared ? structuredClone(run.prepared) : null)); // {info, trainer, data, resumed}
   get('formed', () => run.formation.events);
 }
