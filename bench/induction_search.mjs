@@ -9,17 +9,19 @@
 // panel's probes (js/head_roles.mjs lightHeadProbes) on a probe seed, with at
 // least 200 induction queries.
 //
-// The trainer writes only the final model, so a candidate is a run length as
-// well as a recipe: the fewest tokens is the shortest run whose final model
-// has both heads. bench/head_formation.mjs then reads the winner's scores
-// during its run, in Wasm.
+// The trainer also saves the model every --save-every batches (default about
+// every 100k tokens), and each saved model is scored too: a run's
+// tokens-to-formation is the first save at which both heads pass their goals
+// (the schedule is the whole run's, as the panel trains it).
+// bench/head_formation.mjs then reads the winner's scores during its run,
+// in Wasm.
 //
-//   node bench/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2]
+//   node bench/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2] [--save-every BATCHES]
 //   node bench/induction_search.mjs --table [--write]
 // Appends one JSON line per run to build/induction-search/runs.jsonl and prints
 // a table of every run recorded there (--write: into BENCHMARKS.md, after "Head formation").
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -38,6 +40,8 @@ const work = `${root}build/induction-search/`;
 const trainer = process.env.MINIMIND_TRAIN ?? `${root}build/native/core/minimind-train`;
 
 const COPY_HEAVY = { pronoun: 0.15, induction: 0.8, mood: 0.025, habit: 0.025 };
+const COPY_ONLY = { pronoun: 0.05, induction: 0.95 };
+const DEMO_SHAPE = { hidden_size: 128, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 6400 };
 const H128_L2_H2 = { hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 2, vocab_size: 6400 };
 
 /**
@@ -115,6 +119,46 @@ export const CANDIDATES = Object.freeze([
     learningRate: 5e-3,
     tokens: 2e6,
   },
+  {
+    name: 'demo-shape-copy-lr1e-2',
+    what: 'the demo shape (hidden 128, 4 layers, 4 heads of 32), copy-heavy mix, lr 1e-2',
+    config: DEMO_SHAPE,
+    mix: COPY_HEAVY,
+    batchSize: 16,
+    maxSeqLen: 64,
+    learningRate: 1e-2,
+    tokens: 2e6,
+  },
+  {
+    name: 'l4-h8-copy',
+    what: 'hidden 128, 4 layers, 8 heads of 16, copy-heavy mix, lr 5e-3',
+    config: { ...DEMO_SHAPE, num_attention_heads: 8, num_key_value_heads: 8 },
+    mix: COPY_HEAVY,
+    batchSize: 16,
+    maxSeqLen: 64,
+    learningRate: 5e-3,
+    tokens: 2e6,
+  },
+  {
+    name: 'demo-shape-copy-b8',
+    what: 'the demo shape, copy-heavy mix, batch 8 (twice the optimizer steps), lr 5e-3',
+    config: DEMO_SHAPE,
+    mix: COPY_HEAVY,
+    batchSize: 8,
+    maxSeqLen: 64,
+    learningRate: 5e-3,
+    tokens: 2e6,
+  },
+  {
+    name: 'demo-shape-copy95',
+    what: 'the demo shape, copying lines 19 in 20, lr 5e-3',
+    config: DEMO_SHAPE,
+    mix: COPY_ONLY,
+    batchSize: 16,
+    maxSeqLen: 64,
+    learningRate: 5e-3,
+    tokens: 2e6,
+  },
 ]);
 
 /** The candidate named `name`, with `tokens` in place of its own run length when given (NAME@TOKENS). */
@@ -170,6 +214,7 @@ async function main() {
       seeds: { type: 'string', default: '1' },
       'probe-seed': { type: 'string', default: '7' },
       threads: { type: 'string', default: '2' },
+      'save-every': { type: 'string', default: '' },
       table: { type: 'boolean', default: false },
       write: { type: 'boolean', default: false },
     },
@@ -186,6 +231,7 @@ async function main() {
     for (const c of list)
       for (const seed of seeds) {
         const batches = Math.floor(c.tokens / (c.batchSize * c.maxSeqLen));
+        const saveEvery = Number(values['save-every'] || Math.max(1, Math.round(1e5 / (c.batchSize * c.maxSeqLen))));
         const data = dataFile(tokenizer, c, seed, batches * c.batchSize);
         const dir = `${work}model-${c.name}-seed${seed}`;
         mkdirSync(dir, { recursive: true });
@@ -201,17 +247,41 @@ async function main() {
             ...['--config', `${dir}/config.in.json`, '--data', data, '--out', dir, '--log', `${dir}/log.jsonl`],
             ...['--max-seq-len', String(c.maxSeqLen), '--batch-size', String(c.batchSize), '--accumulation-steps', '1'],
             ...['--lr', String(c.learningRate), '--grad-clip', '1', '--epochs', '1', '--seed', String(seed), '--order', 'file'],
-            ...['--threads', values.threads],
+            ...['--threads', values.threads, '--save-every', String(saveEvery)],
           ],
           { stdio: ['ignore', 'ignore', 'ignore'] },
         );
         const seconds = (performance.now() - started) / 1000;
-        const model = mm.loadModel({
-          config: readFileSync(`${dir}/config.json`, 'utf8'),
-          weights: new Uint8Array(readFileSync(`${dir}/model.safetensors`)),
+        const scoreOf = (from) => {
+          const model = mm.loadModel({
+            config: readFileSync(`${from}/config.json`, 'utf8'),
+            weights: new Uint8Array(readFileSync(`${from}/model.safetensors`)),
+          });
+          const scores = scoreHeadRoles(model, probes);
+          model.dispose();
+          return scores;
+        };
+        const scores = scoreOf(dir);
+        // The saved models in batch order, then the final one: each role's best head at each save.
+        const saves = readdirSync(dir)
+          .filter((f) => /^batch-\d+$/.test(f))
+          .map((f) => Number(f.slice(6)))
+          .sort((a, b) => a - b);
+        const trajectory = saves.map((batch) => {
+          const s = scoreOf(`${dir}/batch-${batch}`);
+          rmSync(`${dir}/batch-${batch}`, { recursive: true });
+          return { batch, previousToken: bestOf(s.previousToken).value, induction: bestOf(s.induction).value };
         });
-        const scores = scoreHeadRoles(model, probes);
-        model.dispose();
+        trajectory.push({ batch: batches, previousToken: bestOf(scores.previousToken).value, induction: bestOf(scores.induction).value });
+        const firstAt = (pass) => {
+          const at = trajectory.find(pass);
+          return at ? at.batch * c.batchSize * c.maxSeqLen : null;
+        };
+        const formation = {
+          previousToken: firstAt((p) => p.previousToken >= FORMATION_GOALS.previousToken),
+          induction: firstAt((p) => p.induction >= FORMATION_GOALS.induction),
+          both: firstAt((p) => p.previousToken >= FORMATION_GOALS.previousToken && p.induction >= FORMATION_GOALS.induction),
+        };
         const losses = logLosses(dir);
         const tail = losses.slice(-50);
         const run = {
@@ -230,12 +300,14 @@ async function main() {
           previousToken: bestOf(scores.previousToken),
           induction: bestOf(scores.induction),
           pronoun: bestOf(scores.pronoun),
+          formation,
+          trajectory,
           recipe: { config: c.config, mix: c.mix, batchSize: c.batchSize, maxSeqLen: c.maxSeqLen, learningRate: c.learningRate },
         };
         appendFileSync(log, `${JSON.stringify(run)}\n`);
         console.log(
           `${c.name} seed ${seed}: ${run.tokens} tokens in ${seconds.toFixed(0)} s; loss ${run.loss.toFixed(3)}, previous-token ${run.previousToken.value.toFixed(2)}, ` +
-            `induction ${run.induction.value.toFixed(2)}, pronoun ${run.pronoun.value.toFixed(2)}`,
+            `induction ${run.induction.value.toFixed(2)}, pronoun ${run.pronoun.value.toFixed(2)}; both formed at ${formation.both ?? 'never'} tokens`,
         );
       }
     tokenizer.dispose();
@@ -269,6 +341,9 @@ function insertAfter(path, marker, section) {
 
 /** The search's runs (runs.jsonl) as a BENCHMARKS.md section. */
 export function searchSection(runs) {
+  // Tokens at the first save where both heads were at their goals (runs before saves were kept: not known).
+  const formedAt = (r) =>
+    !r.formation ? 'not saved' : r.formation.both === null ? 'not within the run' : `${(r.formation.both / 1000).toFixed(0)}k`;
   const score = (s) => `${s.value.toFixed(2)} (L${s.layer} H${s.head})`;
   const bold = (s, goal) => (s.value >= goal ? `**${score(s)}**` : score(s));
   const rows = runs.map(
@@ -276,6 +351,7 @@ export function searchSection(runs) {
       `| ${r.name} | ${r.what} | ${r.seed} | ${(r.tokens / 1000).toFixed(0)}k | ${r.loss.toFixed(3)} | ` +
       `${r.lossByTenth ? r.lossByTenth.map((v) => v.toFixed(2)).join(' ') : '–'} | ` +
       `${bold(r.previousToken, FORMATION_GOALS.previousToken)} | ${bold(r.induction, FORMATION_GOALS.induction)} | ${r.pronoun.value.toFixed(2)} | ` +
+      `${formedAt(r)} | ` +
       `${r.seconds.toFixed(0)} s, ${r.threads} thread${r.threads > 1 ? 's' : ''}, load ${r.load[0].toFixed(1)} |`,
   );
   const seeds = [...new Set(runs.map((r) => r.probeSeed))].join(', ');
@@ -286,12 +362,13 @@ How the "watch an induction head form" recipe (\`js/train_recipes.mjs\`) was cho
 it made, in order): each candidate trained natively (\`minimind-train\`, the same Trainer as the page's, on 2 threads at
 low priority (\`nice\`) on **${cpuModel()}**, shared with other work: the seconds are not comparable) on its corpus stream
 (\`js/corpus_stream.mjs\`, written as {"ids"} samples, read in order) for exactly its tokens, MiniMind's get_lr spanning
-them; the final model's heads scored on the development probes (seed ${seeds}, ${runs[0]?.inductionQueries ?? 0} induction queries). Bold: at the
+them; the final model's heads, and (later runs) the model saved about every 100k tokens, scored on the development probes (seed ${seeds}, ${runs[0]?.inductionQueries ?? 0} induction queries). Bold: at the
 goal (previous-token ≥ ${FORMATION_GOALS.previousToken}, induction ≥ ${FORMATION_GOALS.induction}). Loss: the mean of the last 50 batches; by tenth: the mean of
-each tenth of the run's batches (where copying starts to pay, the loss falls steeply).
+each tenth of the run's batches (where copying starts to pay, the loss falls steeply). Both formed: the tokens at the
+first save where both heads were at the goal.
 
-| candidate | what | seed | tokens | loss | loss by tenth of the run | previous-token | induction | pronoun | run |
-|---|---|---|---|---|---|---|---|---|---|
+| candidate | what | seed | tokens | loss | loss by tenth of the run | previous-token | induction | pronoun | both formed | run |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 ${SEARCH_END}`;
 }

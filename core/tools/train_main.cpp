@@ -8,10 +8,13 @@
 //        [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8]
 //        [--grad-clip 1.0] [--seed 42] [--order shuffle|file]
 //        [--dtype float32|float16] [--log FILE.jsonl] [--threads 1]
-//        [--max-batches N]
+//        [--max-batches N] [--save-every N]
 // --threads splits the products by output rows: the same bits for any count.
 // --max-batches stops after the run's first N batches, on the schedule of the
 // whole run: to replay the start of a logged run (scripts/replay_demo.mjs).
+// --save-every N also writes the model after every N batches to
+// DIR/batch-<N>/ (config.json, model.safetensors): to see when a head forms
+// within one run (bench/induction_search.mjs).
 // Writes DIR/config.json and DIR/model.safetensors; one line per batch on
 // stderr (and in --log as JSON, the fields of `minimind train --log`).
 #include <chrono>
@@ -46,6 +49,14 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   if (!out.write(bytes.data(), std::streamsize(bytes.size()))) throw std::runtime_error("cannot write " + path);
+}
+
+// DIR/config.json and DIR/model.safetensors of the model as it is now.
+void save_model(const Model& model, const std::string& dir, const std::string& dtype) {
+  std::filesystem::create_directories(dir);
+  write_file(dir + "/config.json", config_to_json(model.config()) + "\n");
+  const std::vector<uint8_t> file = model_safetensors(model, dtype == "float16" ? DType::F16 : DType::F32);
+  write_file(dir + "/model.safetensors", std::string(file.begin(), file.end()));
 }
 
 int64_t integer(const std::map<std::string, std::string>& args, const std::string& name, int64_t fallback) {
@@ -84,7 +95,8 @@ int run(const std::map<std::string, std::string>& args) {
                                        "dtype",
                                        "log",
                                        "threads",
-                                       "max-batches"};
+                                       "max-batches",
+                                       "save-every"};
   for (const auto& [name, value] : args) {
     bool known = false;
     for (const char* flag : kFlags) known = known || name == flag;
@@ -147,6 +159,9 @@ int run(const std::map<std::string, std::string>& args) {
   const int64_t max_batches = integer(args, "max-batches", 0);
   if (max_batches < 0) throw std::invalid_argument("--max-batches must not be negative (0: the whole run)");
 
+  const int64_t save_every = integer(args, "save-every", 0);
+  if (save_every < 0) throw std::invalid_argument("--save-every must not be negative (0: only the final model)");
+
   Trainer trainer(model, std::move(data), o);
   std::ofstream log;
   if (!get("log").empty()) log.open(get("log"));
@@ -170,6 +185,8 @@ int run(const std::map<std::string, std::string>& args) {
                     (long long)s.tokens, s.ms);
       log << line;
     }
+    if (save_every > 0 && trainer.batches_done() % save_every == 0 && !trainer.done())
+      save_model(model, get("out") + "/batch-" + std::to_string(trainer.batches_done()), dtype);
   }
   if (thread_count() > 1) {
     // What share of the run the threads shared (the rest ran on one thread).
@@ -178,10 +195,7 @@ int run(const std::map<std::string, std::string>& args) {
     std::fprintf(stderr, "%d threads: %.2f s of %.2f s split across threads (%.1f%%)\n", thread_count(), split, seconds,
                  100.0 * split / seconds);
   }
-  std::filesystem::create_directories(get("out"));
-  write_file(get("out") + "/config.json", config_to_json(model.config()) + "\n");
-  const std::vector<uint8_t> file = model_safetensors(model, dtype == "float16" ? DType::F16 : DType::F32);
-  write_file(get("out") + "/model.safetensors", std::string(file.begin(), file.end()));
+  save_model(model, get("out"), dtype);
   return 0;
 }
 
