@@ -44,14 +44,14 @@ test('progress after every chunk, a pause between chunks', async () => {
     onProgress: (done, total) => calls.push([done, total]),
     pause: async () => (pauses += 1),
   });
-  const total = recipe.batches * batchSize; // 80: chunks of 32, 32, 16
-  assert.deepEqual(calls, [
-    [0, total],
-    [32, total],
-    [64, total],
-    [80, total],
-  ]);
-  assert.equal(pauses, 2, 'no pause after the last chunk');
+  const total = recipe.batches * batchSize;
+  // Before the first chunk, then after each chunk of 32 and after the last (shorter) one.
+  const expected = [];
+  for (let done = 0; done < total; done += 32) expected.push([done, total]);
+  expected.push([total, total]);
+  assert.ok(expected.length >= 3, 'at least two chunks');
+  assert.deepEqual(calls, expected);
+  assert.equal(pauses, expected.length - 2, 'a pause between chunks, none after the last');
 });
 
 test('an aborted signal stops it after the chunk in progress', async () => {
