@@ -23,6 +23,7 @@
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
 //                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|soak]
+//                           [--run-seconds N]   (page-training: each panel run's training time cap)
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
 // other sections keep their numbers; --only page-training does the same for the
@@ -732,7 +733,8 @@ async function main() {
     writeFileSync(`${root}build/bench/page-training-results.json`, `${JSON.stringify(result, null, 1)}\n`);
     writePageTrainingSection(result, outFile);
     log(`wrote the "Training in the page" section of ${outFile.replace(root, '')} (raw: build/bench/page-training-results.json)`);
-    const runs = await measureRecipeRuns({ log });
+    const runSeconds = option('--run-seconds', null);
+    const runs = await measureRecipeRuns({ log, ...(runSeconds !== null ? { limitSeconds: Number(runSeconds) } : {}) });
     writeFileSync(`${root}build/bench/page-training-runs.json`, `${JSON.stringify(runs, null, 1)}\n`);
     writeRecipeRunsSection(recipeRunsSection(runs), outFile);
     log(`wrote "The Train panel's runs" in ${outFile.replace(root, '')} (raw: build/bench/page-training-runs.json)`);
