@@ -16,6 +16,7 @@
 // by Amdahl's law.
 //
 // Usage: node bench/head_formation.mjs [--only default,induction] [--seeds 1,2,3] [--jobs 2] [--write]
+//        node bench/head_formation.mjs --from build/bench/heads-results.json [--write]   (the section again, nothing measured)
 // bench/run.mjs --only heads runs it and writes the "Head formation" section
 // (--write: this script writes it, without run.mjs's builds).
 import { spawn } from 'node:child_process';
@@ -130,7 +131,12 @@ export function projectThreads(rate1, rate2, threads = 4) {
 
 /** The median of tokens to formation over seeds, a run that never formed counting as more than any: null if most did not. */
 export function medianFormation(runs) {
-  const tokens = runs.map((r) => r.reached.formed ?? Infinity).sort((a, b) => a - b);
+  return medianReached(runs, 'formed');
+}
+
+/** The median over runs of the tokens at which `key` of run.reached was passed (a run that never did: more than any), or null. */
+export function medianReached(runs, key) {
+  const tokens = runs.map((r) => r.reached[key] ?? Infinity).sort((a, b) => a - b);
   const m = tokens[(tokens.length - 1) >> 1];
   return Number.isFinite(m) ? m : null;
 }
@@ -265,15 +271,21 @@ export function headFormationSection(r) {
       `${cell(run, 'previousToken')} | ${cell(run, 'induction')} | ${cell(run, 'pronoun')} | ${run.reached.formed === null ? 'no' : `**${kTokens(run.reached.formed)}**`} |`
     );
   });
-  const timeRows = Object.entries(r.rates).map(([id, rate]) => {
+  // Per recipe: both heads at once (formation), then the induction head alone.
+  const timeRows = Object.entries(r.rates).flatMap(([id, rate]) => {
     const runs = r.runs.filter((run) => run.id === id);
-    const tokens = medianFormation(runs);
-    const formed = runs.filter((run) => run.reached.formed !== null).length;
-    const at = (threads) => (tokens === null ? '–' : duration(tokens / rate[threads]));
-    return (
-      `| ${id} | ${tokens === null ? `not formed (${formed} of ${runs.length} seeds)` : `**${kTokens(tokens)}** (${formed} of ${runs.length} seeds formed)`} | ` +
-      `${rate[1].toFixed(0)} | ${rate[2].toFixed(0)} | ${rate[4].toFixed(0)} | ${at(1)} | ${at(2)} | ${at(4)} |`
-    );
+    return [
+      ['a previous-token and an induction head', 'formed'],
+      ['the induction head alone', 'induction'],
+    ].map(([heads, key]) => {
+      const tokens = medianReached(runs, key);
+      const reached = runs.filter((run) => run.reached[key] !== null).length;
+      const at = (threads) => (tokens === null ? '–' : duration(tokens / rate[threads]));
+      return (
+        `| ${id} | ${heads} | ${tokens === null ? `not reached (${reached} of ${runs.length} seeds)` : `**${kTokens(tokens)}** (${reached} of ${runs.length} seeds)`} | ` +
+        `${rate[1].toFixed(0)} | ${rate[2].toFixed(0)} | ${rate[4].toFixed(0)} | ${at(1)} | ${at(2)} | ${at(4)} |`
+      );
+    });
   });
   const seeds = r.seeds.join(', ');
   return `${HEADS_BEGIN}
@@ -308,8 +320,8 @@ time they take here: tokens/s of the recipe in Node, ${RATE_BATCHES} batches aft
     .map(([id, rate]) => `${id} ${f2(rate.parallelShare)}`)
     .join(', ')}). The panel's snapshots and the data's preparation come on top.
 
-| recipe | tokens to formation | tokens/s, 1 thread | 2 threads | 4 threads (projected) | time, 1 thread | 2 threads | 4 threads (projected) |
-|---|---|---|---|---|---|---|---|
+| recipe | heads | tokens to reach them | tokens/s, 1 thread | 2 threads | 4 threads (projected) | time, 1 thread | 2 threads | 4 threads (projected) |
+|---|---|---|---|---|---|---|---|---|
 ${timeRows.join('\n')}
 
 What bounds the previous-token score of a young model: MiniMind's q/k norm scales every query and key to the RMS of its
@@ -323,7 +335,7 @@ ${HEADS_END}`;
 }
 
 function parseArgs(argv) {
-  const args = { only: null, seeds: [...SEEDS], jobs: 2, child: null, rate: null, threads: 1, write: false };
+  const args = { only: null, seeds: [...SEEDS], jobs: 2, child: null, rate: null, threads: 1, write: false, from: null };
   for (let i = 0; i < argv.length; i += 1) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -336,6 +348,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--rate') args.rate = value();
     else if (argv[i] === '--threads') args.threads = Number(value());
     else if (argv[i] === '--write') args.write = true;
+    else if (argv[i] === '--from') args.from = value();
     else throw new Error(`unknown flag ${argv[i]}`);
   }
   for (const id of [...(args.only ?? []), ...(args.rate ? [args.rate] : [])])
@@ -358,11 +371,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (args.child) await child(args.child);
   else if (args.rate) process.stdout.write(`${JSON.stringify(await recipeRate(args.rate, args.threads))}\n`);
   else {
-    const result = await measureHeadFormation({ only: args.only, seeds: args.seeds, jobs: args.jobs });
+    // --from FILE: the section again from a run's saved result (build/bench/heads-results.json), measuring nothing.
+    const result = args.from
+      ? JSON.parse(readFileSync(args.from, 'utf8'))
+      : await measureHeadFormation({ only: args.only, seeds: args.seeds, jobs: args.jobs });
     const section = headFormationSection(result);
     console.log(section);
     if (args.write) {
-      writeFileSync(`${root}build/bench/heads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+      if (!args.from) writeFileSync(`${root}build/bench/heads-results.json`, `${JSON.stringify(result, null, 1)}\n`);
       replaceSection(`${root}BENCHMARKS.md`, HEADS_BEGIN, HEADS_END, section);
     }
   }

@@ -112,8 +112,20 @@ test('the section names each recipe, each run, where the goals were passed and t
     /\| induction \| 1 \| 300k \| 2\.500 \| \*\*0\.85\*\*, ≥ 0\.8 at 300k \| \*\*0\.60\*\*, ≥ 0\.5 at 300k \| 0\.40 \| \*\*300k\*\* \|/,
   );
   // Two of three seeds formed at 300k: the median is 300k; 300000 / 1000 tokens/s = 5 min on 1 thread.
-  assert.match(text, /\| induction \| \*\*300k\*\* \(2 of 3 seeds formed\) \| 1000 \| 1800 \| 3000 \| 5\.0 min \| 2\.8 min \| 100 s \|/);
-  assert.match(text, /\| default \| not formed \(0 of 1 seeds\) \| 2000 \| 3600 \| 6000 \| – \| – \| – \|/);
+  const both = 'a previous-token and an induction head';
+  assert.match(
+    text,
+    new RegExp(
+      `\\| induction \\| ${both} \\| \\*\\*300k\\*\\* \\(2 of 3 seeds\\) \\| 1000 \\| 1800 \\| 3000 \\| 5\\.0 min \\| 2\\.8 min \\| 100 s \\|`,
+    ),
+  );
+  assert.match(
+    text,
+    new RegExp(`\\| default \\| ${both} \\| not reached \\(0 of 1 seeds\\) \\| 2000 \\| 3600 \\| 6000 \\| – \\| – \\| – \\|`),
+  );
+  // The induction head alone: seeds 1 and 2 at 300k, seed 3 never: the median is 300k.
+  assert.match(text, /\| induction \| the induction head alone \| \*\*300k\*\* \(2 of 3 seeds\) \| 1000 \|/);
+  assert.match(text, /\| default \| the induction head alone \| not reached \(0 of 1 seeds\) \|/);
   assert.match(text, /previous-token ≥ 0\.8,\s+induction ≥ 0\.5, pronoun ≥ 0\.5/);
   assert.match(text, /probes of seed 99/);
   assert.match(text, /at\s+most about 0\.56 \(default, head_dim 16\), 0\.90 \(induction, head_dim 64\) of a 13-token sentence's/);
