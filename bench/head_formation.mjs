@@ -16,7 +16,8 @@
 // by Amdahl's law.
 //
 // Usage: node bench/head_formation.mjs [--only default,induction] [--seeds 1,2,3] [--jobs 2] [--write]
-//        node bench/head_formation.mjs --from build/bench/heads-results.json [--write]   (the section again, nothing measured)
+//        node bench/head_formation.mjs --from build/bench/heads-results.json [--rates] [--write]
+//          (the section again from a saved run; --rates: its tokens/s measured again, the file updated)
 // bench/run.mjs --only heads runs it and writes the "Head formation" section
 // (--write: this script writes it, without run.mjs's builds).
 import { spawn } from 'node:child_process';
@@ -182,14 +183,7 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, queue.length)) }, worker));
-  const samples = Object.fromEntries(ids.map((id) => [id, { 1: [], 2: [] }]));
-  for (let round = 0; round < RATE_ROUNDS; round += 1)
-    for (const id of ids)
-      for (const threads of [1, 2]) {
-        const r = await spawnChild(['--rate', id, '--threads', String(threads)]);
-        if (r.threads !== threads) throw new Error(`asked for ${threads} threads, the module ran ${r.threads}`);
-        samples[id][threads].push(r.tokensPerSecond);
-      }
+  const { rates, rateLoad } = await measureRates(ids, log);
   // What bounds a young model's previous-token score: the most a purely positional head of the recipe's
   // head_dim can put on the previous token at q/k-norm gain 1 (js/prev_token_cap.mjs), over sentences of the
   // probes' mean length.
@@ -205,6 +199,35 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
     const headDim = config.head_dim ?? config.hidden_size / config.num_attention_heads;
     caps[id] = { headDim, cap: previousTokenCap(headDim, probeTokens, 1) };
   }
+  return {
+    ...runHeader(started, load0),
+    probeSeed: FORMATION_PROBES.heldOutSeed,
+    seeds: [...seeds],
+    jobs,
+    runs: ids.flatMap((id) => seeds.map((seed) => results.get(`${id}:${seed}`))),
+    rates,
+    rateLoad,
+    probeTokens,
+    caps,
+  };
+}
+
+/**
+ * tokens/s of each recipe of `ids` in Node on 1 thread (the SIMD build) and 2
+ * (the pthreads build), each the median of RATE_ROUNDS rounds interleaved,
+ * and 4 projected by Amdahl's law. Returns {rates: {id: {1, 2, 4,
+ * parallelShare}}, rateLoad: [load average before, after]}.
+ */
+export async function measureRates(ids, log = console.log) {
+  const before = os.loadavg()[0];
+  const samples = Object.fromEntries(ids.map((id) => [id, { 1: [], 2: [] }]));
+  for (let round = 0; round < RATE_ROUNDS; round += 1)
+    for (const id of ids)
+      for (const threads of [1, 2]) {
+        const r = await spawnChild(['--rate', id, '--threads', String(threads)]);
+        if (r.threads !== threads) throw new Error(`asked for ${threads} threads, the module ran ${r.threads}`);
+        samples[id][threads].push(r.tokensPerSecond);
+      }
   const rates = {};
   for (const id of ids) {
     const one = median(samples[id][1]);
@@ -213,16 +236,7 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
     rates[id] = { 1: one, 2: two, 4: four.tokensPerSecond, parallelShare: four.parallelShare };
     log(`heads: ${id}: ${one.toFixed(0)} tokens/s on 1 thread, ${two.toFixed(0)} on 2, ${four.tokensPerSecond.toFixed(0)} projected on 4`);
   }
-  return {
-    ...runHeader(started, load0),
-    probeSeed: FORMATION_PROBES.heldOutSeed,
-    seeds: [...seeds],
-    jobs,
-    runs: ids.flatMap((id) => seeds.map((seed) => results.get(`${id}:${seed}`))),
-    rates,
-    probeTokens,
-    caps,
-  };
+  return { rates, rateLoad: [before, os.loadavg()[0]] };
 }
 
 export const HEADS_BEGIN = '<!-- heads: written by node bench/run.mjs --only heads; do not edit by hand -->';
@@ -314,7 +328,7 @@ after the checkpoint before the last.
 ${runRows.join('\n')}
 
 Tokens to formation (the median over the seeds, a seed that never formed counting as more than any) and the training
-time they take here: tokens/s of the recipe in Node, ${RATE_BATCHES} batches after ${RATE_WARMUP}, median of ${RATE_ROUNDS} rounds interleaved, on 1 thread
+time they take here: tokens/s of the recipe in Node${r.rateLoad ? ` (measured at load average ${r.rateLoad[0].toFixed(1)}–${r.rateLoad[1].toFixed(1)})` : ''}, ${RATE_BATCHES} batches after ${RATE_WARMUP}, median of ${RATE_ROUNDS} rounds interleaved, on 1 thread
 (\`dist/wasm/minimind.*\`) and 2 (\`minimind-threads.*\`); 4 threads projected by Amdahl's law from the measured speed-up
 (parallel share ${Object.entries(r.rates)
     .map(([id, rate]) => `${id} ${f2(rate.parallelShare)}`)
@@ -335,7 +349,7 @@ ${HEADS_END}`;
 }
 
 function parseArgs(argv) {
-  const args = { only: null, seeds: [...SEEDS], jobs: 2, child: null, rate: null, threads: 1, write: false, from: null };
+  const args = { only: null, seeds: [...SEEDS], jobs: 2, child: null, rate: null, threads: 1, write: false, from: null, rates: false };
   for (let i = 0; i < argv.length; i += 1) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -349,6 +363,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--threads') args.threads = Number(value());
     else if (argv[i] === '--write') args.write = true;
     else if (argv[i] === '--from') args.from = value();
+    else if (argv[i] === '--rates') args.rates = true;
     else throw new Error(`unknown flag ${argv[i]}`);
   }
   for (const id of [...(args.only ?? []), ...(args.rate ? [args.rate] : [])])
@@ -371,10 +386,15 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (args.child) await child(args.child);
   else if (args.rate) process.stdout.write(`${JSON.stringify(await recipeRate(args.rate, args.threads))}\n`);
   else {
-    // --from FILE: the section again from a run's saved result (build/bench/heads-results.json), measuring nothing.
-    const result = args.from
+    // --from FILE: the section again from a run's saved result (build/bench/heads-results.json), measuring
+    // nothing; with --rates, its tokens/s measured again (on a quieter machine than the runs had).
+    let result = args.from
       ? JSON.parse(readFileSync(args.from, 'utf8'))
       : await measureHeadFormation({ only: args.only, seeds: args.seeds, jobs: args.jobs });
+    if (args.from && args.rates) {
+      result = { ...result, ...(await measureRates(Object.keys(result.rates))) };
+      writeFileSync(args.from, `${JSON.stringify(result, null, 1)}\n`);
+    }
     const section = headFormationSection(result);
     console.log(section);
     if (args.write) {
