@@ -12,11 +12,8 @@ endif()
 # of a debug build can forbid them (tests/allocation_counter.h).
 target_compile_definitions(minimind_flags INTERFACE EIGEN_RUNTIME_NO_MALLOC)
 if(MINIMIND_SANITIZE)
-  # -O1 as AddressSanitizer's own docs advise: the Debug build's -O0 ran the
-  # sanitized suite several times slower (Eigen's expression templates are
-  # made to be inlined) and finds nothing more; asserts stay on (no NDEBUG).
   target_compile_options(minimind_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
-                                                  -fno-sanitize-recover=undefined -O1)
+                                                  -fno-sanitize-recover=undefined)
   target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
 endif()
 
