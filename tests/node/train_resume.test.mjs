@@ -180,6 +180,33 @@ function host() {
   return { handle: h.handle, answers, next, losses };
 }
 
+// The paused worker `a` goes on to the end (the reference: its losses and its
+// exported weights); a second worker (a reloaded page) then resumes `run`
+// (a capture taken while paused) to the end. Returns that worker, its
+// ready message, and the reference weights.
+async function finishThenResume(a, run) {
+  const done = a.next((m) => m.type === 'state' && m.state === 'done');
+  await a.handle({ type: 'resume' });
+  await done;
+  const exported = a.next((m) => m.type === 'exported');
+  await a.handle({ type: 'export', id: 3, dtype: 'F32' });
+  const reference = await exported;
+  const b = host();
+  const ready = b.next((m) => m.type === 'ready');
+  const bDone = b.next((m) => m.type === 'state' && m.state === 'done');
+  await b.handle({ type: 'prepare', id: 1, resume: structuredClone(run), start: true });
+  const readyMessage = await ready;
+  await bDone;
+  return { b, ready: readyMessage, reference };
+}
+
+/** The weights worker `b` exports now equal `reference`'s. */
+async function assertSameWeights(b, reference) {
+  const again = b.next((m) => m.type === 'exported');
+  await b.handle({ type: 'export', id: 2, dtype: 'F32' });
+  assert.deepEqual(new Uint8Array((await again).weights), new Uint8Array(reference.weights));
+}
+
 const prepare = (id, extra) => ({ type: 'prepare', id, ...SETTINGS, snapshotEvery: 100, options: OPTIONS, start: true, ...extra });
 
 test("through the worker's protocol: pause, capture, resume in a new worker: the step and the losses go on", async () => {
@@ -198,28 +225,13 @@ test("through the worker's protocol: pause, capture, resume in a new worker: the
   assert.equal(run.settings.options.epochs, 2);
   assert.equal(run.trainer.epoch * Math.ceil(run.data.count / OPTIONS.batchSize) + run.trainer.batch, savedStep);
 
-  // The first worker goes on to the end: the reference.
-  const done = a.next((m) => m.type === 'state' && m.state === 'done');
-  await a.handle({ type: 'resume' });
-  await done;
-  const exported = a.next((m) => m.type === 'exported');
-  await a.handle({ type: 'export', id: 3, dtype: 'F32' });
-  const reference = await exported;
-
-  // A second worker (a reloaded page) resumes the capture.
-  const b = host();
-  const ready = b.next((m) => m.type === 'ready');
-  const bDone = b.next((m) => m.type === 'state' && m.state === 'done');
-  await b.handle({ type: 'prepare', id: 1, resume: structuredClone(run), start: true });
-  const { resumed, trainer } = await ready;
-  assert.equal(resumed.step, savedStep, 'the step continues from the saved one');
-  assert.equal(trainer.batchesDone, savedStep);
-  await bDone;
+  // The first worker goes on to the end (the reference); a second one resumes the capture.
+  const { b, ready, reference } = await finishThenResume(a, run);
+  assert.equal(ready.resumed.step, savedStep, 'the step continues from the saved one');
+  assert.equal(ready.trainer.batchesDone, savedStep);
   assert.equal(b.losses()[0][0], savedStep + 1);
   assert.deepEqual(b.losses(), a.losses().slice(savedStep));
-  const again = b.next((m) => m.type === 'exported');
-  await b.handle({ type: 'export', id: 2, dtype: 'F32' });
-  assert.deepEqual(new Uint8Array((await again).weights), new Uint8Array(reference.weights));
+  await assertSameWeights(b, reference);
 
   // A resumed run captures again (its samples as saved).
   const recaptured = b.next((m) => m.type === 'captured');
@@ -250,22 +262,10 @@ test('a stream run (fresh corpus lines for a number of batches) resumes in a new
   const { run } = await captured;
   assert.deepEqual(run.settings.data, data, 'the data as asked');
   assert.deepEqual([run.settings.options.epochs, run.settings.options.order], [1, 'file']);
-  const done = a.next((m) => m.type === 'state' && m.state === 'done');
-  await a.handle({ type: 'resume' });
-  await done;
-  const exported = a.next((m) => m.type === 'exported');
-  await a.handle({ type: 'export', id: 3, dtype: 'F32' });
-  const reference = await exported;
-
-  const b = host();
-  const bDone = b.next((m) => m.type === 'state' && m.state === 'done');
-  await b.handle({ type: 'prepare', id: 1, resume: structuredClone(run), start: true });
-  await bDone;
+  const { b, reference } = await finishThenResume(a, run);
   assert.deepEqual(b.losses(), a.losses().slice(savedStep));
   assert.equal(a.losses().length, data.batches);
-  const again = b.next((m) => m.type === 'exported');
-  await b.handle({ type: 'export', id: 2, dtype: 'F32' });
-  assert.deepEqual(new Uint8Array((await again).weights), new Uint8Array(reference.weights));
+  await assertSameWeights(b, reference);
 });
 
 test('float16 rounding as torch .half(): ties to even, overflow to infinity', () => {
