@@ -760,7 +760,7 @@ read through \`#train\`'s read-only \`element.snapshots\` and \`element.trainer\
 The default run: a new generation-3 MiniMind (hidden ${s.hidden_size}, ${s.num_hidden_layers} layers, ${s.num_attention_heads} heads,
 ${s.num_key_value_heads} kv heads, vocabulary 6400, model seed ${s.model_seed}) on ${s.batches} batches of fresh generated corpus lines
 (\`js/corpus_stream.mjs\`, the ${s.mix} mix, corpus seed ${s.streamSeed}${s.pack ? ', packed' : ''}), batch ${s.batchSize} × ${s.maxSeqLen}, learning rate ${s.learningRate}, gradient clip ${s.gradClip},
-${s.epochs} epochs: ${p.trainer.totalBatches} batches. The first batch was reported ${secs(p.firstBatchSeconds)} after the
+${s.epochs} ${s.epochs === 1 ? 'epoch' : 'epochs'}: ${p.trainer.totalBatches} batches. The first batch was reported ${secs(p.firstBatchSeconds)} after the
 click (the worker loads the model, generates and tokenizes the corpus first). Stopped after
 ${secs(p.seconds)} (${STOPPED[p.stopped]}), ${p.batches} batches done, ${p.snapshots} snapshots read.
 
