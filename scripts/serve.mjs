@@ -69,11 +69,19 @@ export function serve(root, { port = 0, host = '127.0.0.1', isolate = true } = {
         file = join(file, 'index.html');
         info = await stat(file);
       }
+      // no-cache: the browser asks every time, and an unchanged file is
+      // answered 304 (by its size and time), so a reload reuses the cached
+      // bytes and the Wasm code the browser compiled from them.
+      const etag = `"${info.size.toString(36)}-${Math.round(info.mtimeMs).toString(36)}"`;
+      const headers = { ...SHARED, 'Cache-Control': 'no-cache', ETag: etag };
+      if (request.headers['if-none-match'] === etag) {
+        response.writeHead(304, headers).end();
+        return;
+      }
       response.writeHead(200, {
-        ...SHARED,
+        ...headers,
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
         'Content-Length': info.size,
-        'Cache-Control': 'no-cache',
       });
       if (request.method === 'HEAD') response.end();
       else createReadStream(file).pipe(response);

@@ -243,6 +243,7 @@ test(
     linkNodeModules();
 
     let compiled = 0;
+    const firstBuilt = [];
     for (const step of buildSteps(workflow)) {
       const stepStarted = Date.now();
       let output;
@@ -255,10 +256,20 @@ test(
       } catch (error) {
         assert.fail(`the step "${step.name}" failed in the clone:\n${error.stdout}\n${error.stderr}`);
       }
-      compiled += (output.stdout.match(/Building CXX object/g) ?? []).length;
+      const built = [...output.stdout.matchAll(/Building CXX object (\S+)/g)].map((m) => m[1]);
+      compiled += built.length;
+      firstBuilt.push(...built.slice(0, 3 - firstBuilt.length));
       console.log(`# step "${step.name}": ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`);
     }
     console.log(`# ${compiled} C++ files compiled; the build steps took ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+    if (reuse && compiled > 0) {
+      // Reused trees should compile only what the clone changes: say why they did not.
+      const flags = 'build/wasm/core/CMakeFiles/minimind_core.dir/flags.make';
+      const ours = readFileSync(join(ROOT, flags), 'utf8').replace(ROOT_PATTERN, clone).split('\n');
+      const theirs = readFileSync(join(clone, flags), 'utf8').split('\n');
+      const differ = theirs.filter((line) => !ours.includes(line));
+      console.log(`# first compiled: ${firstBuilt.join(', ')}; core flags.make lines not as here: ${differ.join(' | ') || 'none'}`);
+    }
 
     const site = join(clone, 'dist/site');
     const missing = SITE_FILES.filter((f) => !existsSync(join(site, f)));
