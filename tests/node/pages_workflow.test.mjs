@@ -164,7 +164,11 @@ function treeWerror() {
 
 before(async () => {
   if (noGit) return;
-  scratch = mkdtempSync(join(tmpdir(), 'minimind-pages-'));
+  // CMake quotes a path with a '-' (or a space...) in the Wasm tree's response
+  // files: a clone path quoted where this checkout's is not (or the reverse)
+  // rewrites every includes_CXX.rsp, and every file recompiles.
+  const quoted = /[^\w./+:]/.test(ROOT_PATH);
+  scratch = mkdtempSync(join(tmpdir(), quoted ? 'minimind-pages-' : 'minimind_pages_'));
   clone = join(scratch, 'site');
   // The CI checkout may belong to another user: trust it for this clone only.
   const env = { ...process.env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' };
@@ -264,11 +268,15 @@ test(
     console.log(`# ${compiled} C++ files compiled; the build steps took ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
     if (reuse && compiled > 0) {
       // Reused trees should compile only what the clone changes: say why they did not.
-      const flags = 'build/wasm/core/CMakeFiles/minimind_core.dir/flags.make';
-      const ours = readFileSync(join(ROOT, flags), 'utf8').replace(ROOT_PATTERN, clone).split('\n');
-      const theirs = readFileSync(join(clone, flags), 'utf8').split('\n');
-      const differ = theirs.filter((line) => !ours.includes(line));
-      console.log(`# first compiled: ${firstBuilt.join(', ')}; core flags.make lines not as here: ${differ.join(' | ') || 'none'}`);
+      const differ = ['flags.make', 'includes_CXX.rsp'].flatMap((name) => {
+        const file = `build/wasm/core/CMakeFiles/minimind_core.dir/${name}`;
+        const ours = readFileSync(join(ROOT, file), 'utf8').replace(ROOT_PATTERN, clone).split('\n');
+        return readFileSync(join(clone, file), 'utf8')
+          .split('\n')
+          .filter((line) => !ours.includes(line))
+          .map((line) => `${name}: ${line}`);
+      });
+      console.log(`# first compiled: ${firstBuilt.join(', ')}; core's build lines not as here: ${differ.join(' | ') || 'none'}`);
     }
 
     const site = join(clone, 'dist/site');
