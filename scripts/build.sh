@@ -22,7 +22,11 @@ case "$flavour" in
   wasm-threads) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_THREADS=ON -DMINIMIND_TESTS=OFF) ;;
   *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar, wasm-threads)" >&2; exit 2 ;;
 esac
-# npm test sets MINIMIND_WERROR=1: the project's own C++ builds warning-free there.
-args+=("-DMINIMIND_WERROR=${MINIMIND_WERROR:-0}")
+# npm test and test:quick set MINIMIND_WERROR=1: the project's own C++ builds
+# warning-free there. Unset, a tree keeps the setting it was configured with
+# (a new tree: off), so npm start, the bench and the test tiers share warm
+# trees instead of recompiling them for a changed flag (MINIMIND_WERROR=0
+# turns it off again).
+if [ -n "${MINIMIND_WERROR:-}" ]; then args+=("-DMINIMIND_WERROR=${MINIMIND_WERROR}"); fi
 "${configure[@]}" -S . -B "build/$flavour" "${args[@]}" >/dev/null
 cmake --build "build/$flavour" -j "$(nproc)" "${target[@]}"

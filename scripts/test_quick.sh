@@ -9,6 +9,8 @@ source scripts/phases.sh
 
 bash scripts/setup.sh
 jobs="$(nproc)"
+# As npm test: -Werror, and the same build trees stay warm for both.
+export MINIMIND_WERROR=1
 
 phase "lint"
 node_modules/.bin/eslint js web bench scripts tests
@@ -20,7 +22,8 @@ ctest --test-dir build/native --no-tests=error --output-on-failure -j "$jobs"
 phase "WebAssembly build (SIMD) and the Node tests that need only it"
 bash scripts/build.sh wasm minimind_wasm
 # Files that need another build: the scalar build (simd), the threads build
-# (threads), the static site (package). Tests inside a file that need the
-# threads build skip themselves when MINIMIND_TEST_TIER is quick.
-MINIMIND_TEST_TIER=quick node --test $(ls tests/node/*.test.mjs | grep -v -e '/simd\.' -e '/threads\.' -e '/package\.')
+# (threads), the static site (package), both Wasm trees and the site
+# (pages_workflow). Tests inside a file that need the threads build skip
+# themselves when MINIMIND_TEST_TIER is quick.
+MINIMIND_TEST_TIER=quick node --test $(ls tests/node/*.test.mjs | grep -v -e '/simd\.' -e '/threads\.' -e '/package\.' -e '/pages_workflow\.')
 phases_done

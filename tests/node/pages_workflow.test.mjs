@@ -12,8 +12,9 @@
 // `npm test` leaves them), with their paths moved to the clone; a file of the
 // clone gets this checkout's modification time only where its bytes are the
 // same, so make recompiles exactly what the committed sources change and
-// reuses the rest. The clone keeps the MINIMIND_WERROR the trees were
-// configured with (-Werror stops a build on a warning and changes no output).
+// reuses the rest. MINIMIND_WERROR is unset for the build steps, so each tree
+// keeps the setting it was configured with (scripts/build.sh; -Werror stops a
+// build on a warning and changes no output).
 // node_modules is linked entry by entry. MINIMIND_PAGES_FULL=1 builds from
 // nothing instead; MINIMIND_PAGES_REPO clones another repository than this one.
 import assert from 'node:assert/strict';
@@ -156,12 +157,6 @@ function linkNodeModules() {
   utimesSync(join(to, '.package-lock.json'), atime, mtime);
 }
 
-/** MINIMIND_WERROR as the reused wasm tree was configured. */
-function treeWerror() {
-  const cache = readFileSync(join(ROOT, 'build/wasm/CMakeCache.txt'), 'utf8');
-  return /^MINIMIND_WERROR:BOOL=(ON|1|TRUE)$/im.test(cache) ? '1' : '0';
-}
-
 before(async () => {
   if (noGit) return;
   // CMake quotes a path with a '-' (or a space...) in the Wasm tree's response
@@ -229,13 +224,12 @@ test(
     const started = Date.now();
     const env = { ...process.env, CI: 'true' };
     delete env.NODE_TEST_CONTEXT;
-    delete env.MINIMIND_WERROR;
+    delete env.MINIMIND_WERROR; // each reused tree keeps its own (a new one: off)
     const guarded = ['dist/wasm/minimind.wasm', 'dist/wasm/minimind-threads.wasm', 'dist/site/index.html'].filter((f) =>
       existsSync(join(ROOT, f)),
     );
     const before = guarded.map((f) => statSync(join(ROOT, f)).mtimeMs);
     if (reuse) {
-      env.MINIMIND_WERROR = treeWerror();
       for (const tree of TREES) seedTree(tree);
       cpSync(join(ROOT, 'dist/wasm'), join(clone, 'dist/wasm'), { recursive: true, preserveTimestamps: true });
       // Nothing copied may still point into this checkout, or the clone's build would write here.
