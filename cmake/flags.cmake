@@ -12,6 +12,8 @@ endif()
 # of a debug build can forbid them (tests/allocation_counter.h).
 target_compile_definitions(minimind_flags INTERFACE EIGEN_RUNTIME_NO_MALLOC)
 if(MINIMIND_SANITIZE)
+  # At the Debug build's -O0 (asserts on). -O1 was measured: the sanitized
+  # suite ran in 73 s instead of 100 s, but the build took twice as long.
   target_compile_options(minimind_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
                                                   -fno-sanitize-recover=undefined)
   target_link_options(minimind_flags INTERFACE -fsanitize=address,undefined)
