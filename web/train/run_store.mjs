@@ -14,6 +14,13 @@ const RUNS = 'runs'; // id -> run state
 const INDEX = 'index'; // id -> {id, savedAt, summary}
 const LOCK_PREFIX = 'minimind-train-run:';
 
+/**
+ * How long a save may take before it is given up (its transaction aborted):
+ * a write the browser never finishes must not hold the next save, or a new
+ * run's start, forever. A 28 MB save takes well under a second here.
+ */
+export const SAVE_DEADLINE_MS = 60000;
+
 /** A new run's id: unique across tabs. */
 export function newRunId() {
   const random = globalThis.crypto?.randomUUID?.() ?? `${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
@@ -52,20 +59,24 @@ export class RunStore {
   /** problem: null, or why nothing can be saved here ({reason, message}). */
   problem;
 
-  constructor(db, { locks, storage, problem = null }) {
+  #deadlineMs;
+
+  constructor(db, { locks, storage, problem = null, deadlineMs = SAVE_DEADLINE_MS }) {
     this.#db = db;
     this.#locks = locks;
     this.#storage = storage;
     this.problem = problem;
+    this.#deadlineMs = deadlineMs;
   }
 
   /**
    * Opens the store (never throws: a browser that refuses IndexedDB gives a
    * store whose saves fail with reason 'unavailable'). indexedDB, locks
-   * (navigator.locks), storage (navigator.storage): the browser's, or stand-ins.
+   * (navigator.locks), storage (navigator.storage): the browser's, or stand-ins;
+   * deadlineMs: how long a save may take (SAVE_DEADLINE_MS).
    */
   static async open(options = {}) {
-    const { locks = globalThis.navigator?.locks, storage = globalThis.navigator?.storage } = options;
+    const { locks = globalThis.navigator?.locks, storage = globalThis.navigator?.storage, deadlineMs } = options;
     try {
       // Inside the try: reading window.indexedDB itself throws where storage is blocked (sandboxed frames).
       const indexedDB = 'indexedDB' in options ? options.indexedDB : globalThis.indexedDB;
@@ -77,11 +88,12 @@ export class RunStore {
         if (!db.objectStoreNames.contains(INDEX)) db.createObjectStore(INDEX);
       };
       const db = await request(open);
-      return new RunStore(db, { locks, storage });
+      return new RunStore(db, { locks, storage, deadlineMs });
     } catch (error) {
       return new RunStore(null, {
         locks,
         storage,
+        deadlineMs,
         problem: { reason: failureReason(error) === 'quota' ? 'quota' : 'unavailable', message: String(error?.message ?? error) },
       });
     }
@@ -90,19 +102,34 @@ export class RunStore {
   /**
    * Saves `run` (a run state with history and snapshots) as run `id`,
    * replacing its previous save. summary: what the list shows of it. Returns
-   * {ok: true} or {ok: false, reason: 'quota' | 'unavailable' | 'failed', message}.
+   * {ok: true} or {ok: false, reason: 'quota' | 'unavailable' | 'failed', message};
+   * a write not finished within the deadline is aborted and fails.
    */
   async save(id, run, summary) {
     if (!this.#db) return { ok: false, ...this.problem };
+    let timer;
     try {
       const tx = this.#db.transaction([RUNS, INDEX], 'readwrite');
       const finished = done(tx);
       tx.objectStore(RUNS).put(run, id);
       tx.objectStore(INDEX).put({ id, savedAt: run.savedAt ?? Date.now(), summary }, id);
-      await finished;
+      const late = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(true), this.#deadlineMs);
+      });
+      if (await Promise.race([finished.then(() => false), late])) {
+        finished.catch(() => {}); // the abort below rejects it; nobody waits for it any more
+        try {
+          tx.abort();
+        } catch {
+          // it finished or failed in the meantime; it is given up all the same
+        }
+        return { ok: false, reason: 'failed', message: `the browser did not finish writing the run within ${this.#deadlineMs / 1000} s` };
+      }
       return { ok: true };
     } catch (error) {
       return { ok: false, reason: failureReason(error), message: String(error?.message ?? error) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
