@@ -16,10 +16,10 @@ target=()
 configure=(cmake)
 case "$flavour" in
   native) args=(-DCMAKE_BUILD_TYPE=Release) ;;
-  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DMINIMIND_SANITIZE=ON) ;;
-  wasm) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release) ;;
-  wasm-scalar) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_SIMD=OFF -DMINIMIND_TESTS=OFF) ;;
-  wasm-threads) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_THREADS=ON -DMINIMIND_TESTS=OFF) ;;
+  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DMINIMIND_SANITIZE=ON -DMINIMIND_UNITY=ON) ;;
+  wasm) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_UNITY=ON) ;;
+  wasm-scalar) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_SIMD=OFF -DMINIMIND_TESTS=OFF -DMINIMIND_UNITY=ON) ;;
+  wasm-threads) configure=(emcmake cmake); args=(-DCMAKE_BUILD_TYPE=Release -DMINIMIND_WASM_THREADS=ON -DMINIMIND_TESTS=OFF -DMINIMIND_UNITY=ON) ;;
   *) echo "build: unknown flavour '$flavour' (native, asan, wasm, wasm-scalar, wasm-threads)" >&2; exit 2 ;;
 esac
 # npm test and test:quick set MINIMIND_WERROR=1: the project's own C++ builds

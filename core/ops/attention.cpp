@@ -194,20 +194,20 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
 
 namespace {
 
-constexpr int64_t kPanel = PanelsView::kPanelRows;
+constexpr int64_t kKeyPanel = PanelsView::kPanelRows;
 
 // A [rows, cols] (row stride a_stride) packed as a [rows, cols] view, zero-
 // padded: the layout LayerKVCache::append gives the keys, so the score
 // kernel sums the same products in the same order as attention_forward.
 PanelsView pack_rows(const float* a, int64_t rows, int64_t cols, int64_t a_stride, std::vector<float>& storage) {
-  const int64_t panels = (rows + kPanel - 1) / kPanel;
-  float* packed = scratch(storage, panels * cols * kPanel);  // [⌈rows/8⌉, cols, 8]
+  const int64_t panels = (rows + kKeyPanel - 1) / kKeyPanel;
+  float* packed = scratch(storage, panels * cols * kKeyPanel);  // [⌈rows/8⌉, cols, 8]
   // The last panel's padding lanes (the buffer holds whatever came before).
-  std::fill(packed + (rows / kPanel) * cols * kPanel, packed + panels * cols * kPanel, 0.0f);
+  std::fill(packed + (rows / kKeyPanel) * cols * kKeyPanel, packed + panels * cols * kKeyPanel, 0.0f);
   for (int64_t r = 0; r < rows; ++r) {
-    float* lane = packed + (r / kPanel) * cols * kPanel + r % kPanel;  // row r: panel r/8, lane r%8
+    float* lane = packed + (r / kKeyPanel) * cols * kKeyPanel + r % kKeyPanel;  // row r: panel r/8, lane r%8
     const float* row = a + r * a_stride;
-    for (int64_t i = 0; i < cols; ++i) lane[i * kPanel] = row[i];
+    for (int64_t i = 0; i < cols; ++i) lane[i * kKeyPanel] = row[i];
   }
   return PanelsView{rows, cols, WeightStorage::F32, packed, nullptr};
 }

@@ -23,7 +23,7 @@ bool& enabled_flag() {
 }
 
 #if defined(MINIMIND_HAVE_AVX2_KERNEL)
-constexpr int kPanel = 8;
+constexpr int kAvxPanel = 8;
 
 // R rows against P panels: R·P accumulators of 8 lanes, acc = acc + x·w per
 // i in order. Only this file's functions are compiled for AVX2 (internal
@@ -49,7 +49,7 @@ __attribute__((target("avx2"))) void tile(const float* x, int64_t x_stride, cons
   for (int p = 0; p < P; ++p) panel[p] = panels[p];
   for (int64_t i = 0; i < n; ++i) {
     __m256 w[P];
-    for (int p = 0; p < P; ++p) w[p] = _mm256_loadu_ps(panel[p] + i * kPanel);
+    for (int p = 0; p < P; ++p) w[p] = _mm256_loadu_ps(panel[p] + i * kAvxPanel);
     for (int r = 0; r < R; ++r) {
       const __m256 xr = _mm256_broadcast_ss(x + r * x_stride + i);
       for (int p = 0; p < P; ++p) acc[r][p] = Accumulator(_mm256_add_ps(__m256(acc[r][p]), _mm256_mul_ps(xr, w[p])));
@@ -57,14 +57,14 @@ __attribute__((target("avx2"))) void tile(const float* x, int64_t x_stride, cons
   }
   for (int r = 0; r < R; ++r) {
     for (int p = 0; p < P; ++p) {
-      float* to = y + r * y_stride + p * kPanel;
-      if (valid[p] == kPanel) {
+      float* to = y + r * y_stride + p * kAvxPanel;
+      if (valid[p] == kAvxPanel) {
         _mm256_storeu_ps(to, __m256(acc[r][p]));
         continue;
       }
       // Through a buffer of its own: indexing acc's elements would keep acc
       // in memory during the loop (its floats may alias x's).
-      alignas(32) float out[kPanel];
+      alignas(32) float out[kAvxPanel];
       _mm256_store_ps(out, __m256(acc[r][p]));
       for (int j = 0; j < valid[p]; ++j) to[j] = out[j];
     }
@@ -84,7 +84,7 @@ __attribute__((target("avx2"))) void tile_4x2(const float* x, int64_t x_stride, 
   const float* x3 = x + 3 * x_stride;
   __m256 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
   for (int64_t i = 0; i < n; ++i) {
-    const __m256 w0 = _mm256_loadu_ps(p0 + i * kPanel), w1 = _mm256_loadu_ps(p1 + i * kPanel);
+    const __m256 w0 = _mm256_loadu_ps(p0 + i * kAvxPanel), w1 = _mm256_loadu_ps(p1 + i * kAvxPanel);
     __m256 xr = _mm256_broadcast_ss(x0 + i);
     a00 = _mm256_add_ps(a00, _mm256_mul_ps(xr, w0));
     a01 = _mm256_add_ps(a01, _mm256_mul_ps(xr, w1));
@@ -101,12 +101,12 @@ __attribute__((target("avx2"))) void tile_4x2(const float* x, int64_t x_stride, 
   const __m256 acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
   for (int r = 0; r < 4; ++r) {
     for (int p = 0; p < 2; ++p) {
-      float* to = y + r * y_stride + p * kPanel;
-      if (valid[p] == kPanel) {
+      float* to = y + r * y_stride + p * kAvxPanel;
+      if (valid[p] == kAvxPanel) {
         _mm256_storeu_ps(to, acc[r][p]);
         continue;
       }
-      alignas(32) float out[kPanel];
+      alignas(32) float out[kAvxPanel];
       _mm256_store_ps(out, acc[r][p]);
       for (int j = 0; j < valid[p]; ++j) to[j] = out[j];
     }

@@ -5,8 +5,8 @@
 namespace minimind {
 
 namespace {
-constexpr int64_t kPanel = PanelsView::kPanelRows;
-int64_t panels_for(int64_t tokens) { return (tokens + kPanel - 1) / kPanel; }
+constexpr int64_t kCachePanel = PanelsView::kPanelRows;
+int64_t panels_for(int64_t tokens) { return (tokens + kCachePanel - 1) / kCachePanel; }
 }  // namespace
 
 LayerKVCache::LayerKVCache(int64_t kv_heads, int64_t head_dim)
@@ -27,12 +27,12 @@ void LayerKVCache::append(const float* k, const float* v, int64_t T) {
   for (int64_t kv = 0; kv < kv_heads_; ++kv) {
     std::vector<float>& panels = key_panels_[size_t(kv)];
     // Whole panels, zero-padded: a new panel starts as 8 zero keys.
-    panels.resize(size_t(panels_for(length_ + T) * Dh * kPanel), 0.0f);
+    panels.resize(size_t(panels_for(length_ + T) * Dh * kCachePanel), 0.0f);
     for (int64_t t = 0; t < T; ++t) {
       const int64_t j = length_ + t;  // key j sits in panel j/8, lane j%8
-      float* lane = panels.data() + (j / kPanel) * Dh * kPanel + j % kPanel;
+      float* lane = panels.data() + (j / kCachePanel) * Dh * kCachePanel + j % kCachePanel;
       const float* key = k + t * D + kv * Dh;  // [Dh]
-      for (int64_t d = 0; d < Dh; ++d) lane[d * kPanel] = key[d];
+      for (int64_t d = 0; d < Dh; ++d) lane[d * kCachePanel] = key[d];
     }
   }
   length_ += T;
@@ -44,11 +44,12 @@ void LayerKVCache::truncate(int64_t tokens) {
   k_.resize(size_t(tokens * kv_dim()));
   v_.resize(size_t(tokens * kv_dim()));
   for (std::vector<float>& panels : key_panels_) {
-    panels.resize(size_t(panels_for(tokens) * Dh * kPanel));
+    panels.resize(size_t(panels_for(tokens) * Dh * kCachePanel));
     // The dropped keys of the last kept panel go back to zero padding.
-    if (tokens % kPanel != 0) {
-      float* last = panels.data() + (tokens / kPanel) * Dh * kPanel;
-      for (int64_t d = 0; d < Dh; ++d) std::fill(last + d * kPanel + tokens % kPanel, last + (d + 1) * kPanel, 0.0f);
+    if (tokens % kCachePanel != 0) {
+      float* last = panels.data() + (tokens / kCachePanel) * Dh * kCachePanel;
+      for (int64_t d = 0; d < Dh; ++d)
+        std::fill(last + d * kCachePanel + tokens % kCachePanel, last + (d + 1) * kCachePanel, 0.0f);
     }
   }
   length_ = tokens;
@@ -57,7 +58,7 @@ void LayerKVCache::truncate(int64_t tokens) {
 void LayerKVCache::reserve(int64_t tokens) {
   k_.reserve(size_t(tokens * kv_dim()));
   v_.reserve(size_t(tokens * kv_dim()));
-  for (std::vector<float>& panels : key_panels_) panels.reserve(size_t(panels_for(tokens) * head_dim_ * kPanel));
+  for (std::vector<float>& panels : key_panels_) panels.reserve(size_t(panels_for(tokens) * head_dim_ * kCachePanel));
 }
 
 void KVCache::truncate(int64_t tokens) {

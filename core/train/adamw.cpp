@@ -10,7 +10,7 @@ namespace minimind {
 
 namespace {
 
-constexpr int64_t kMinElementsPerThread = int64_t(1) << 15;
+constexpr int64_t kMinUpdatesPerThread = int64_t(1) << 15;
 
 void check_shapes(const std::vector<Parameter>& params, const std::vector<std::vector<float>>& m) {
   if (params.size() != m.size()) {
@@ -117,7 +117,7 @@ void AdamW::step(std::vector<Parameter>& params, double lr) {
     // torch runs each statement over the whole tensor before the next; per
     // element the statements do not interact, so one fused loop gives the
     // same numbers (and so does any split of it across threads).
-    parallel_chunks(int64_t(n), kMinElementsPerThread, [&](int64_t k0, int64_t k1) {
+    parallel_chunks(int64_t(n), kMinUpdatesPerThread, [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
         p[k] = p[k] * decay;
         m[k] = std::fma(g[k], one_minus_b1, m[k] * b1);
