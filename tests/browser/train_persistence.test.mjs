@@ -27,10 +27,12 @@ after(async () => {
   await server?.close();
 });
 
-async function openPlayground() {
+// beforeLoad(page): what to set up before the page loads (a quota, say); base: the server's URL.
+async function openPlayground({ base = server.url, beforeLoad = async () => {} } = {}) {
   const { page, errors } = await openPage(browser.context);
+  await beforeLoad(page);
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(`${server.url}?lang=en`);
+  await page.goto(`${base}?lang=en`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
   return { page, errors };
 }
@@ -153,13 +155,17 @@ test('a full quota or a browser that refuses storage gets a message, and the run
   // (nor Chromium's cached view of that origin's free space) reaches this one.
   const quotaServer = await serve(SITE);
   const origin = new URL(quotaServer.url).origin;
-  const { page, errors } = await openPage(browser.context);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 200 * 1024 });
+  let cdp;
+  let opened;
   try {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${quotaServer.url}?lang=en`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    opened = await openPlayground({
+      base: quotaServer.url,
+      beforeLoad: async (fresh) => {
+        cdp = await fresh.context().newCDPSession(fresh);
+        await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 200 * 1024 });
+      },
+    });
+    const { page } = opened;
     await page.click('#open-train');
     await page.click('#train [data-train="start"]');
     await waitFor(page, stepAtLeast, 5);
@@ -176,11 +182,11 @@ test('a full quota or a browser that refuses storage gets a message, and the run
     await page.click('#train [data-train="pause"]');
     await page.click('#train [data-train="reset"]');
   } finally {
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
-    await page.close();
+    await cdp?.send('Storage.overrideQuotaForOrigin', { origin });
+    await opened?.page.close();
     await quotaServer.close();
   }
-  assert.deepEqual(errors, []);
+  assert.deepEqual(opened.errors, []);
 
   // IndexedDB refused (a private window, a sandboxed frame): said at once; the run trains and pauses as ever.
   const blocked = await openPage(browser.context);
