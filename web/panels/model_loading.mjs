@@ -104,8 +104,12 @@ export function setupModelLoading({ store, t, client, inlineModel, input, defaul
     if (client.inUse !== inUse.record) {
       // A load the page had already replaced did finish in the worker before this one failed:
       // load what the page showed again rather than show a model the worker no longer holds.
+      // The worker holds another model now, so modelInUse() (which asks the client) has none: the
+      // page's own record of the files shown is read again.
       if (reading) return;
-      return inUse.files ? reopenFiles(modelInUse()) : choose(pick(inUse.state, ['preset', 'seed', 'config']));
+      return inUse.files
+        ? reopenFiles({ record: inUse.record, files: inUse.files })
+        : choose(pick(inUse.state, ['preset', 'seed', 'config']));
     }
     const view = viewBefore ?? {};
     viewBefore = null;
