@@ -7,7 +7,8 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['dist/', 'build/', 'build-*/', 'node_modules/', 'test-artifacts/', 'bench/models/', 'out/'] },
+  // wasm/node_globals.js is a script fragment Emscripten pastes into its output (--extern-pre-js), not a module.
+  { ignores: ['dist/', 'build/', 'build-*/', 'node_modules/', 'test-artifacts/', 'bench/models/', 'out/', 'wasm/node_globals.js'] },
   js.configs.recommended,
   {
     files: ['**/*.mjs', '**/*.js'],
@@ -18,6 +19,7 @@ export default [
     },
   },
   { files: ['web/**'], languageOptions: { globals: { ...globals.browser, ...globals.worker } } },
+  { files: ['wasm/**/*.mjs'], languageOptions: { globals: globals.node } },
   { files: ['js/**', 'scripts/**'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
   { files: ['bench/**', 'tests/**'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 ];

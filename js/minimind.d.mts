@@ -466,7 +466,7 @@ export class MiniMind {
   wasmMemoryBytes(): number;
   /** Bytes the module's allocator hands out now (falls back when memory is freed; for leak tests). */
   heapBytesInUse(): number;
-  readonly variant: 'simd' | 'scalar' | 'threads';
+  readonly variant: 'simd' | 'relaxed' | 'scalar' | 'threads';
   /** Threads the module computes with (1 unless variant is 'threads'); the same numbers for any count. */
   readonly threads: number;
   readonly stages: StageName[];
@@ -517,10 +517,12 @@ export class MiniMind {
 export function defaultThreadCount(): number;
 /** Whether Wasm threads can run here: Node, or a page with SharedArrayBuffer. */
 export function threadsAllowed(): boolean;
+/** Whether this engine runs relaxed SIMD's fused multiply-add, which the 'relaxed' build needs. */
+export function relaxedSimdSupported(): boolean;
 
 export function loadMiniMind(options?: {
   /** 'auto' (default): the pthreads build when more than one thread is allowed and asked for, else 'simd'. */
-  variant?: 'auto' | 'simd' | 'scalar' | 'threads';
+  variant?: 'auto' | 'simd' | 'relaxed' | 'scalar' | 'threads';
   /** 1..16; default defaultThreadCount() for 'auto' and 'threads'. */
   threads?: number;
   /** Where minimind.mjs is; its .wasm is looked up next to it. */

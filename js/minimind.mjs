@@ -69,17 +69,22 @@ const MAX_THREADS = 16;
  * module already imported by the caller (a bundle with the .wasm inlined);
  * nothing is fetched.
  * variant: 'auto' (default: the pthreads build when more than one thread is
- * allowed and asked for, else 'simd'), 'simd', 'scalar' or 'threads'.
+ * allowed and asked for, else 'simd'), 'simd', 'relaxed' (SIMD with fused
+ * multiply-adds in the weight products: where relaxedSimdSupported(); not
+ * bit-identical to the others), 'scalar' or 'threads'.
  * threads: how many threads the module computes with (default
  * defaultThreadCount()); above 1 only with the 'threads' build, and only in
  * Node or a cross-origin isolated page. Results are the same bits for any
  * count.
- * @param {{variant?: 'auto'|'simd'|'scalar'|'threads', threads?: number, moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
+ * @param {{variant?: 'auto'|'simd'|'relaxed'|'scalar'|'threads', threads?: number, moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
  */
 export function loadMiniMind(options = {}) {
   const asked = options.variant ?? 'auto';
-  if (!['auto', 'simd', 'scalar', 'threads'].includes(asked))
-    throw new RangeError(`variant must be "auto", "simd", "scalar" or "threads", got ${String(asked)}`);
+  if (!VARIANTS.includes(asked)) throw new RangeError(`variant must be ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${String(asked)}`);
+  if (asked === 'relaxed' && !options.moduleFactory && !relaxedSimdSupported())
+    throw new Error(
+      'the relaxed build needs relaxed SIMD (f32x4.relaxed_madd): Chromium 114+, or Node 20 with --experimental-wasm-relaxed-simd',
+    );
   if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
     throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
   if (options.threads !== undefined) checkInteger(options.threads, 'threads', 1, MAX_THREADS);
@@ -109,7 +114,20 @@ function factoryInstances(factory) {
   return byFactory.get(factory);
 }
 
-const BASE_NAMES = { simd: 'minimind', scalar: 'minimind-scalar', threads: 'minimind-threads' };
+const VARIANTS = ['auto', 'simd', 'relaxed', 'scalar', 'threads'];
+const BASE_NAMES = { simd: 'minimind', relaxed: 'minimind-relaxed', scalar: 'minimind-scalar', threads: 'minimind-threads' };
+
+// The smallest module that uses f32x4.relaxed_madd: (func (param v128) (result v128)
+// (f32x4.relaxed_madd (local.get 0) (local.get 0) (local.get 0))).
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7b, 0x01, 0x7b, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x0d, 0x01,
+  0x0b, 0x00, 0x20, 0x00, 0x20, 0x00, 0x20, 0x00, 0xfd, 0x85, 0x02, 0x0b,
+]);
+
+/** Whether this engine runs relaxed SIMD's fused multiply-add (the "relaxed" build). */
+export function relaxedSimdSupported() {
+  return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_PROBE);
+}
 
 async function instantiate(variant, threads, options) {
   // The pthreads build starts its workers with the module: one per thread beyond the caller's.

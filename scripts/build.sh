@@ -3,11 +3,12 @@
 #   native       build/native       Release: core, tests, minimind-lab
 #   asan         build/asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   wasm         build/wasm         dist/wasm/minimind.{mjs,wasm} (SIMD128), minimind-single.mjs
-#                                   (the same with the .wasm inlined) and the Wasm tests
+#                                   (the same with the .wasm inlined), minimind-relaxed.{mjs,wasm}
+#                                   (fused multiply-adds in the weight products) and the Wasm tests
 #   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
 #   wasm-threads build/wasm-threads dist/wasm/minimind-threads.{mjs,wasm,worker.js} (SIMD128 + pthreads,
 #                                   for Node and cross-origin isolated pages)
-# Further arguments build only those targets (npm start: minimind_wasm minimind_wasm_single).
+# Further arguments build only those targets (npm start: minimind_wasm minimind_wasm_single minimind_wasm_relaxed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour="${1:-native}"

@@ -15,8 +15,8 @@ export MINIMIND_WERROR=1
 
 phase "format, lint and type checks"
 git ls-files -- '*.h' '*.cpp' | xargs clang-format --dry-run -Werror
-node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts bench
-node_modules/.bin/eslint js web bench scripts tests
+node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts bench wasm/*.mjs
+node_modules/.bin/eslint js web bench scripts tests wasm
 node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext tests/node/types_check.ts
 
 phase "native build and tests"
@@ -28,7 +28,7 @@ bash scripts/build.sh asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --no-tests=error --output-on-failure -j "$jobs"
 
-phase "WebAssembly builds (SIMD, scalar and threads), the static site, and the Catch2 suite under Node"
+phase "WebAssembly builds (SIMD, relaxed, scalar and threads), the static site, and the Catch2 suite under Node"
 bash scripts/build.sh wasm
 bash scripts/build.sh wasm-scalar
 bash scripts/build.sh wasm-threads

@@ -13,14 +13,14 @@ jobs="$(nproc)"
 export MINIMIND_WERROR=1
 
 phase "lint"
-node_modules/.bin/eslint js web bench scripts tests
+node_modules/.bin/eslint js web bench scripts tests wasm
 
 phase "native build and tests"
 bash scripts/build.sh native
 ctest --test-dir build/native --no-tests=error --output-on-failure -j "$jobs"
 
-phase "WebAssembly build (SIMD) and the Node tests that need only it"
-bash scripts/build.sh wasm minimind_wasm
+phase "WebAssembly builds (SIMD and relaxed) and the Node tests that need only them"
+bash scripts/build.sh wasm minimind_wasm minimind_wasm_relaxed
 # Files that need another build: the scalar build (simd), the threads build
 # (threads), the static site (package), both Wasm trees and the site
 # (pages_workflow). Tests inside a file that need the threads build skip

@@ -3,23 +3,21 @@
 #include <cmath>
 
 #include "ops/exp_approx.h"
+#include "ops/linear.h"
 
 namespace minimind {
 
 namespace {
 
-// y[t, o] = sum_i x[t, i] * W[o, i]: nn.Linear without bias.
-std::vector<float> linear(const std::vector<float>& x, int64_t T, const WeightMatrix& packed) {
-  const Matrix W = packed.unpacked();  // [out, in], row-major as in PyTorch
+// y [T, out] = x [T, in] · Wᵀ: nn.Linear without bias, through the module's
+// own product (ops/linear.h), so that the record compares the attention
+// formula, not two ways of summing a product: in the relaxed Wasm build
+// that product's multiply-adds are fused, which a plain loop would not
+// reproduce. tests/test_ops.cpp checks the product against scalar loops.
+std::vector<float> linear(const std::vector<float>& x, int64_t T, const WeightMatrix& W) {
   const int64_t out = W.rows(), in = W.cols();
   std::vector<float> y(size_t(T * out), 0.0f);
-  for (int64_t t = 0; t < T; ++t) {
-    for (int64_t o = 0; o < out; ++o) {
-      float sum = 0.0f;
-      for (int64_t i = 0; i < in; ++i) sum += x[size_t(t * in + i)] * W(o, i);
-      y[size_t(t * out + o)] = sum;
-    }
-  }
+  linear_rows(x.data(), T, in, W, y.data(), out);
   return y;
 }
 

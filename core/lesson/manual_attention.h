@@ -1,5 +1,6 @@
 // The lesson's attention formula written out as plain loops, independent of
-// the Eigen path in attention.cpp: softmax(QKᵀ/√Dh + mask)·V, then o_proj.
+// the path in attention.cpp: softmax(QKᵀ/√Dh + mask)·V, then o_proj (the
+// projections through the module's product, ops/linear.h).
 // The lab record compares the two ("manual_vs_module_max_abs_diff"), and the
 // tests use it as the scalar reference.
 #pragma once

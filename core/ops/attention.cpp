@@ -140,7 +140,7 @@ void attention_forward(const ModelConfig& c, const LayerWeights& w, const float*
     // QKᵀ: q[:, h] against the packed keys of kv head kv. Each score is one
     // sequential sum over d, as a hand-written q·k loop adds it (lesson 11's
     // manual attention matches the module to the bit).
-    linear_rows(q + h * Dh, T, H * Dh, cache.keys(kv), p, Tk);
+    linear_rows_unfused(q + h * Dh, T, H * Dh, cache.keys(kv), p, Tk);
     const int64_t offset = h * n;
     if (raw) std::copy(p, p + n, raw + offset);
     if (options.scale_scores) {
@@ -232,7 +232,7 @@ void attention_core_forward(const float* q, const float* k, const float* v, int6
     if (h % R == 0) keys = pack_rows(k + kv * Dh, T, Dh, Hkv * Dh, s.panels);
     // Each step exactly as attention_forward takes it, for the same bits.
     float* p = probs + h * n;  // [T, T]
-    linear_rows(q + h * Dh, T, H * Dh, keys, p, T);
+    linear_rows_unfused(q + h * Dh, T, H * Dh, keys, p, T);
     if (scale_scores) {
       for (int64_t e = 0; e < n; ++e) p[e] /= scale;
     }
@@ -263,7 +263,8 @@ void attention_core_backward(const float* q, const float* k, const float* v, con
   float* ds = scratch(s.dscores, T * T);            // [T, T]: dP, then dS
   float* transposed = scratch(s.row_major, T * T);  // [T, T]: Pᵀ, then dSᵀ
   float* product = scratch(s.product, T * Dh);      // [T, Dh]: one head's dV or dK
-  // Each product below runs through linear_rows, one row of its left
+  // Each product below runs through linear_rows_unfused (the attention's
+  // products round as the forward's do, in every build), one row of its left
   // operand against the panels of the right one (packed, or packed
   // transposed, into s.panels just before).
   for (int64_t h = 0; h < H; ++h) {
@@ -275,9 +276,9 @@ void attention_core_backward(const float* q, const float* k, const float* v, con
     const float* v_kv = v + kv * Dh;       // [T, Dh], row stride Hkv·Dh
 
     // o = P·v: dP [T, T] = dO·vᵀ, dv [T, Dh] += Pᵀ·dO.
-    linear_rows(dout, T, q_stride, pack_rows(v_kv, T, Dh, kv_stride, s.panels), ds, T);
+    linear_rows_unfused(dout, T, q_stride, pack_rows(v_kv, T, Dh, kv_stride, s.panels), ds, T);
     transpose(p, T, T, T, transposed);
-    linear_rows(transposed, T, T, pack_transposed(dout, T, Dh, q_stride, s.panels), product, Dh);
+    linear_rows_unfused(transposed, T, T, pack_transposed(dout, T, Dh, q_stride, s.panels), product, Dh);
     add_head(product, T, Dh, dv + kv * Dh, kv_stride);
 
     // P = softmax(S) row by row; query i's masked keys j > i have P = 0 and
@@ -291,9 +292,9 @@ void attention_core_backward(const float* q, const float* k, const float* v, con
     }
 
     // S = q·kᵀ: dq [T, Dh] = dS·k (this head's own columns), dk += dSᵀ·q.
-    linear_rows(ds, T, T, pack_transposed(k_kv, T, Dh, kv_stride, s.panels), dq + h * Dh, q_stride);
+    linear_rows_unfused(ds, T, T, pack_transposed(k_kv, T, Dh, kv_stride, s.panels), dq + h * Dh, q_stride);
     transpose(ds, T, T, T, transposed);
-    linear_rows(transposed, T, T, pack_transposed(q_h, T, Dh, q_stride, s.panels), product, Dh);
+    linear_rows_unfused(transposed, T, T, pack_transposed(q_h, T, Dh, q_stride, s.panels), product, Dh);
     add_head(product, T, Dh, dk + kv * Dh, kv_stride);
   }
 }

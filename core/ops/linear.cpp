@@ -52,11 +52,30 @@ struct BF16Column {
   void load(int64_t i, Lanes& low, Lanes& high) const { simd::widen_bf16(base + i * kPanel, low, high); }
 };
 
+// Whether linear_rows fuses its multiply-adds: only in the relaxed Wasm
+// build, which compiles this file a second time with MINIMIND_RELAXED_FMA
+// (wasm/CMakeLists.txt). Elsewhere every product and every sum rounds.
+#if defined(MINIMIND_RELAXED_FMA)
+constexpr bool kWeightsFused = true;
+#else
+constexpr bool kWeightsFused = false;
+#endif
+
+// acc + a·b: one fused multiply-add (one rounding) when kFuse, else a
+// product and a sum, each rounded.
+template <bool kFuse>
+inline Lanes product_add(Lanes acc, Lanes a, Lanes b) {
+#if defined(MINIMIND_RELAXED_FMA)
+  if constexpr (kFuse) return simd::fused_mul_add(acc, a, b);
+#endif
+  return simd::mul_add(acc, a, b);
+}
+
 // R rows of x against P panels: R·P·2 vector accumulators, one per output
 // element lane, each summed over i in order. Writes `valid[p]` outputs of
 // panel p (fewer than 8 only for the last panel) at y + p·gap·8: the panels
 // are `gap` panels of W apart.
-template <int R, int P, typename Column>
+template <bool kFuse, int R, int P, typename Column>
 void tile(const float* x, int64_t x_stride, const Column (&panel)[P], int64_t n, float* y, int64_t y_stride,
           const int (&valid)[P], int64_t gap = 1) {
   Lanes acc[R][P][2];
@@ -69,8 +88,8 @@ void tile(const float* x, int64_t x_stride, const Column (&panel)[P], int64_t n,
     for (int r = 0; r < R; ++r) {
       const Lanes xr = simd::splat(x + r * x_stride + i);
       for (int p = 0; p < P; ++p) {
-        acc[r][p][0] = simd::mul_add(acc[r][p][0], xr, w[p][0]);
-        acc[r][p][1] = simd::mul_add(acc[r][p][1], xr, w[p][1]);
+        acc[r][p][0] = product_add<kFuse>(acc[r][p][0], xr, w[p][0]);
+        acc[r][p][1] = product_add<kFuse>(acc[r][p][1], xr, w[p][1]);
       }
     }
   }
@@ -131,7 +150,7 @@ BF16Column column_of<BF16Column>(const PanelsView& W, int64_t p) {
 // weights (100 MB), medians of 9: 7.8-8.1 G weights/s a quarter apart,
 // 6.6-6.8 adjacent.
 constexpr int kDecodePanels = 4;
-template <int R, typename Column>
+template <bool kFuse, int R, typename Column>
 void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   constexpr int kGroup = R == 1 ? kDecodePanels : R == 2 ? 2 : 1;
   const int64_t n = W.cols, panels = W.panels();
@@ -143,25 +162,26 @@ void few_rows(const float* x, int64_t x_stride, const PanelsView& W, float* y, i
       column[g] = column_of<Column>(W, p + g * gap);
       valid[g] = valid_rows(W, p + g * gap);
     }
-    tile<R, kGroup>(x, x_stride, column, n, y + p * kPanel, y_stride, valid, gap);
+    tile<kFuse, R, kGroup>(x, x_stride, column, n, y + p * kPanel, y_stride, valid, gap);
   }
   for (int64_t p = kGroup * gap; p < panels; ++p) {
     const Column column[1] = {column_of<Column>(W, p)};
     const int valid[1] = {valid_rows(W, p)};
-    tile<R, 1>(x, x_stride, column, n, y + p * kPanel, y_stride, valid);
+    tile<kFuse, R, 1>(x, x_stride, column, n, y + p * kPanel, y_stride, valid);
   }
 }
 
 // Rows [t0, t1) against one panel, 4 rows per tile, the rest 3/2/1.
-template <typename Column>
+template <bool kFuse, typename Column>
 void panel_rows(const float* x, int64_t t0, int64_t t1, int64_t x_stride, const Column (&column)[1],
                 const int (&valid)[1], int64_t n, float* y, int64_t y_stride) {
   int64_t t = t0;
-  for (; t + 4 <= t1; t += 4) tile<4, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  for (; t + 4 <= t1; t += 4)
+    tile<kFuse, 4, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
   const int64_t rest = t1 - t;
-  if (rest == 3) tile<3, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
-  if (rest == 2) tile<2, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
-  if (rest == 1) tile<1, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  if (rest == 3) tile<kFuse, 3, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  if (rest == 2) tile<kFuse, 2, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
+  if (rest == 1) tile<kFuse, 1, 1>(x + t * x_stride, x_stride, column, n, y + t * y_stride, y_stride, valid);
 }
 
 // A 16-bit panel's n columns as float32: wide[i * kPanel + lane], [n, 8].
@@ -178,6 +198,7 @@ void widen_panel(const Column& column, int64_t n, float* wide) {
 // Many rows: panel by panel, so each panel is read from memory once per
 // block of rows and then served from cache. 16-bit panels are widened once
 // into a float32 buffer that every row then reads.
+template <bool kFuse>
 void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   const int64_t n = W.cols;
   // Rows per block: ~512 KiB of x, which stays in L2 while the panels pass.
@@ -215,26 +236,27 @@ void many_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W,
       }
       const F32Column column[1] = {{source[0]}};
       const int valid_one[1] = {valid[0]};
-      panel_rows(x, t0, t1, x_stride, column, valid_one, n, y + p * kPanel, y_stride);
+      panel_rows<kFuse>(x, t0, t1, x_stride, column, valid_one, n, y + p * kPanel, y_stride);
     }
   }
 }
 
-template <typename Column>
+template <bool kFuse, typename Column>
 void small_batch(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
-  if (T == 1) few_rows<1, Column>(x, x_stride, W, y, y_stride);
-  if (T == 2) few_rows<2, Column>(x, x_stride, W, y, y_stride);
-  if (T == 3) few_rows<3, Column>(x, x_stride, W, y, y_stride);
+  if (T == 1) few_rows<kFuse, 1, Column>(x, x_stride, W, y, y_stride);
+  if (T == 2) few_rows<kFuse, 2, Column>(x, x_stride, W, y, y_stride);
+  if (T == 3) few_rows<kFuse, 3, Column>(x, x_stride, W, y, y_stride);
 }
 
+template <bool kFuse>
 void linear_rows_serial(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   if (T >= 4) {
-    many_rows(x, T, x_stride, W, y, y_stride);
+    many_rows<kFuse>(x, T, x_stride, W, y, y_stride);
     return;
   }
   switch (W.storage) {
     case WeightStorage::F32:
-      return small_batch<F32Column>(x, T, x_stride, W, y, y_stride);
+      return small_batch<kFuse, F32Column>(x, T, x_stride, W, y, y_stride);
     case WeightStorage::F16: {
       // x·scale stays finite (and exact) for |x| < 2^128 / scale; else widen fully.
       const float scale = f16_widen_scale(W), limit = std::ldexp(1.0f, 16 + W.f16_shift);
@@ -242,16 +264,16 @@ void linear_rows_serial(const float* x, int64_t T, int64_t x_stride, const Panel
       for (int64_t t = 0; t < T; ++t) {
         for (int64_t i = 0; i < W.cols; ++i) largest = std::max(largest, std::abs(x[t * x_stride + i]));
       }
-      if (!(largest < limit)) return small_batch<F16Column>(x, T, x_stride, W, y, y_stride);
+      if (!(largest < limit)) return small_batch<kFuse, F16Column>(x, T, x_stride, W, y, y_stride);
       thread_local std::vector<float> scaled;  // [T, in]: x·scale
       scaled.resize(size_t(T * W.cols));
       for (int64_t t = 0; t < T; ++t) {
         for (int64_t i = 0; i < W.cols; ++i) scaled[size_t(t * W.cols + i)] = x[t * x_stride + i] * scale;
       }
-      return small_batch<F16UnscaledColumn>(scaled.data(), T, W.cols, W, y, y_stride);
+      return small_batch<kFuse, F16UnscaledColumn>(scaled.data(), T, W.cols, W, y, y_stride);
     }
     case WeightStorage::BF16:
-      return small_batch<BF16Column>(x, T, x_stride, W, y, y_stride);
+      return small_batch<kFuse, BF16Column>(x, T, x_stride, W, y, y_stride);
   }
 }
 
@@ -273,21 +295,31 @@ constexpr int64_t kMinProductsPerThread = int64_t(1) << 16;
 // part ends in a narrower tile than one thread alone would use.
 constexpr int64_t kPanelsPerUnit = kDecodePanels;
 
-}  // namespace
-
-void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+template <bool kFuse>
+void split_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
   if (T <= 0 || W.rows == 0) return;
   // Split by output rows (panels of W): every output is still the one
   // sequential sum it is on one thread, so any thread count gives the same bits.
   const int64_t units = (W.panels() + kPanelsPerUnit - 1) / kPanelsPerUnit;
   const int64_t by_work = T * W.rows * W.cols / kMinProductsPerThread;
   const int64_t parts = std::min<int64_t>({thread_count(), units, std::max<int64_t>(1, by_work)});
-  if (parts <= 1) return linear_rows_serial(x, T, x_stride, W, y, y_stride);
+  if (parts <= 1) return linear_rows_serial<kFuse>(x, T, x_stride, W, y, y_stride);
   parallel_for(parts, [&](int64_t part) {
     const Range panels = split_range(W.panels(), parts, part, kPanelsPerUnit);
     if (panels.begin >= panels.end) return;
-    linear_rows_serial(x, T, x_stride, panel_range(W, panels.begin, panels.end), y + panels.begin * kPanel, y_stride);
+    linear_rows_serial<kFuse>(x, T, x_stride, panel_range(W, panels.begin, panels.end), y + panels.begin * kPanel,
+                              y_stride);
   });
+}
+
+}  // namespace
+
+void linear_rows(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  split_rows<kWeightsFused>(x, T, x_stride, W, y, y_stride);
+}
+
+void linear_rows_unfused(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride) {
+  split_rows<false>(x, T, x_stride, W, y, y_stride);
 }
 
 // ---- backward (training) ------------------------------------------------

@@ -1,6 +1,7 @@
 // nn.Linear without bias on packed weights (weight_matrix.h):
 //   y[t, o] = Σ_i x[t, i] · W[o, i], summed over i in increasing order, one
-//   rounding per product and per sum (no FMA).
+//   rounding per product and per sum (no FMA), except in the relaxed Wasm
+//   build, where linear_rows rounds each multiply-add once.
 // Each output element is one sequential sum, whatever the number of rows, the
 // storage of W or the instruction set: a token's numbers do not depend on
 // how many tokens run with it (cached decoding equals full recomputation to
@@ -19,6 +20,11 @@ inline void linear_rows(const float* x, int64_t T, int64_t x_stride, const Weigh
                         int64_t y_stride) {
   linear_rows(x, T, x_stride, W.view(), y, y_stride);
 }
+// The same product with every product and sum rounded in every build: the
+// attention's own products (QKᵀ and its backward), which lesson 11's
+// hand-written loops must equal to the bit. linear_rows is this function
+// everywhere but in the relaxed build, whose weight products are fused.
+void linear_rows_unfused(const float* x, int64_t T, int64_t x_stride, const PanelsView& W, float* y, int64_t y_stride);
 
 // ---- backward (training) ------------------------------------------------
 // y = x·Wᵀ has dx = dy·W and dW = dyᵀ·x. Both run through linear_rows on

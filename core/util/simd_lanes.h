@@ -1,6 +1,9 @@
 // Four float lanes: WASM SIMD128 in the Wasm build, SSE natively, a plain
 // array elsewhere. Products and sums round as written (no FMA), and the
 // half-float widenings are exact, so every path computes the same bits.
+// One exception: fused_mul_add, defined only where MINIMIND_RELAXED_FMA is
+// (ops/linear.cpp's second compilation, for the relaxed Wasm build), is
+// f32x4.relaxed_madd, which rounds once where the hardware has FMA.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,15 @@ inline Lanes zero() { return wasm_f32x4_splat(0.0f); }
 inline Lanes load(const float* p) { return wasm_v128_load(p); }
 inline Lanes splat(const float* p) { return wasm_v128_load32_splat(p); }
 inline Lanes mul_add(Lanes acc, Lanes a, Lanes b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+#if defined(MINIMIND_RELAXED_FMA)
+// acc + a·b in one instruction. clang 14 has only the withdrawn prototype
+// fma (0xfd 0xaf, a + b·c); the build renames it to f32x4.relaxed_madd
+// (a·b + c) after linking (wasm/relax_fma.mjs), so the operands are ordered
+// for relaxed_madd.
+inline Lanes fused_mul_add(Lanes acc, Lanes a, Lanes b) {
+  return Lanes(__builtin_wasm_fma_f32x4(__f32x4(a), __f32x4(b), __f32x4(acc)));
+}
+#endif
 inline void store(float* p, Lanes v) { wasm_v128_store(p, v); }
 inline Lanes fill(float v) { return wasm_f32x4_splat(v); }
 inline Lanes add(Lanes a, Lanes b) { return wasm_f32x4_add(a, b); }

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { readSafetensors } from './helpers.mjs';
+import { loadVariants } from './variants.mjs';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -60,63 +61,65 @@ async function cli(...args) {
 
 const mm = await loadMiniMind();
 
-test('trainer.lossAndGradients matches PyTorch autograd in Wasm, for every parameter', () => {
-  for (const name of ['gen3_r2_tied', 'gen2_r4_tied', 'gen3_r1_untied', 'gen3_wide_heads']) {
-    const c = trainCase(name);
-    const expected = readSafetensors(c.file('gradients.safetensors'));
-    const model = mm.loadModel({ config: c.config, weights: c.weights });
-    const trainer = model.trainer({ data: c.data.sequences, maxSeqLen: c.data.max_seq_len, order: 'file' });
-    const result = trainer.lossAndGradients([0, 1, 2, 3]);
-    assert.equal(result.tokens, expected.tensors.tokens.data[0]);
-    assert.ok(Math.abs(result.loss - expected.tensors.loss.data[0]) <= 1e-5 * expected.tensors.loss.data[0], `${name} loss`);
-    const names = result.gradients.map((g) => `grad.${g.name}`).sort();
-    assert.deepEqual(
-      names,
-      Object.keys(expected.tensors)
-        .filter((k) => k.startsWith('grad.'))
-        .sort(),
-    );
-    for (const g of result.gradients) assertScaled(g.data, expected.tensors[`grad.${g.name}`].data, 1e-5, `${name} ${g.name}`);
-    // The same gradients as a safetensors file, keyed by parameter name.
-    const file = readSafetensors(result.safetensors);
-    assert.deepEqual(file.tensors[result.gradients[0].name].data, result.gradients[0].data);
-    trainer.dispose();
-    model.dispose();
-  }
-});
-
-test('20 batches of the recipe in Wasm match torch.optim.AdamW batch by batch', () => {
-  const c = trainCase('gen3_r2_tied');
-  const recipes = JSON.parse(readFileSync(join(c.dir, 'recipes.json'), 'utf8'));
-  for (const r of recipes.runs) {
-    const model = mm.loadModel({ config: c.config, weights: c.weights });
-    const trainer = model.trainer({
-      data: c.data.sequences,
-      maxSeqLen: c.data.max_seq_len,
-      batchSize: r.batch_size,
-      accumulationSteps: r.accumulation_steps,
-      epochs: r.epochs,
-      learningRate: r.learning_rate,
-      gradClip: r.grad_clip,
-      order: 'file',
-    });
-    assert.equal(trainer.info().totalBatches, r.batches.length);
-    for (const expected of r.batches) {
-      const s = trainer.step();
-      const where = `run ${r.name} epoch ${s.epoch} batch ${s.batch}`;
-      assert.equal(s.batch, expected.batch, where);
-      assert.equal(s.optimizerStep, expected.optimizer_step, where);
-      assert.ok(Math.abs(s.loss - expected.loss) <= 1e-5 * expected.loss, `${where}: loss ${s.loss} vs ${expected.loss}`);
-      if (expected.optimizer_step) assert.ok(Math.abs(s.gradNorm - expected.grad_norm) <= 1e-5 * expected.grad_norm, where);
-      else assert.equal(s.gradNorm, null, where);
-      assert.ok(s.ms >= 0);
+for (const [variant, build] of await loadVariants()) {
+  test(`trainer.lossAndGradients matches PyTorch autograd in Wasm (${variant}), for every parameter`, () => {
+    for (const name of ['gen3_r2_tied', 'gen2_r4_tied', 'gen3_r1_untied', 'gen3_wide_heads']) {
+      const c = trainCase(name);
+      const expected = readSafetensors(c.file('gradients.safetensors'));
+      const model = build.loadModel({ config: c.config, weights: c.weights });
+      const trainer = model.trainer({ data: c.data.sequences, maxSeqLen: c.data.max_seq_len, order: 'file' });
+      const result = trainer.lossAndGradients([0, 1, 2, 3]);
+      assert.equal(result.tokens, expected.tensors.tokens.data[0]);
+      assert.ok(Math.abs(result.loss - expected.tensors.loss.data[0]) <= 1e-5 * expected.tensors.loss.data[0], `${name} loss`);
+      const names = result.gradients.map((g) => `grad.${g.name}`).sort();
+      assert.deepEqual(
+        names,
+        Object.keys(expected.tensors)
+          .filter((k) => k.startsWith('grad.'))
+          .sort(),
+      );
+      for (const g of result.gradients) assertScaled(g.data, expected.tensors[`grad.${g.name}`].data, 1e-5, `${name} ${g.name}`);
+      // The same gradients as a safetensors file, keyed by parameter name.
+      const file = readSafetensors(result.safetensors);
+      assert.deepEqual(file.tensors[result.gradients[0].name].data, result.gradients[0].data);
+      trainer.dispose();
+      model.dispose();
     }
-    assert.equal(trainer.done, true);
-    assert.throws(() => trainer.step(), /done/);
-    trainer.dispose();
-    model.dispose();
-  }
-});
+  });
+
+  test(`20 batches of the recipe in Wasm (${variant}) match torch.optim.AdamW batch by batch`, () => {
+    const c = trainCase('gen3_r2_tied');
+    const recipes = JSON.parse(readFileSync(join(c.dir, 'recipes.json'), 'utf8'));
+    for (const r of recipes.runs) {
+      const model = build.loadModel({ config: c.config, weights: c.weights });
+      const trainer = model.trainer({
+        data: c.data.sequences,
+        maxSeqLen: c.data.max_seq_len,
+        batchSize: r.batch_size,
+        accumulationSteps: r.accumulation_steps,
+        epochs: r.epochs,
+        learningRate: r.learning_rate,
+        gradClip: r.grad_clip,
+        order: 'file',
+      });
+      assert.equal(trainer.info().totalBatches, r.batches.length);
+      for (const expected of r.batches) {
+        const s = trainer.step();
+        const where = `run ${r.name} epoch ${s.epoch} batch ${s.batch}`;
+        assert.equal(s.batch, expected.batch, where);
+        assert.equal(s.optimizerStep, expected.optimizer_step, where);
+        assert.ok(Math.abs(s.loss - expected.loss) <= 1e-5 * expected.loss, `${where}: loss ${s.loss} vs ${expected.loss}`);
+        if (expected.optimizer_step) assert.ok(Math.abs(s.gradNorm - expected.grad_norm) <= 1e-5 * expected.grad_norm, where);
+        else assert.equal(s.gradNorm, null, where);
+        assert.ok(s.ms >= 0);
+      }
+      assert.equal(trainer.done, true);
+      assert.throws(() => trainer.step(), /done/);
+      trainer.dispose();
+      model.dispose();
+    }
+  });
+}
 
 test('the trained model in memory: forward sees each step, and saved weights reload to the same logits', () => {
   const c = trainCase('gen3_r1_untied');
