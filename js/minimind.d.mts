@@ -466,8 +466,8 @@ export class MiniMind {
   wasmMemoryBytes(): number;
   /** Bytes the module's allocator hands out now (falls back when memory is freed; for leak tests). */
   heapBytesInUse(): number;
-  readonly variant: 'simd' | 'relaxed' | 'scalar' | 'threads';
-  /** Threads the module computes with (1 unless variant is 'threads'); the same numbers for any count. */
+  readonly variant: 'simd' | 'relaxed' | 'scalar' | 'threads' | 'relaxed-threads';
+  /** Threads the module computes with (1 unless a threads variant); the same numbers for any count. */
   readonly threads: number;
   readonly stages: StageName[];
   presets(): PresetName[];
@@ -519,10 +519,15 @@ export function defaultThreadCount(): number;
 export function threadsAllowed(): boolean;
 /** Whether this engine runs relaxed SIMD's fused multiply-add, which the 'relaxed' build needs. */
 export function relaxedSimdSupported(): boolean;
+/** The build 'auto' loads for that many threads (relaxed: whether the engine has relaxed SIMD). */
+export function chooseVariant(threads: number, relaxed?: boolean): 'simd' | 'relaxed' | 'threads' | 'relaxed-threads';
 
 export function loadMiniMind(options?: {
-  /** 'auto' (default): the pthreads build when more than one thread is allowed and asked for, else 'simd'. */
-  variant?: 'auto' | 'simd' | 'relaxed' | 'scalar' | 'threads';
+  /**
+   * 'auto' (default): 'relaxed' where relaxedSimdSupported(), else 'simd'; their pthreads twins
+   * ('relaxed-threads', 'threads') when more than one thread is allowed and asked for.
+   */
+  variant?: 'auto' | 'simd' | 'relaxed' | 'scalar' | 'threads' | 'relaxed-threads';
   /** 1..16; default defaultThreadCount() for 'auto' and 'threads'. */
   threads?: number;
   /** Where minimind.mjs is; its .wasm is looked up next to it. */

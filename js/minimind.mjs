@@ -68,34 +68,34 @@ const MAX_THREADS = 16;
  * returns the module. `moduleFactory` is the default export of an Emscripten
  * module already imported by the caller (a bundle with the .wasm inlined);
  * nothing is fetched.
- * variant: 'auto' (default: the pthreads build when more than one thread is
- * allowed and asked for, else 'simd'), 'simd', 'relaxed' (SIMD with fused
- * multiply-adds in the weight products: where relaxedSimdSupported(); not
- * bit-identical to the others), 'scalar' or 'threads'.
+ * variant: 'auto' (default: the relaxed builds where relaxedSimdSupported(),
+ * with pthreads when more than one thread is allowed and asked for; else
+ * 'simd' or 'threads'; 'simd' for a moduleUrl or moduleFactory), 'simd',
+ * 'relaxed' (SIMD with fused multiply-adds in the weight products; not
+ * bit-identical to the others), 'scalar', 'threads' or 'relaxed-threads'.
  * threads: how many threads the module computes with (default
- * defaultThreadCount()); above 1 only with the 'threads' build, and only in
+ * defaultThreadCount()); above 1 only with a threads build, and only in
  * Node or a cross-origin isolated page. Results are the same bits for any
  * count.
- * @param {{variant?: 'auto'|'simd'|'relaxed'|'scalar'|'threads', threads?: number, moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
+ * @param {{variant?: 'auto'|'simd'|'relaxed'|'scalar'|'threads'|'relaxed-threads', threads?: number, moduleUrl?: string|URL, wasmBinary?: Uint8Array, moduleFactory?: Function}} [options]
  */
 export function loadMiniMind(options = {}) {
   const asked = options.variant ?? 'auto';
   if (!VARIANTS.includes(asked)) throw new RangeError(`variant must be ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${String(asked)}`);
-  if (asked === 'relaxed' && !options.moduleFactory && !relaxedSimdSupported())
+  if (RELAXED.has(asked) && !options.moduleFactory && !relaxedSimdSupported())
     throw new Error(
-      'the relaxed build needs relaxed SIMD (f32x4.relaxed_madd): Chromium 114+, or Node 20 with --experimental-wasm-relaxed-simd',
+      `the ${asked} build needs relaxed SIMD (f32x4.relaxed_madd): Chromium 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd`,
     );
   if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
     throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
   if (options.threads !== undefined) checkInteger(options.threads, 'threads', 1, MAX_THREADS);
-  if (asked === 'threads' && !threadsAllowed())
-    throw new Error('the threads build needs SharedArrayBuffer: Node, or a cross-origin isolated page (COOP and COEP headers)');
-  const threads = options.threads ?? (asked === 'auto' || asked === 'threads' ? defaultThreadCount() : 1);
-  if (threads > 1 && asked !== 'auto' && asked !== 'threads')
-    throw new RangeError(`threads ${threads} needs the "threads" variant (the "${asked}" build has one thread)`);
-  const variant =
-    asked === 'auto' ? (threads > 1 && threadsAllowed() && !options.moduleFactory && !options.moduleUrl ? 'threads' : 'simd') : asked;
-  const count = variant === 'threads' ? threads : 1;
+  if (THREADED.has(asked) && !threadsAllowed())
+    throw new Error(`the ${asked} build needs SharedArrayBuffer: Node, or a cross-origin isolated page (COOP and COEP headers)`);
+  const threads = options.threads ?? (asked === 'auto' || THREADED.has(asked) ? defaultThreadCount() : 1);
+  if (threads > 1 && asked !== 'auto' && !THREADED.has(asked))
+    throw new RangeError(`threads ${threads} needs the "threads" variant or "relaxed-threads" (the "${asked}" build has one thread)`);
+  const variant = asked === 'auto' ? (options.moduleFactory || options.moduleUrl ? 'simd' : chooseVariant(threads)) : asked;
+  const count = THREADED.has(variant) ? threads : 1;
   const key = `${variant}:${count}:${options.moduleUrl ? String(options.moduleUrl) : ''}`;
   const cache = options.moduleFactory ? factoryInstances(options.moduleFactory) : instances;
   if (!cache.has(key)) {
@@ -114,8 +114,26 @@ function factoryInstances(factory) {
   return byFactory.get(factory);
 }
 
-const VARIANTS = ['auto', 'simd', 'relaxed', 'scalar', 'threads'];
-const BASE_NAMES = { simd: 'minimind', relaxed: 'minimind-relaxed', scalar: 'minimind-scalar', threads: 'minimind-threads' };
+const VARIANTS = ['auto', 'simd', 'relaxed', 'scalar', 'threads', 'relaxed-threads'];
+const THREADED = new Set(['threads', 'relaxed-threads']);
+const RELAXED = new Set(['relaxed', 'relaxed-threads']);
+const BASE_NAMES = {
+  simd: 'minimind',
+  relaxed: 'minimind-relaxed',
+  scalar: 'minimind-scalar',
+  threads: 'minimind-threads',
+  'relaxed-threads': 'minimind-relaxed-threads',
+};
+
+/**
+ * The build 'auto' loads for `threads` threads: pthreads when more than one
+ * thread can run, fused multiply-adds where the engine has relaxed SIMD.
+ */
+export function chooseVariant(threads, relaxed = relaxedSimdSupported()) {
+  const threaded = threads > 1 && threadsAllowed();
+  if (relaxed) return threaded ? 'relaxed-threads' : 'relaxed';
+  return threaded ? 'threads' : 'simd';
+}
 
 // The smallest module that uses f32x4.relaxed_madd: (func (param v128) (result v128)
 // (f32x4.relaxed_madd (local.get 0) (local.get 0) (local.get 0))).
@@ -131,7 +149,7 @@ export function relaxedSimdSupported() {
 
 async function instantiate(variant, threads, options) {
   // The pthreads build starts its workers with the module: one per thread beyond the caller's.
-  const moduleOptions = variant === 'threads' ? { threadPoolSize: threads - 1 } : {};
+  const moduleOptions = THREADED.has(variant) ? { threadPoolSize: threads - 1 } : {};
   if (options.moduleFactory) {
     if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
     return new MiniMind(await options.moduleFactory(moduleOptions), variant, threads);
@@ -148,7 +166,7 @@ async function instantiate(variant, threads, options) {
     try {
       moduleOptions.wasmBinary = await readFile(wasmUrl);
     } catch (error) {
-      const build = variant === 'threads' ? 'npm run build:wasm-threads' : 'npm run build:wasm';
+      const build = THREADED.has(variant) ? 'npm run build:wasm-threads' : 'npm run build:wasm';
       throw new Error(`the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "${build}"`, { cause: error });
     }
   }
@@ -289,10 +307,10 @@ export class MiniMind {
     this.#native = native;
     native.MiniMindError = MiniMindError; // the type the bindings throw (wasm/js_values.h)
     throwPendingErrors(native);
-    /** 'simd', 'scalar' or 'threads' */
+    /** 'simd', 'relaxed', 'scalar', 'threads' or 'relaxed-threads' */
     this.variant = variant;
     if (typeof native.setThreadCount === 'function') native.setThreadCount(threads);
-    /** Threads the module computes with (1 unless variant is 'threads'). */
+    /** Threads the module computes with (1 unless a threads variant). */
     this.threads = typeof native.threadCount === 'function' ? native.threadCount() : 1;
     /** Every trace stage name, in pipeline order. */
     this.stages = JSON.parse(native.stageNames());

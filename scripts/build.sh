@@ -7,7 +7,8 @@
 #                                   (fused multiply-adds in the weight products) and the Wasm tests
 #   wasm-scalar  build/wasm-scalar  dist/wasm/minimind-scalar.{mjs,wasm} (no SIMD, for contrast)
 #   wasm-threads build/wasm-threads dist/wasm/minimind-threads.{mjs,wasm,worker.js} (SIMD128 + pthreads,
-#                                   for Node and cross-origin isolated pages)
+#                                   for Node and cross-origin isolated pages) and its relaxed twin
+#                                   minimind-relaxed-threads.{mjs,wasm,worker.js}
 # Further arguments build only those targets (npm start: minimind_wasm minimind_wasm_single minimind_wasm_relaxed).
 set -euo pipefail
 cd "$(dirname "$0")/.."

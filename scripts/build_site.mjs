@@ -4,7 +4,8 @@
 // trained model (models/minimind-demo/: config, weights, tokenizer, heads.json, corpus_stats.json, see
 // siteDemoFile; MODEL_CARD.md and loss_curve.svg as they are)
 // and the embeddable <minimind-attention> component twice:
-//   minimind-attention.js         loads wasm/minimind.mjs and models/minimind-demo/ next to itself on first use
+//   minimind-attention.js         loads wasm/minimind.mjs (or its relaxed or threads twin) and models/minimind-demo/
+//                                 next to itself on first use
 //   minimind-attention.single.js  the Wasm (dist/wasm/minimind-single.mjs) and the trained model inlined: one file to host,
 //                                 a classic script (an IIFE without import.meta) that also works as type="module"
 //                                 and from a page opened from disk (file://); the package's "./element"
@@ -23,11 +24,16 @@ const out = `${root}dist/site/`;
 const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json', 'corpus_stats.json'];
 // The model card the page links (its corpus and training, with its loss curve), copied as they are.
 const DEMO_CARD = ['MODEL_CARD.md', 'loss_curve.svg'];
-// The pthreads build, which the page's workers load when the page is cross-origin isolated.
-const THREADS_FILES = ['minimind-threads.mjs', 'minimind-threads.wasm', 'minimind-threads.worker.js'];
+// The pthreads builds, which the page's workers load when the page is cross-origin isolated.
+const THREADS_FILES = ['minimind-threads', 'minimind-relaxed-threads'].flatMap((name) => [
+  `${name}.mjs`,
+  `${name}.wasm`,
+  `${name}.worker.js`,
+]);
+// The one-thread builds: SIMD, and its relaxed twin where the browser has relaxed SIMD.
+const ONE_THREAD_FILES = ['minimind.mjs', 'minimind.wasm', 'minimind-relaxed.mjs', 'minimind-relaxed.wasm'];
 const inputs = {
-  'dist/wasm/minimind.mjs': 'npm run build:wasm',
-  'dist/wasm/minimind.wasm': 'npm run build:wasm',
+  ...Object.fromEntries(ONE_THREAD_FILES.map((name) => [`dist/wasm/${name}`, 'npm run build:wasm'])),
   'dist/wasm/minimind-single.mjs': 'bash scripts/build.sh wasm minimind_wasm_single',
   ...Object.fromEntries(THREADS_FILES.map((name) => [`dist/wasm/${name}`, 'npm run build:wasm-threads'])),
   ...Object.fromEntries([...DEMO_FILES, ...DEMO_CARD].map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
@@ -140,8 +146,7 @@ await copyFile(`${root}web/theme.css`, `${out}theme.css`);
 await copyFile(`${root}web/style.css`, `${out}style.css`);
 await copyFile(`${root}web/gallery.html`, `${out}gallery.html`);
 await copyFile(`${root}web/gallery.css`, `${out}gallery.css`);
-await copyFile(`${root}dist/wasm/minimind.mjs`, `${out}wasm/minimind.mjs`);
-await copyFile(`${root}dist/wasm/minimind.wasm`, `${out}wasm/minimind.wasm`);
+for (const name of ONE_THREAD_FILES) await copyFile(`${root}dist/wasm/${name}`, `${out}wasm/${name}`);
 for (const name of THREADS_FILES) await copyFile(`${root}dist/wasm/${name}`, `${out}wasm/${name}`);
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));

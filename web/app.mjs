@@ -9,7 +9,7 @@ import { RedrawTimer } from './frame_timing.mjs';
 import { setupEmbed } from './embed_dialog.mjs';
 import { setupPrediction } from './prediction.mjs';
 import { createStore } from './store.mjs';
-import { workerUrl } from './wasm_runtime.mjs';
+import { keepRuntimeParams, workerUrl } from './wasm_runtime.mjs';
 import { readUrlState, urlText, writeUrlState } from './url_state.mjs';
 import { addMatrixStateElements } from './views/matrix_state.mjs';
 import { setupTrainPanel } from './train/train_controller.mjs';
@@ -91,7 +91,7 @@ function writeUrl(typing = false) {
   clearTimeout(urlTimer);
   urlTimer = typing ? setTimeout(writeUrl, URL_TYPING_DELAY_MS) : null;
   if (!typing) {
-    history.replaceState(null, '', `${location.pathname}${writeUrlState(store.get())}${location.hash}`);
+    history.replaceState(null, '', `${location.pathname}${keepRuntimeParams(writeUrlState(store.get()), location.search)}${location.hash}`);
     renderUrlNote();
   }
 }
@@ -158,7 +158,7 @@ const lesson = setupLessonPanel({
   store,
   t,
   $,
-  workerUrl: new URL('./worker.js', import.meta.url),
+  workerUrl: workerUrl('./worker.js', import.meta.url, location.search), // the page's build, for the same numbers
   hooks: {
     loadModel: loading.load,
     compute: input.compute,

@@ -8,8 +8,8 @@
 // The twin is built from the same preset, seed and config as the worker's
 // model (the seeded weights are the same everywhere), and its answer has the
 // shape of the worker's 'result' message.
-import { loadMiniMind } from '../js/minimind.mjs';
 import { STAGES } from './url_state.mjs';
+import { loadRuntime, runtimeOptions } from './wasm_runtime.mjs';
 
 // About 0.3 ms per forward of a lesson sentence at lab-a's 0.1 M parameters;
 // 2 M parameters stay well under a frame.
@@ -34,7 +34,8 @@ export class InlineModel {
   }
 
   async #build({ preset, seed, config }, key) {
-    this.#runtime ??= loadMiniMind({ moduleUrl: new URL('./wasm/minimind.mjs', import.meta.url) });
+    // One thread, and the instruction set the worker uses (the page's ?variant=), for the worker's numbers.
+    this.#runtime ??= loadRuntime(runtimeOptions(import.meta.url, { search: globalThis.location?.search ?? '', threads: 1 }));
     const mm = await this.#runtime;
     if (this.#key !== key) return; // another model was loaded meanwhile
     this.#model = config ? mm.createModel({ config: { ...mm.presetConfig(preset), ...config }, seed }) : mm.createModel({ preset, seed });

@@ -3,9 +3,8 @@
 // Its own Wasm module instance, MiniMind's tokenizer and the trainer live
 // here; the run and its messages are train_host.mjs's (the protocol is
 // described there), fed from this thread's message port.
-import { loadMiniMind } from '../js/minimind.mjs';
 import { createTrainHost } from './train_host.mjs';
-import { runtimeOptions } from './wasm_runtime.mjs';
+import { loadRuntime, runtimeOptions } from './wasm_runtime.mjs';
 
 async function fetchText(path) {
   const response = await fetch(new URL(path, import.meta.url));
@@ -15,7 +14,7 @@ async function fetchText(path) {
 
 const host = createTrainHost({
   post: (message, transfer = []) => self.postMessage(message, transfer),
-  loadRuntime: () => loadMiniMind(runtimeOptions(import.meta.url)),
+  loadRuntime: () => loadRuntime(runtimeOptions(import.meta.url)),
   fetchText,
 });
 

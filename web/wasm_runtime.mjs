@@ -1,14 +1,23 @@
-// Which Wasm build a worker of the page, or the <minimind-attention>
-// element, loads. In a cross-origin isolated page (npm start's server sends
-// COOP and COEP) the pthreads build with min(4, ceil(cores / 2)) threads, as
-// ONNX Runtime Web chooses; elsewhere (a static host without those headers,
-// an element whose script comes from another origin, which its threads'
-// workers could not be started from) the one-thread SIMD build, with no
-// error: the page's status line and the element's data-threads say which.
-// Both compute the same bits. `?threads=N` in the page's URL (the page
-// hands it to its workers in their URL) or in the element's script URL
-// overrides the count.
-import { defaultThreadCount, threadsAllowed } from '../js/minimind.mjs';
+// Which Wasm build a worker of the page, the page's inline twin of a tiny
+// model, or the <minimind-attention> element loads. In a cross-origin
+// isolated page (npm start's server sends COOP and COEP) a pthreads build
+// with min(4, ceil(cores / 2)) threads, as ONNX Runtime Web chooses;
+// elsewhere (a static host without those headers, an element whose script
+// comes from another origin, which its threads' workers could not be started
+// from) a one-thread build, with no error: the page's status line and the
+// element's data-threads say which. Where the browser has relaxed SIMD, the
+// relaxed twin of either (fused multiply-adds in the weight products; the
+// status line and data-variant say so). `?threads=N` and `?variant=simd` (or
+// `relaxed`) in the page's URL (the page hands them to its workers in their
+// URL) or in the element's script URL override the choice.
+import { chooseVariant, defaultThreadCount, loadMiniMind, relaxedSimdSupported, threadsAllowed } from '../js/minimind.mjs';
+
+const FILES = {
+  simd: 'minimind',
+  relaxed: 'minimind-relaxed',
+  threads: 'minimind-threads',
+  'relaxed-threads': 'minimind-relaxed-threads',
+};
 
 /** The thread count asked for in a URL's query (?threads=N, 1..16), or null. */
 export function requestedThreads(search) {
@@ -18,26 +27,73 @@ export function requestedThreads(search) {
   return n >= 1 && n <= 16 ? n : null;
 }
 
-/** loadMiniMind() options for a script at `base` (its import.meta.url, carrying ?threads=N if asked): a worker or the element. */
-export function runtimeOptions(base) {
+/** The instruction set asked for in a URL's query (?variant=simd or relaxed), or null: the browser's best. */
+export function requestedVariant(search) {
+  const value = new URLSearchParams(search).get('variant');
+  return value === 'simd' || value === 'relaxed' ? value : null;
+}
+
+/**
+ * loadMiniMind() options for a script at `base` (its import.meta.url: a
+ * worker or the element), whose files sit next to it. search: the query with
+ * ?threads=N and ?variant= (default: base's own); threads: a count that wins
+ * over both (the inline twin: 1); relaxed: whether the engine has relaxed SIMD.
+ */
+export function runtimeOptions(base, { search = new URL(base).search, threads = null, relaxed = relaxedSimdSupported() } = {}) {
   const url = new URL(base);
-  const threads = requestedThreads(url.search) ?? defaultThreadCount();
+  const count = threads ?? requestedThreads(search) ?? defaultThreadCount();
   // A page may start workers from its own origin only.
   const sameOrigin = globalThis.location === undefined || url.origin === globalThis.location.origin;
-  if (threads > 1 && threadsAllowed() && sameOrigin)
-    return { variant: 'threads', threads, moduleUrl: new URL('./wasm/minimind-threads.mjs', base) };
-  return { variant: 'simd', moduleUrl: new URL('./wasm/minimind.mjs', base) };
+  const fused = relaxed && requestedVariant(search) !== 'simd'; // ?variant=relaxed where there is none: SIMD
+  const variant = chooseVariant(sameOrigin ? count : 1, fused);
+  const moduleUrl = new URL(`./wasm/${FILES[variant]}.mjs`, base);
+  return variant.endsWith('threads') ? { variant, threads: count, moduleUrl } : { variant, moduleUrl };
 }
 
-/** What a worker's module runs on: {threads, isolated} for the status line. */
+/** The SIMD twin of a relaxed build's options (the same threads, next to it), or null for any other build. */
+export function plainTwin(options) {
+  const variant = { relaxed: 'simd', 'relaxed-threads': 'threads' }[options.variant];
+  if (!variant || !options.moduleUrl) return null;
+  return { ...options, variant, moduleUrl: new URL(`./${FILES[variant]}.mjs`, options.moduleUrl) };
+}
+
+/**
+ * loadMiniMind(options), and where a relaxed build does not load (a host
+ * that serves only the SIMD build's files, say) its SIMD twin instead; an
+ * error is then the SIMD build's.
+ */
+export async function loadRuntime(options) {
+  try {
+    return await loadMiniMind(options);
+  } catch (error) {
+    const twin = plainTwin(options);
+    if (!twin) throw error;
+    return loadMiniMind(twin);
+  }
+}
+
+/** What a worker's module runs on: {threads, isolated, variant} for the status line. */
 export function runtimeSummary(mm) {
-  return { threads: mm.threads, isolated: threadsAllowed() };
+  return { threads: mm.threads, isolated: threadsAllowed(), variant: mm.variant };
 }
 
-/** A worker's URL with the page's ?threads=N passed on. */
+/** A page query (`?…` or '') with the page's ?threads=N and ?variant= kept, so that a reload runs the same build. */
+export function keepRuntimeParams(query, pageSearch) {
+  const q = new URLSearchParams(query);
+  const threads = requestedThreads(pageSearch);
+  if (threads !== null) q.set('threads', String(threads));
+  const variant = requestedVariant(pageSearch);
+  if (variant !== null) q.set('variant', variant);
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A worker's URL with the page's ?threads=N and ?variant= passed on. */
 export function workerUrl(relative, base, pageSearch) {
   const url = new URL(relative, base);
   const threads = requestedThreads(pageSearch);
   if (threads !== null) url.searchParams.set('threads', String(threads));
+  const variant = requestedVariant(pageSearch);
+  if (variant !== null) url.searchParams.set('variant', variant);
   return url;
 }

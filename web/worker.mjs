@@ -28,12 +28,12 @@
 // pretrained MiniMind reads it (js/text_encoding.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
 import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
-import { errorFields, loadMiniMind } from '../js/minimind.mjs';
+import { errorFields } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
 import { completedCharacter, splitText } from '../js/token_text.mjs';
 import { topK } from '../js/top_k.mjs';
-import { runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
+import { loadRuntime, runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
 import { DEMO, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 import { handleAttribute, handleLens, handlePatch } from './why_worker.mjs';
@@ -50,7 +50,7 @@ let queue = [];
 let draining = false;
 
 function runtimeReady() {
-  runtime ??= loadMiniMind(runtimeOptions(import.meta.url));
+  runtime ??= loadRuntime(runtimeOptions(import.meta.url));
   return runtime;
 }
 

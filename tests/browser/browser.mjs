@@ -9,6 +9,9 @@ import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 import { serve } from '../../scripts/serve.mjs';
+// Chromium has relaxed SIMD, so the page runs the relaxed build; the tests'
+// own loadMiniMind() in Node must run it too to expect the page's numbers.
+import '../node/variants.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

@@ -70,11 +70,12 @@ test('a lesson page opened from disk draws the figures from the classic single-f
     timeout: 60000,
   });
 
-  // The numbers are the JS API's.
+  // The numbers are the JS API's, with the SIMD build the single file carries.
   const { heads } = await trainedModel();
+  const { layer, head } = heads.pronounHead;
   const want = {
-    trained: await trainedMatrix({ text: LESSON, layer: heads.pronounHead.layer, head: heads.pronounHead.head }),
-    weather: await trainedMatrix({ text: '今天天气很好', layer: heads.pronounHead.layer, head: 1, stage: 'scores_scaled' }),
+    trained: await trainedMatrix({ text: LESSON, layer, head, variant: 'simd' }),
+    weather: await trainedMatrix({ text: '今天天气很好', layer, head: 1, stage: 'scores_scaled', variant: 'simd' }),
   };
   for (const [id, { rows }] of Object.entries(want)) {
     const weights = await page.evaluate((elementId) => document.getElementById(elementId).weights, id);

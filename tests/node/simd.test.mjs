@@ -7,7 +7,8 @@ import { test } from 'node:test';
 
 import initWabt from 'wabt';
 
-import { loadMiniMind } from '../../js/minimind.mjs';
+import { chooseVariant, defaultThreadCount, loadMiniMind, relaxedSimdSupported } from '../../js/minimind.mjs';
+import { keepRuntimeParams, runtimeOptions, workerUrl } from '../../web/wasm_runtime.mjs';
 import { VARIANTS } from './variants.mjs';
 
 const wabt = await initWabt();
@@ -34,14 +35,22 @@ test('the SIMD build multiplies and adds with f32x4 instructions; the scalar bui
   assert.equal(total(scalar), 0);
 });
 
-test('both builds compute the same logits', async () => {
-  const [simd, scalar] = await Promise.all([loadMiniMind(), loadMiniMind({ variant: 'scalar' })]);
+test('the SIMD and scalar builds compute the same logits; the relaxed build its own, close to them', async () => {
+  const [simd, scalar, relaxed] = await Promise.all(['simd', 'scalar', 'relaxed'].map((variant) => loadMiniMind({ variant })));
   const ids = [3, 17, 99, 4, 56];
   const a = simd.createModel({ preset: 'lab-b', seed: 9 });
   const b = scalar.createModel({ preset: 'lab-b', seed: 9 });
-  assert.deepEqual(Array.from(a.forward(ids).logits.data), Array.from(b.forward(ids).logits.data));
-  a.dispose();
-  b.dispose();
+  const logits = a.forward(ids).logits.data;
+  assert.deepEqual(Array.from(logits), Array.from(b.forward(ids).logits.data));
+  // Fused multiply-adds round once: other bits, within float32's precision of the sums.
+  const c = relaxed.createModel({ preset: 'lab-b', seed: 9 });
+  const fused = c.forward(ids).logits.data;
+  const differ = logits.filter((v, i) => v !== fused[i]).length;
+  const worst = Math.max(...logits.map((v, i) => Math.abs(v - fused[i]) / Math.max(1, Math.abs(v))));
+  console.log(`# relaxed vs SIMD: ${differ} of ${logits.length} logits differ, by at most ${worst.toExponential(2)} (relative)`);
+  assert.ok(differ > 0, 'the relaxed build rounds differently somewhere (x86 CPUs with FMA3; one without FMA would give the same bits)');
+  assert.ok(worst < 1e-5, `relative difference ${worst}`);
+  for (const model of [a, b, c]) model.dispose();
 });
 
 test('the relaxed build fuses the weight products into f32x4.relaxed_madd; the SIMD build has none', () => {
@@ -62,4 +71,30 @@ test("lesson 11's lab record: the hand-written attention equals the module to th
       assert.match(mm.labRecord(preset), /^manual_vs_module_max_abs_diff=0\.0+$/m, `${variant} ${preset}`);
     }
   }
+});
+
+test("'auto' loads the relaxed build where the engine has relaxed SIMD, and the page's workers do too", async () => {
+  assert.equal(relaxedSimdSupported(), true, 'tests/node/variants.mjs turned relaxed SIMD on');
+  const auto = await loadMiniMind();
+  assert.equal(auto.variant, defaultThreadCount() > 1 ? 'relaxed-threads' : 'relaxed');
+  assert.deepEqual(
+    [1, 2].flatMap((threads) => [true, false].map((relaxed) => chooseVariant(threads, relaxed))),
+    ['relaxed', 'simd', 'relaxed-threads', 'threads'],
+  );
+  // A worker's options: its URL's ?threads and ?variant, and whether the engine has relaxed SIMD.
+  const base = 'https://example.org/site/worker.js';
+  const file = (options) => `${options.variant} ${options.threads ?? 1} ${options.moduleUrl.pathname}`;
+  assert.equal(file(runtimeOptions(`${base}?threads=1`)), 'relaxed 1 /site/wasm/minimind-relaxed.mjs');
+  assert.equal(file(runtimeOptions(`${base}?threads=2`)), 'relaxed-threads 2 /site/wasm/minimind-relaxed-threads.mjs');
+  assert.equal(file(runtimeOptions(`${base}?threads=2&variant=simd`)), 'threads 2 /site/wasm/minimind-threads.mjs');
+  assert.equal(file(runtimeOptions(`${base}?threads=1`, { relaxed: false })), 'simd 1 /site/wasm/minimind.mjs');
+  assert.equal(file(runtimeOptions(`${base}?variant=relaxed&threads=1`, { relaxed: false })), 'simd 1 /site/wasm/minimind.mjs');
+  assert.equal(file(runtimeOptions(base, { search: '?threads=4&variant=simd', threads: 1 })), 'simd 1 /site/wasm/minimind.mjs');
+  // The page hands ?threads and ?variant to its workers, and keeps them in the URL it rewrites.
+  assert.equal(
+    workerUrl('./worker.js', 'https://example.org/site/app.js', '?text=a&threads=2&variant=simd').search,
+    '?threads=2&variant=simd',
+  );
+  assert.equal(keepRuntimeParams('?text=a', '?text=b&variant=simd&threads=9&variant2=x'), '?text=a&threads=9&variant=simd');
+  assert.equal(keepRuntimeParams('', '?variant=gpu'), '');
 });

@@ -50,10 +50,13 @@ test('loadMiniMind chooses threads as ONNX Runtime Web does, and says what it ca
   assert.equal(auto.threads, defaultThreadCount());
   assert.equal(auto.variant, auto.threads > 1 ? 'threads' : 'simd');
   assert.equal((await loadMiniMind({ variant: 'simd' })).threads, 1);
-  assert.throws(() => loadMiniMind({ variant: 'simd', threads: 2 }), /threads 2 needs the "threads" variant/);
+  assert.throws(() => loadMiniMind({ variant: 'simd', threads: 2 }), /threads 2 needs the "threads" variant or "relaxed-threads"/);
   assert.throws(() => loadMiniMind({ variant: 'threads', threads: 0 }), /threads must be between 1 and 16, got 0/);
   assert.throws(() => loadMiniMind({ variant: 'threads', threads: 1.5 }), /threads must be an integer/);
-  assert.throws(() => loadMiniMind({ variant: 'gpu' }), /variant must be "auto", "simd", "relaxed", "scalar", "threads", got gpu/);
+  assert.throws(
+    () => loadMiniMind({ variant: 'gpu' }),
+    /variant must be "auto", "simd", "relaxed", "scalar", "threads", "relaxed-threads", got gpu/,
+  );
   // After an error in a task the module keeps working on its threads.
   const mm = await loadMiniMind({ variant: 'threads', threads: 2 });
   const model = mm.createModel({ config: CONFIG, seed: 1 });

@@ -59,7 +59,8 @@ async function cli(...args) {
   }
 }
 
-const mm = await loadMiniMind();
+// The SIMD build: the tests below compare with the native build, bit for bit.
+const mm = await loadMiniMind({ variant: 'simd' });
 
 for (const [variant, build] of await loadVariants()) {
   test(`trainer.lossAndGradients matches PyTorch autograd in Wasm (${variant}), for every parameter`, () => {

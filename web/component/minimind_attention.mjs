@@ -214,6 +214,7 @@ export class MiniMindAttention extends ElementBase {
       const mm = await loadRuntime();
       if (run !== this.#run) return;
       if (this.getAttribute('data-threads') !== String(mm.threads)) this.setAttribute('data-threads', String(mm.threads));
+      if (this.getAttribute('data-variant') !== mm.variant) this.setAttribute('data-variant', mm.variant); // the build: 'relaxed', 'simd', ...
       if (spec.view === 'lesson' || spec.view === 'lab') return this.#showLesson(mm, spec);
       if (spec.preset === DEMO && !this.#shown) this.#showStatus('loading', t('embed.downloading', { name: DEMO }), { progress: true });
       const described = await describeModel(mm, spec, (fraction) => (this.#parts.progress.value = fraction));

@@ -5,9 +5,9 @@
 // When the module or the model's files cannot be loaded (not hosted where the
 // script points, blocked across origins, a broken .wasm), the promise rejects
 // with a LoadError, which the element words in its own language.
-import { loadMiniMind } from '../../js/minimind.mjs';
 import { DEMO } from '../demo_model.mjs';
 import { demoFiles } from '../demo_source.mjs';
+import { loadRuntime as loadModule } from '../wasm_runtime.mjs';
 import { moduleSource, sourceUrls } from './module_source.mjs';
 
 /**
@@ -32,7 +32,7 @@ const models = new Map(); // key -> {promise: Promise<Model>, users}
 /** The module, loaded once (a failed load is retried by the next call). */
 export function loadRuntime() {
   runtime ??= Promise.resolve()
-    .then(() => loadMiniMind(moduleSource()))
+    .then(() => loadModule(moduleSource()))
     .catch((error) => {
       runtime = null;
       // Emscripten rejects with a WebAssembly error when the .wasm fails, an

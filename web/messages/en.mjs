@@ -240,6 +240,9 @@ export default {
   'model.threads': 'Computed on {threads} threads.',
   'model.oneThread': 'Computed on 1 thread.',
   'model.oneThreadNotIsolated': 'Computed on 1 thread: this page is not cross-origin isolated, so the browser allows no Wasm threads.',
+  'model.runtime': '{threads} {build}', // the two sentences below the status
+  'model.buildRelaxed': 'Weight products use fused multiply-add (relaxed SIMD).',
+  'model.buildSimd': 'Weight products use WebAssembly SIMD without fused multiply-add.',
   'model.readyTrained': '{name}: {params} parameters, {layers} layers × {heads} heads, weights trained by this project',
   'model.untrainedNote':
     'Random weights (untrained): these patterns come from random numbers, not from learning; they show the shapes and the computation. For learned attention, choose minimind-demo (trained).',

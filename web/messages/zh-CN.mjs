@@ -233,6 +233,9 @@ export default {
   'model.threads': '用 {threads} 个线程计算。',
   'model.oneThread': '用 1 个线程计算。',
   'model.oneThreadNotIsolated': '用 1 个线程计算：本页面未跨源隔离，浏览器不允许 Wasm 多线程。',
+  'model.runtime': '{threads}{build}', // 状态下方的两句话
+  'model.buildRelaxed': '权重乘法使用融合乘加（relaxed SIMD）。',
+  'model.buildSimd': '权重乘法使用 WebAssembly SIMD，未用融合乘加。',
   'model.readyTrained': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，本项目训练的权重',
   'model.untrainedNote':
     '随机权重（未训练）：这些注意力图案来自随机数，不是学出来的，可以用来看形状和计算过程。想看学到的注意力，请选 minimind-demo（已训练）。',

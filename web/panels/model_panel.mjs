@@ -72,11 +72,16 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
             : t('status.loadingModule');
     // How many threads compute, and why only one where the page is not isolated.
     const runtime = info && s.model.status === 'ready' ? s.runtime : null;
+    // And with which instructions: fused multiply-adds where the browser has relaxed SIMD.
     $('model-threads').textContent = runtime
-      ? t(runtime.threads > 1 ? 'model.threads' : runtime.isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', {
-          threads: runtime.threads,
+      ? t('model.runtime', {
+          threads: t(runtime.threads > 1 ? 'model.threads' : runtime.isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', {
+            threads: runtime.threads,
+          }),
+          build: t(runtime.variant?.startsWith('relaxed') ? 'model.buildRelaxed' : 'model.buildSimd'),
         })
       : '';
+    $('model-threads').dataset.variant = runtime?.variant ?? '';
     $('model-status').classList.toggle('error', s.model.status === 'error');
   }
 
