@@ -98,3 +98,19 @@ test("'auto' loads the relaxed build where the engine has relaxed SIMD, and the 
   assert.equal(keepRuntimeParams('?text=a', '?text=b&variant=simd&threads=9&variant2=x'), '?text=a&threads=9&variant=simd');
   assert.equal(keepRuntimeParams('', '?variant=gpu'), '');
 });
+
+test("the relaxed threads build computes the relaxed build's bits on 2 threads: forward and a training step", async () => {
+  const [one, two] = await Promise.all([loadMiniMind({ variant: 'relaxed' }), loadMiniMind({ variant: 'relaxed-threads', threads: 2 })]);
+  assert.deepEqual([one.threads, two.threads, two.variant], [1, 2, 'relaxed-threads']);
+  // Big enough that products split across the threads (the output head: 64 rows × 6400 × 128).
+  const config = { hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 6400 };
+  const data = Array.from({ length: 8 }, (_, k) => Array.from({ length: 65 }, (_, i) => 3 + ((i * 31 + k * 17) % 6397)));
+  const [a, b] = [one, two].map((mm) => mm.createModel({ config, seed: 4 }));
+  const ids = data[0].slice(0, 64);
+  assert.deepEqual(Array.from(b.forward(ids).logits.data), Array.from(a.forward(ids).logits.data));
+  const [ta, tb] = [a, b].map((m) => m.trainer({ data, maxSeqLen: 64, batchSize: 4, order: 'file' }));
+  const [sa, sb] = [ta.step(), tb.step()];
+  assert.deepEqual([sb.loss, sb.gradNorm], [sa.loss, sa.gradNorm]);
+  assert.deepEqual(Array.from(b.forward(ids).logits.data), Array.from(a.forward(ids).logits.data), 'after the step');
+  for (const x of [ta, tb, a, b]) x.dispose();
+});
