@@ -77,7 +77,7 @@ const lines = [
   '',
   runs.length
     ? `Runs from ${runs[0].date.slice(0, 10)} to ${runs.at(-1).date.slice(0, 10)}. ` +
-      'Minutes are wall time at the lowest priority on a shared machine; CPU seconds are what the fuzzer used' +
+      'Minutes are wall time on a 2-core machine shared with other work (the first runs at the lowest priority); CPU seconds are what the fuzzer itself used' +
       (total('unmeasuredCpu') ? ` († without ${total('unmeasuredCpu')} runs logged before their CPU time was measured).` : '.')
     : 'No run recorded yet.',
   '',
