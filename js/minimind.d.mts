@@ -517,6 +517,8 @@ export class MiniMind {
 export function defaultThreadCount(): number;
 /** Whether Wasm threads can run here: Node, or a page with SharedArrayBuffer. */
 export function threadsAllowed(): boolean;
+/** Each build's file name in dist/wasm/, without .mjs / .wasm. */
+export const BASE_NAMES: Readonly<Record<'simd' | 'relaxed' | 'scalar' | 'threads' | 'relaxed-threads', string>>;
 /** Whether this engine runs relaxed SIMD's fused multiply-add, which the 'relaxed' build needs. */
 export function relaxedSimdSupported(): boolean;
 /** The build 'auto' loads for that many threads (relaxed: whether the engine has relaxed SIMD). */

@@ -117,13 +117,14 @@ function factoryInstances(factory) {
 const VARIANTS = ['auto', 'simd', 'relaxed', 'scalar', 'threads', 'relaxed-threads'];
 const THREADED = new Set(['threads', 'relaxed-threads']);
 const RELAXED = new Set(['relaxed', 'relaxed-threads']);
-const BASE_NAMES = {
+/** Each build's file name in dist/wasm/ (and the site's wasm/), without .mjs / .wasm. */
+export const BASE_NAMES = Object.freeze({
   simd: 'minimind',
   relaxed: 'minimind-relaxed',
   scalar: 'minimind-scalar',
   threads: 'minimind-threads',
   'relaxed-threads': 'minimind-relaxed-threads',
-};
+});
 
 /**
  * The build 'auto' loads for `threads` threads: pthreads when more than one

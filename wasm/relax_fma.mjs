@@ -236,13 +236,17 @@ function lebOfWidth(value, width) {
 
 /**
  * Renames every SIMD opcode `from` to `to` in a copy of the module: {bytes, count}.
- * An opcode whose LEB128 width would change is an error (nothing may move).
+ * An opcode whose LEB128 width would change is an error (nothing may move);
+ * so is any opcode of `refused` (Map: opcode -> name).
  */
-export function renameSimdOpcode(module, from, to) {
+export function renameSimdOpcode(module, from, to, refused = new Map()) {
   const bytes = Uint8Array.from(module);
   let count = 0;
   for (const { offset, end } of functionBodies(bytes)) {
     decodeBody(bytes, offset, end, (op, at, after) => {
+      if (refused.has(op)) {
+        throw new Error(`the module uses the prototype ${refused.get(op)} (0xfd 0x${op.toString(16)}), which has no relaxed twin here`);
+      }
       if (op !== from) return;
       bytes.set(lebOfWidth(to, after - at), at);
       count += 1;
@@ -260,14 +264,9 @@ export function simdOpcodeCounts(module) {
   return counts;
 }
 
-/** The relaxed build's pass: every prototype fma becomes relaxed_madd. {bytes, count}. */
+/** The relaxed build's pass: every prototype fma becomes relaxed_madd, in one decoding. {bytes, count}. */
 export function relaxFma(module) {
-  const counts = simdOpcodeCounts(module);
-  for (const [op, name] of PROTOTYPE_OTHERS) {
-    if (counts.has(op))
-      throw new Error(`the module uses the prototype ${name} (0xfd 0x${op.toString(16)}), which has no relaxed twin here`);
-  }
-  return renameSimdOpcode(module, PROTOTYPE_FMA, RELAXED_MADD);
+  return renameSimdOpcode(module, PROTOTYPE_FMA, RELAXED_MADD, PROTOTYPE_OTHERS);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -10,14 +10,7 @@
 // status line and data-variant say so). `?threads=N` and `?variant=simd` (or
 // `relaxed`) in the page's URL (the page hands them to its workers in their
 // URL) or in the element's script URL override the choice.
-import { chooseVariant, defaultThreadCount, loadMiniMind, relaxedSimdSupported, threadsAllowed } from '../js/minimind.mjs';
-
-const FILES = {
-  simd: 'minimind',
-  relaxed: 'minimind-relaxed',
-  threads: 'minimind-threads',
-  'relaxed-threads': 'minimind-relaxed-threads',
-};
+import { BASE_NAMES, chooseVariant, defaultThreadCount, loadMiniMind, relaxedSimdSupported, threadsAllowed } from '../js/minimind.mjs';
 
 /** The thread count asked for in a URL's query (?threads=N, 1..16), or null. */
 export function requestedThreads(search) {
@@ -46,7 +39,7 @@ export function runtimeOptions(base, { search = new URL(base).search, threads = 
   const sameOrigin = globalThis.location === undefined || url.origin === globalThis.location.origin;
   const fused = relaxed && requestedVariant(search) !== 'simd'; // ?variant=relaxed where there is none: SIMD
   const variant = chooseVariant(sameOrigin ? count : 1, fused);
-  const moduleUrl = new URL(`./wasm/${FILES[variant]}.mjs`, base);
+  const moduleUrl = new URL(`./wasm/${BASE_NAMES[variant]}.mjs`, base);
   return variant.endsWith('threads') ? { variant, threads: count, moduleUrl } : { variant, moduleUrl };
 }
 
@@ -54,7 +47,7 @@ export function runtimeOptions(base, { search = new URL(base).search, threads = 
 export function plainTwin(options) {
   const variant = { relaxed: 'simd', 'relaxed-threads': 'threads' }[options.variant];
   if (!variant || !options.moduleUrl) return null;
-  return { ...options, variant, moduleUrl: new URL(`./${FILES[variant]}.mjs`, options.moduleUrl) };
+  return { ...options, variant, moduleUrl: new URL(`./${BASE_NAMES[variant]}.mjs`, options.moduleUrl) };
 }
 
 /**

@@ -55,3 +55,20 @@ export function assertClose(actual, expected, { atol = 1e-5, rtol = 1e-4, what =
   }
   return maxDiff;
 }
+
+/**
+ * model.trainer() options for a recipe of tests/fixtures/train/ (recipes.json, snake_case as
+ * tests/make_fixtures.py writes it) over that case's data.json: the sequences in file order.
+ */
+export function recipeTrainerOptions(recipe, data) {
+  return {
+    data: data.sequences,
+    maxSeqLen: data.max_seq_len,
+    batchSize: recipe.batch_size,
+    accumulationSteps: recipe.accumulation_steps,
+    epochs: recipe.epochs,
+    learningRate: recipe.learning_rate,
+    gradClip: recipe.grad_clip,
+    order: 'file',
+  };
+}

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { readSafetensors } from './helpers.mjs';
+import { readSafetensors, recipeTrainerOptions } from './helpers.mjs';
 import { loadVariants } from './variants.mjs';
 
 const run = promisify(execFile);
@@ -93,16 +93,7 @@ for (const [variant, build] of await loadVariants()) {
     const recipes = JSON.parse(readFileSync(join(c.dir, 'recipes.json'), 'utf8'));
     for (const r of recipes.runs) {
       const model = build.loadModel({ config: c.config, weights: c.weights });
-      const trainer = model.trainer({
-        data: c.data.sequences,
-        maxSeqLen: c.data.max_seq_len,
-        batchSize: r.batch_size,
-        accumulationSteps: r.accumulation_steps,
-        epochs: r.epochs,
-        learningRate: r.learning_rate,
-        gradClip: r.grad_clip,
-        order: 'file',
-      });
+      const trainer = model.trainer(recipeTrainerOptions(r, c.data));
       assert.equal(trainer.info().totalBatches, r.batches.length);
       for (const expected of r.batches) {
         const s = trainer.step();

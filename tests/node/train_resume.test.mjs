@@ -34,7 +34,7 @@ import {
 } from '../../js/train_run_state.mjs';
 import { DEFAULT_CONFIG, LESSON_PROBE, TrainSession } from '../../js/train_session.mjs';
 import { createTrainHost } from '../../web/train_host.mjs';
-import { FIXTURES, readSafetensors } from './helpers.mjs';
+import { FIXTURES, readSafetensors, recipeTrainerOptions } from './helpers.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const TOKENIZER = readFileSync(new URL('models/minimind-tokenizer/tokenizer.json', ROOT), 'utf8');
@@ -403,16 +403,7 @@ test("MiniMind's checkpoint (written by PyTorch) continues in the trainer as tra
   const r = record.recipe;
 
   const model = mm.loadModel({ config, weights: bytes, name: record.checkpoint });
-  const trainer = model.trainer({
-    data: data.sequences,
-    maxSeqLen: data.max_seq_len,
-    batchSize: r.batch_size,
-    accumulationSteps: r.accumulation_steps,
-    epochs: r.epochs,
-    learningRate: r.learning_rate,
-    gradClip: r.grad_clip,
-    order: 'file',
-  });
+  const trainer = model.trainer(recipeTrainerOptions(r, data));
   const { batchesPerEpoch } = trainer.info();
   const checkpoint = mm.trainingState(bytes, { name: record.checkpoint });
   const parameterNames = trainer.parameters().map((p) => p.name);
