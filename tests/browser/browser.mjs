@@ -54,6 +54,16 @@ export async function openPage(context, url) {
   return { page, errors };
 }
 
+/**
+ * Waits until the page has rendered two frames: size observers (scroll cues,
+ * canvas fitting) deliver their callbacks in the rendering step, after the
+ * event that changed the layout, so a reading taken at once can see the state
+ * before them.
+ */
+export function afterFrames(page) {
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
 /** The built site (npm test builds it first) and where tests put screenshots. */
 export const SITE = new URL('../../dist/site/', import.meta.url).pathname;
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;

@@ -17,7 +17,7 @@ import { validateLesson } from '../../web/lesson_input.mjs';
 import { translate } from '../../web/i18n.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
 import { formatValue } from '../../web/views/lesson_matrices.mjs';
-import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
+import { ARTIFACTS, afterFrames, openPage, useServedBrowser } from './browser.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const GALLERY = 'dist/site/gallery.html';
@@ -259,7 +259,7 @@ test('each contents link lands with its heading at the top once the figures arou
         null,
         { timeout: 30000 },
       );
-      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      await afterFrames(page);
       const { top, atBottom } = await page.evaluate((id) => {
         const heading = document.getElementById(decodeURIComponent(id.slice(1))).querySelector('h2, h3');
         const end = document.documentElement.scrollHeight - innerHeight;

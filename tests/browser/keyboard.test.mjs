@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 import { translate } from '../../web/i18n.mjs';
 import { loadCase } from '../node/helpers.mjs';
-import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
+import { ARTIFACTS, afterFrames, openPage, useServedBrowser } from './browser.mjs';
 
 const LANGUAGES = { 'zh-CN': ['zh-CN', 'zh'], en: ['en-US', 'en'] };
 
@@ -128,6 +128,8 @@ for (const lang of Object.keys(LANGUAGES)) {
     ]) {
       const { page, errors } = await openPlayground(`?preset=lab-a&text=${encodeURIComponent(text)}&stage=${stage}`, { lang });
       await page.click('.view > .table-details summary');
+      // The scroll cue follows the opened table's size on the next frame.
+      await afterFrames(page);
       const table = await page.evaluate(() => {
         const table = document.getElementById('matrix-table');
         const box = table.parentElement;
