@@ -25,11 +25,13 @@ export function selfPrediction(logits, ids, V) {
 
 /**
  * Throws, naming the preset, the length and the numbers, unless every logit
- * of ONNX Runtime and the native builds is within LOGIT_TOLERANCE of the
- * largest |logit| of wasm-simd, wasm-scalar and wasm-simd-f32 are
- * bit-identical to it (the same order of operations), and at most
- * MAX_SELF_PREDICTION of the positions predict their own token.
- * `check`: {T, ortVsSimd, nativeVsSimd, scalarVsSimd, f32VsSimd, logitScale, selfPrediction}.
+ * of ONNX Runtime, the native builds and wasm-relaxed (fused multiply-adds
+ * round once where wasm-simd rounds twice; absent where Node has no relaxed
+ * SIMD) is within LOGIT_TOLERANCE of the largest |logit| of wasm-simd,
+ * wasm-scalar and wasm-simd-f32 are bit-identical to it (the same order of
+ * operations), and at most MAX_SELF_PREDICTION of the positions predict their
+ * own token.
+ * `check`: {T, ortVsSimd, nativeVsSimd, relaxedVsSimd?, scalarVsSimd, f32VsSimd, logitScale, selfPrediction}.
  */
 export function checkAgreement(preset, check) {
   const limit = LOGIT_TOLERANCE * check.logitScale;
@@ -41,6 +43,10 @@ export function checkAgreement(preset, check) {
   if (!(check.nativeVsSimd <= limit))
     throw new Error(
       `${what}: the native builds' logit differs from wasm-simd's by ${check.nativeVsSimd.toExponential(2)} (limit ${limit.toExponential(2)})`,
+    );
+  if (check.relaxedVsSimd !== undefined && !(check.relaxedVsSimd <= limit))
+    throw new Error(
+      `${what}: wasm-relaxed's logits differ from wasm-simd's by ${check.relaxedVsSimd.toExponential(2)} (limit ${limit.toExponential(2)})`,
     );
   if (check.scalarVsSimd !== 0 || check.f32VsSimd !== 0)
     throw new Error(`${what}: wasm-scalar (${check.scalarVsSimd}) or wasm-simd-f32 (${check.f32VsSimd}) is not bit-identical to wasm-simd`);

@@ -9,11 +9,17 @@
 // re-reading arrays of each decode step's weight bytes (stream, GB/s), the
 // float16 widening and multiply-add on weights in L1 and on each float16
 // decode step's weight bytes re-read from memory (G weights/s), and the
-// native build's arithmetic and stream on 2 threads at once.
+// native build's arithmetic and stream on 2 threads at once. Where Node runs
+// relaxed SIMD, the same Wasm measurements with fused multiply-adds
+// (machine_limits_relaxed: f32x4.relaxed_madd, as the relaxed build's weight
+// products) beside them.
 // The work (bench/threads.mjs's child processes, 1 thread each, seeded weights):
 // prefill of 64 and 256 tokens and decode per step for minimind2-small and
 // minimind-3 in ONNX Runtime Web and ours (float16 and float32 weights), and
-// the native trainer on 1 and 2 threads. ROUNDS rounds, interleaved; medians.
+// the native trainer on 1 and 2 threads; with relaxed SIMD also the relaxed
+// build (float16 weights), its largest prefill product, and the Train panel's
+// two runs' training speed in the SIMD and relaxed builds
+// (bench/recipe_speed.mjs). ROUNDS rounds, interleaved; medians.
 //
 // What follows from them, per piece of work: a prefill's FLOPs at the tile's
 // rate give the fastest it could run if nothing but the products took time;
@@ -29,6 +35,8 @@ import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
 import { forwardFlops, matrixWeights } from './flops.mjs';
 import { median, medianFields } from './median.mjs';
+import { recipeSpeed } from './recipe_speed.mjs';
+import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { child, nativeTrain } from './threads.mjs';
 
@@ -38,6 +46,8 @@ const PRESETS = ['minimind2-small', 'minimind-3'];
 const GOAL = 1.43; // × ONNX Runtime Web at 1 thread, every row
 const F16_GOAL = 1.6; // float16 decode against float32 decode
 const THREADS_GOAL = 1.7; // 2 threads against 1
+const FUSED_TRAIN_GOAL = 1.4; // the relaxed build's training tokens/s against the SIMD build's, 1 thread
+const RECIPES = ['default', 'induction']; // the Train panel's runs (js/train_recipes.mjs)
 const MiB = 2 ** 20;
 
 const presetConfig = (preset) => JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')).config;
@@ -56,6 +66,7 @@ const settledEach = (lists = {}) => Object.fromEntries(Object.entries(lists).map
 function summarise(raw) {
   return {
     isa: raw.isa,
+    fused: raw.fused === true,
     threads: raw.threads,
     arithmetic: settled(raw.arithmetic),
     tiles: settledEach(raw.tiles),
@@ -65,10 +76,10 @@ function summarise(raw) {
   };
 }
 
-// build/bench-wasm's native_bench.js (optimised Wasm) with `args`: the
-// repetitions' ms after the first `warmup`.
+// build/bench-wasm's native_bench.js (optimised Wasm; its relaxed twin with
+// NODE_FLAGS) with `args`: the repetitions' ms after the first `warmup`.
 function wasmBenchMs(wasmBench, args, warmup) {
-  const out = execFileSync(process.execPath, [...WASM_OPTIMISED, wasmBench, ...args], {
+  const out = execFileSync(process.execPath, [...NODE_FLAGS, ...WASM_OPTIMISED, wasmBench, ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -96,9 +107,12 @@ function stepProducts(wasmBench, preset, storage) {
  * Runs every measurement ROUNDS times, interleaved. `wasmLimits` and
  * `nativeLimits` are the machine_limits executables (build/bench-wasm's .js,
  * run by node, and build/bench-sse's), `wasmBench` build/bench-wasm's
- * native_bench.js. Returns raw samples and medians.
+ * native_bench.js; `wasmLimitsRelaxed` and `wasmBenchRelaxed` their relaxed
+ * twins (optional: without them, or without relaxed SIMD in Node, the fused
+ * measurements are left out). Returns raw samples and medians.
  */
-export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = console.log }) {
+export function measureLimits({ wasmLimits, wasmBench, nativeLimits, wasmLimitsRelaxed, wasmBenchRelaxed, log = console.log }) {
+  const relaxed = Boolean(wasmLimitsRelaxed && wasmBenchRelaxed && RELAXED_AVAILABLE);
   const started = new Date();
   const load0 = os.loadavg()[0];
   // Stream sizes: each preset's weight bytes per decode step, float32 and float16.
@@ -118,6 +132,11 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
     { key: 'machine-sse-1', run: () => machineLimits([nativeLimits], ['--reps', '4', ...streamArg]) },
     { key: 'machine-sse-2', run: () => machineLimits([nativeLimits], ['--reps', '4', '--threads', '2', ...streamArg]) },
   ];
+  if (relaxed)
+    jobs.push({
+      key: 'machine-wasm-relaxed',
+      run: () => machineLimits([process.execPath, ...NODE_FLAGS, ...WASM_OPTIMISED, wasmLimitsRelaxed], ['--reps', '4', ...streamArg]),
+    });
   for (const preset of PRESETS) {
     for (const T of [64, 256]) jobs.push({ key: `product${T}:${preset}`, run: () => productRate(wasmBench, configs[preset], T) });
     jobs.push({ key: `ort:${preset}`, run: () => child(['ort', preset, '1']) });
@@ -125,7 +144,14 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, log = conso
     jobs.push({ key: `f32:${preset}`, run: () => child(['ours', preset, '1', 'float32']) });
     jobs.push({ key: `products16:${preset}`, run: () => stepProducts(wasmBench, preset, 'narrowest') });
     jobs.push({ key: `products32:${preset}`, run: () => stepProducts(wasmBench, preset, 'float32') });
+    if (!relaxed) continue;
+    for (const T of [64, 256])
+      jobs.push({ key: `product${T}-relaxed:${preset}`, run: () => productRate(wasmBenchRelaxed, configs[preset], T) });
+    jobs.push({ key: `relaxed16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest', 'relaxed']) });
   }
+  if (relaxed)
+    for (const id of RECIPES)
+      for (const build of ['simd', 'relaxed']) jobs.push({ key: `recipe-${build}:${id}`, run: () => recipeSpeed(id, build) });
   jobs.push({ key: 'train-native-1', run: () => nativeTrain(1) });
   jobs.push({ key: 'train-native-2', run: () => nativeTrain(2) });
   const samples = {};
@@ -171,6 +197,9 @@ export function limitRows(r) {
   const m = r.medians;
   const wasm = m['machine-wasm'];
   const tile = bestTile(wasm);
+  // The relaxed build's floor: the faster of the fused and the unfused tiles (it could use either).
+  const fused = m['machine-wasm-relaxed'];
+  const relaxedRate = fused ? Math.max(tile.gflops, bestTile(fused).gflops) : undefined;
   const rows = [];
   for (const preset of PRESETS) {
     const c = r.configs[preset];
@@ -189,6 +218,10 @@ export function limitRows(r) {
         bound: 'arithmetic',
         flops,
         product: m[`product${T}:${preset}`].gflops,
+        // The relaxed build (absent where it was not measured).
+        relaxed16: m[`relaxed16:${preset}`]?.[`prefill${T}`],
+        floorRelaxed: relaxedRate ? (flops / (relaxedRate * 1e9)) * 1e3 : undefined,
+        productRelaxed: m[`product${T}-relaxed:${preset}`]?.gflops,
       });
     }
     const bytes32 = 4 * weights;
@@ -222,6 +255,7 @@ export function limitRows(r) {
       // The step's 1-row products alone (absent in older results).
       products16: m[`products16:${preset}`]?.ms,
       products32: m[`products32:${preset}`]?.ms,
+      relaxed16: m[`relaxed16:${preset}`]?.decode,
     });
   }
   return rows;
@@ -287,6 +321,75 @@ export function f16Limit(w) {
   );
 }
 
+const tileName = (shape) => shape.replace('x', ' × ');
+
+/**
+ * The relaxed build's part of a block, where it was measured (null
+ * elsewhere): the fused machine rows, its tiles, its work beside the SIMD
+ * build's, and its goals: prefill at GOAL× ONNX Runtime Web against the
+ * faster tile's floor, decode no slower than the SIMD build, and each of the
+ * Train panel's runs FUSED_TRAIN_GOAL× the SIMD build's tokens/s.
+ */
+export function relaxedPart(r, rows) {
+  const m = r.medians;
+  const fused = m['machine-wasm-relaxed'];
+  if (!fused) return null;
+  const wasm = m['machine-wasm'];
+  const plain = bestTile(wasm);
+  const best = bestTile(fused);
+  const gain = best.gflops / plain.gflops; // the fused tiles' best against the unfused tiles' best
+  const tiles = `the fused tiles' best, ${best.gflops.toFixed(1)} GFLOP/s (${tileName(best.shape)}), is ${x(gain)} the unfused tiles' best (${plain.gflops.toFixed(1)}, ${tileName(plain.shape)})`;
+  const machineRows = [
+    `| arithmetic, fused: the kernel's 4 × 8 tile, data in L1 (GFLOP/s) | ${fused.arithmetic.toFixed(1)} | – | – |`,
+    `| arithmetic, fused: the best of ${Object.keys(fused.tiles ?? {}).length || 1} register tiles, data in L1 (GFLOP/s) | ${best.gflops.toFixed(1)} (${tileName(best.shape)}) | – | – |`,
+    `| float16 widening + fused multiply-add, data in L1 (G weights/s) | ${fused.widen16.toFixed(2)} | – | – |`,
+  ];
+  const tilesLine = `Fused (f32x4.relaxed_madd), the same tiles: ${Object.entries(fused.tiles ?? {})
+    .map(([shape, gflops]) => `${tileName(shape)} ${gflops.toFixed(1)}`)
+    .join(', ')}.`;
+  const workRows = [];
+  const verdicts = [];
+  for (const w of rows) {
+    if (w.relaxed16 === undefined) continue;
+    const vsSimd = w.f16 / w.relaxed16;
+    if (w.flops) {
+      workRows.push(
+        `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.f16)} ms (${x(w.ort / w.f16)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | ${fmt(w.floorRelaxed)} ms: ${x(w.ort / w.floorRelaxed)} |`,
+      );
+      const speedup = w.ort / w.relaxed16;
+      const rate = Math.max(best.gflops, plain.gflops);
+      verdicts.push(
+        speedup >= GOAL
+          ? `| ${w.preset} ${w.work}, relaxed build (float16): ≥ ${GOAL}× ORT-web | ${x(speedup)} | met |`
+          : `| ${w.preset} ${w.work}, relaxed build (float16): ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; arithmetic: ${tiles}; at the faster, with nothing else to do, ${x(w.ort / w.floorRelaxed)}; ${GOAL}× needs the whole prefill at ${((GOAL * w.floorRelaxed * 100) / w.ort).toFixed(0)}% of ${rate.toFixed(1)} GFLOP/s, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16, fused) runs at ${((w.productRelaxed / rate) * 100).toFixed(0)}%; the relaxed build runs its FLOPs at ${((w.flops / w.relaxed16 / 1e6 / rate) * 100).toFixed(0)}%, the SIMD build at ${((w.flops / w.f16 / 1e6 / rate) * 100).toFixed(0)}% |`,
+      );
+      continue;
+    }
+    workRows.push(
+      `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.f16)} ms (${x(w.ort / w.f16)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | |`,
+    );
+    verdicts.push(
+      vsSimd >= 1
+        ? `| ${w.preset} decode, relaxed build no slower than the SIMD build (float16) | ${x(vsSimd)} | met |`
+        : `| ${w.preset} decode, relaxed build no slower than the SIMD build (float16) | ${x(vsSimd)} | missed; widening: fused ${fused.widen16.toFixed(2)} G weights/s in L1 against ${wasm.widen16.toFixed(2)} unfused |`,
+    );
+  }
+  const speeds = [];
+  for (const id of RECIPES) {
+    const simd = m[`recipe-simd:${id}`]?.tokensPerSecond;
+    const relaxed = m[`recipe-relaxed:${id}`]?.tokensPerSecond;
+    if (!simd || !relaxed) continue;
+    const ratio = relaxed / simd;
+    speeds.push(`${id} run: SIMD build ${simd.toFixed(0)} tokens/s, relaxed build ${relaxed.toFixed(0)} (${x(ratio)})`);
+    verdicts.push(
+      ratio >= FUSED_TRAIN_GOAL
+        ? `| training, the panel's ${id} run: relaxed build ≥ ${FUSED_TRAIN_GOAL}× the SIMD build (1 thread) | ${x(ratio)} | met |`
+        : `| training, the panel's ${id} run: relaxed build ≥ ${FUSED_TRAIN_GOAL}× the SIMD build (1 thread) | ${x(ratio)} | missed; arithmetic: its products run on these tiles, and ${tiles}: a step spent wholly in products at the tiles' best rates would gain ${x(gain)} |`,
+    );
+  }
+  return { machineRows, tilesLine, workRows, verdicts, speeds };
+}
+
 /** One x86 kind's block of the "Limits" section: its machine, its work, its goals. */
 export function limitsBlock(r) {
   const m = r.medians;
@@ -294,7 +397,6 @@ export function limitsBlock(r) {
   const sse1 = m['machine-sse-1'];
   const sse2 = m['machine-sse-2'];
   const tile = bestTile(wasm);
-  const tileName = (shape) => shape.replace('x', ' × ');
   const sizes = Object.keys(wasm.stream)
     .map(Number)
     .sort((a, b) => a - b);
@@ -318,6 +420,8 @@ export function limitsBlock(r) {
     ),
   ];
   const rows = limitRows(r);
+  const relaxed = relaxedPart(r, rows);
+  if (relaxed) machineRows.push(...relaxed.machineRows);
   const workRows = rows.map((w) => {
     const rate = (ms) => (w.flops ? `${(w.flops / ms / 1e6).toFixed(1)} GFLOP/s` : `${(w.bytes32 / ms / 1e6).toFixed(1)} GB/s`);
     const rate16 = (ms) => (w.flops ? rate(ms) : `${(w.bytes16 / ms / 1e6).toFixed(1)} GB/s`);
@@ -369,26 +473,48 @@ export function limitsBlock(r) {
             : machine
         } |`,
   );
+  if (relaxed) verdicts.push(...relaxed.verdicts);
+  const tileLines = [];
+  if (Object.keys(wasm.tiles ?? {}).length)
+    tileLines.push(
+      `Register tiles (R rows × C columns of the product, R·C/4 accumulators, data in L1), Wasm, 1 thread, GFLOP/s: ${Object.entries(
+        wasm.tiles,
+      )
+        .map(([shape, gflops]) => `${tileName(shape)} ${gflops.toFixed(1)}`)
+        .join(', ')}. Beyond 16 vector registers V8 spills the accumulators; fewer accumulators leave the loads and splats a larger share.`,
+    );
+  if (relaxed) tileLines.push(relaxed.tilesLine);
+  const tilesParagraph = tileLines.length ? `\n${tileLines.join(' ')}\n` : '';
+  const relaxedWork = relaxed
+    ? `
+The relaxed build (\`dist/wasm/minimind-relaxed.*\`: fused multiply-adds in the weight products), float16 weights, in the
+same rounds; its floor is the prefill's FLOPs at the faster of the fused and the unfused tiles:
+
+| work | ONNX Runtime Web | SIMD build | relaxed build | relaxed ÷ SIMD | floor: ORT ÷ floor |
+|---|---|---|---|---|---|
+${relaxed.workRows.join('\n')}
+${
+  relaxed.speeds.length
+    ? `
+The Train panel's runs (\`js/train_recipes.mjs\`), 1 thread, their first batches trained by the panel's session code
+without snapshots (\`bench/recipe_speed.mjs\`): ${relaxed.speeds.join('; ')}.
+`
+    : ''
+}`
+    : '';
   return `### ${r.cpu}
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
 (\`npm run bench -- --only limits\`, \`bench/limits.mjs\`, \`bench/machine_limits.cpp\`). ${r.rounds} rounds, interleaved and
-rotated; medians. What one core does at the module's width (4 float lanes; a multiply and an add, no FMA, which Wasm SIMD
-lacks), in Wasm under Node and natively with SSE 4.2; the last column runs the native measurement on 2 threads at once,
-each on its own data, and sums them (in brackets: against 1 thread):
+rotated; medians. What one core does at the module's width (4 float lanes; a multiply and an add, as the SIMD build
+computes; rows marked fused use relaxed SIMD's f32x4.relaxed_madd, as the relaxed build's weight products), in Wasm under
+Node and natively with SSE 4.2; the last column runs the native measurement on 2 threads at once, each on its own data,
+and sums them (in brackets: against 1 thread):
 
 | measure | Wasm, 1 thread | native SSE, 1 thread | native SSE, 2 threads |
 |---|---|---|---|
 ${machineRows.join('\n')}
-${
-  Object.keys(wasm.tiles ?? {}).length
-    ? `
-Register tiles (R rows × C columns of the product, R·C/4 accumulators, data in L1), Wasm, 1 thread, GFLOP/s: ${Object.entries(wasm.tiles)
-        .map(([shape, gflops]) => `${tileName(shape)} ${gflops.toFixed(1)}`)
-        .join(', ')}. Beyond 16 vector registers V8 spills the accumulators; fewer accumulators leave the loads and splats a larger share.
-`
-    : ''
-}
+${tilesParagraph}
 The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
 weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the best Wasm
 tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
@@ -399,7 +525,7 @@ After the floor, the largest speed-up over ONNX Runtime Web it leaves:
 | work | ONNX Runtime Web | ours, float16 weights | ours, float32 weights | floor, float16: ORT ÷ floor | floor, float32: ORT ÷ floor |
 |---|---|---|---|---|---|
 ${workRows.join('\n')}
-
+${relaxedWork}
 Training (the native trainer, demo config, batch 32 × 64): ${t1.toFixed(0)} tokens/s on 1 thread, ${t2.toFixed(0)} on 2.
 
 | goal | measured | |

@@ -20,11 +20,16 @@
 //               decode steps re-read their weights: widening and streaming
 //               together, G weights/s.
 //
+// Built with MINIMIND_RELAXED_FMA (machine_limits_relaxed, Wasm only, the
+// relaxed module's flags: bench/CMakeLists.txt), every multiply-add above is
+// one f32x4.relaxed_madd, as in the relaxed build's weight products, and the
+// JSON says "fused": true.
+//
 // Usage: machine_limits [--reps N] [--stream-mib M[,M...]] [--widen-mib M[,M...]] [--threads T]
 // With --threads T (native builds), T threads run each measurement at once on
 // their own data, and the rates reported are their sum: whether two threads
 // get twice the arithmetic or the bandwidth of one.
-// Prints one JSON object: {"isa", "threads", "arithmetic": [GFLOP/s per rep],
+// Prints one JSON object: {"isa", "fused", "threads", "arithmetic": [GFLOP/s per rep],
 // "tiles": {"RxC": [GFLOP/s per rep], ...}, "stream": {"MiB": [GB/s per rep],
 // ...}, "widen16": [G weights/s per rep], "widen16Stream": {"MiB": [G weights/s
 // per rep], ...}}.
@@ -49,6 +54,21 @@ namespace simd = minimind::simd;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// acc + a·b: a product and a sum, or one fused multiply-add in the relaxed twin.
+inline simd::Lanes product_add(simd::Lanes acc, simd::Lanes a, simd::Lanes b) {
+#if defined(MINIMIND_RELAXED_FMA)
+  return simd::fused_mul_add(acc, a, b);
+#else
+  return simd::mul_add(acc, a, b);
+#endif
+}
+
+#if defined(MINIMIND_RELAXED_FMA)
+constexpr bool kFused = true;
+#else
+constexpr bool kFused = false;
+#endif
 
 // Keeps a result alive so that the compiler cannot drop the loop computing it.
 volatile float g_sink;
@@ -86,8 +106,8 @@ double tile_gflops() {
       for (int r = 0; r < R; ++r) {
         const simd::Lanes ar = simd::splat(a + r);
         for (int p = 0; p < P; ++p) {
-          acc[r][p][0] = simd::mul_add(acc[r][p][0], ar, w[p][0]);
-          acc[r][p][1] = simd::mul_add(acc[r][p][1], ar, w[p][1]);
+          acc[r][p][0] = product_add(acc[r][p][0], ar, w[p][0]);
+          acc[r][p][1] = product_add(acc[r][p][1], ar, w[p][1]);
         }
       }
     }
@@ -155,8 +175,8 @@ double widen16_gweights(const std::vector<uint16_t>& weights) {
       for (int g = 0; g < kRuns; ++g) {
         simd::Lanes low, high;
         simd::widen_f16_unscaled(w + size_t(g) * run + i, low, high);
-        low_acc[g] = simd::mul_add(low_acc[g], low, x);
-        high_acc[g] = simd::mul_add(high_acc[g], high, x);
+        low_acc[g] = product_add(low_acc[g], low, x);
+        high_acc[g] = product_add(high_acc[g], high, x);
       }
     }
   }
@@ -278,9 +298,11 @@ int main(int argc, char** argv) {
   shapes += "}";
   // "arithmetic": the kernel's tile (kTiles[0]), as before; "tiles": every shape.
   std::printf(
-      "{\"isa\":\"%s\",\"threads\":%d,\"arithmetic\":%s,\"tiles\":%s,\"stream\":%s,\"widen16\":%s,\"widen16Stream\":%s}"
+      "{\"isa\":\"%s\",\"fused\":%s,\"threads\":%d,\"arithmetic\":%s,\"tiles\":%s,\"stream\":%s,\"widen16\":%s,"
+      "\"widen16Stream\":%s}"
       "\n",
-      isa(), threads, json_list(tiles[0]).c_str(), shapes.c_str(), json_by_size(sizes_mib, stream).c_str(),
-      json_list(widen16).c_str(), json_by_size(widen_mib, widen16_stream).c_str());
+      isa(), kFused ? "true" : "false", threads, json_list(tiles[0]).c_str(), shapes.c_str(),
+      json_by_size(sizes_mib, stream).c_str(), json_list(widen16).c_str(),
+      json_by_size(widen_mib, widen16_stream).c_str());
   return 0;
 }

@@ -10,12 +10,15 @@ import { basename, dirname, relative } from 'node:path';
 
 import { capTable, normGains } from './prev_token_cap.mjs';
 
-const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
+const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-relaxed', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
+// The key-ratio table's columns: ours (wasm-relaxed only in runs that measured it).
+const OURS = (data) => RUNTIMES.filter((r) => r !== BASELINE && data.results.some((p) => p.items.some((i) => i.stats[r])));
 const BASELINE = 'ort-web';
 // Okabe-Ito colours (colour-blind safe), plus a dash pattern each.
 const STYLE = {
   'wasm-simd': { color: '#0072B2', dash: '' },
   'wasm-simd-f32': { color: '#E69F00', dash: '4 2' },
+  'wasm-relaxed': { color: '#000000', dash: '1 2' },
   'wasm-scalar': { color: '#56B4E9', dash: '6 3' },
   'ort-web': { color: '#D55E00', dash: '' },
   native: { color: '#009E73', dash: '2 3' },
@@ -67,7 +70,9 @@ function headline(data) {
     const base = item.stats[BASELINE].median;
     rows.push(
       `| ${preset} | ${workLabel(item, data)} | ${fmt(base)} ms | ` +
-        ['wasm-simd', 'wasm-simd-f32', 'wasm-scalar', 'native', 'native-sse'].map((r) => ratio(base / item.stats[r]?.median)).join(' | ') +
+        OURS(data)
+          .map((r) => ratio(base / item.stats[r]?.median))
+          .join(' | ') +
         ' |',
     );
   }
@@ -86,8 +91,10 @@ function headline(data) {
   if (micro.length) notes.push(`- Matrix product alone, wasm-simd against native-sse (same kernel): ${micro.join(', ')}.`);
   if (!rows.length) return notes.join('\n');
   return [
-    '| preset | work | ort-web median | wasm-simd | wasm-simd-f32 | wasm-scalar | native | native-sse |',
-    '|---|---|---|---|---|---|---|---|',
+    `| preset | work | ort-web median | ${OURS(data).join(' | ')} |`,
+    `|---|---|---|${OURS(data)
+      .map(() => '---|')
+      .join('')}`,
     ...rows,
     '',
     ...notes,
@@ -135,8 +142,8 @@ function traceTable(data) {
 
 function checksTable(data) {
   const lines = [
-    '| preset | T | max \\|logit\\| | own token predicted | ort-web − wasm-simd | wasm-simd-f32 − wasm-simd | wasm-scalar − wasm-simd | native, native-sse − wasm-simd (logit 0 of the last row) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| preset | T | max \\|logit\\| | own token predicted | ort-web − wasm-simd | wasm-relaxed − wasm-simd | wasm-simd-f32 − wasm-simd | wasm-scalar − wasm-simd | native, native-sse − wasm-simd (logit 0 of the last row) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   const decode = [];
   for (const result of data.results) {
@@ -144,6 +151,7 @@ function checksTable(data) {
       if (check.T !== undefined) {
         lines.push(
           `| ${result.preset} | ${check.T} | ${fmt(check.logitScale)} | ${(100 * check.selfPrediction).toFixed(0)}% | ${check.ortVsSimd.toExponential(1)} | ` +
+            `${check.relaxedVsSimd === undefined ? '–' : check.relaxedVsSimd.toExponential(1)} | ` +
             `${check.f32VsSimd === 0 ? '0' : check.f32VsSimd.toExponential(1)} | ` +
             `${check.scalarVsSimd.toExponential(1)} | ${check.nativeVsSimd.toExponential(1)} |`,
         );
@@ -275,6 +283,10 @@ hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training se
   released checkpoints are), and the matrix kernel widens them to float32 on the fly.
 - **wasm-simd-f32**: the same module with the weights kept as float32
   (\`createModel({weightStorage: 'float32'})\`): twice the bytes, bit-identical results.
+- **wasm-relaxed**: the relaxed build (\`dist/wasm/minimind-relaxed.*\`): the same module with
+  relaxed SIMD's fused multiply-add (\`f32x4.relaxed_madd\`) in the weight products, float16 weights.
+  Not bit-identical to wasm-simd (a fused multiply-add rounds once); the check below holds it to
+  the tolerance ONNX Runtime Web is held to. Node 20 runs it behind \`--experimental-wasm-relaxed-simd\`.
 - **wasm-scalar**: the same without SIMD (\`dist/wasm/minimind-scalar.*\`), float16 weights.
 - **ort-web**: ONNX Runtime Web ${m.ortWeb}, wasm backend in Node, \`numThreads = 1\`, SIMD, graph
   optimisation \`all\`, on the graphs \`bench/make_onnx.py\` exports from a plain-PyTorch MiniMind
@@ -384,7 +396,7 @@ scale (\`init: 'minimind'\`, U(±1/sqrt(D)); with the presets' U(-1, 1) the tied
 position back to its own token, and agreeing on such a model proves little): the largest absolute
 logit difference over all positions and the vocabulary, on the prefill inputs (for the native
 builds, which print one logit, that logit), and the share of positions whose argmax is their own
-input token. The bench stops with an error when ort-web or a native build differs by more than
+input token. The bench stops with an error when ort-web, wasm-relaxed or a native build differs by more than
 1e-4 of the largest |logit|, when wasm-scalar or wasm-simd-f32 is not bit-identical to wasm-simd,
 or when more than half of the positions predict their own token.
 

@@ -6,6 +6,9 @@
 //   wasm-simd      our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread;
 //                  weights kept as float16 (the seeded weights are float16 values)
 //   wasm-simd-f32  the same module with the weights kept as float32 (weightStorage)
+//   wasm-relaxed   the relaxed build (minimind-relaxed.*: fused multiply-adds in the
+//                  weight products, f32x4.relaxed_madd), float16 weights; where
+//                  Node runs relaxed SIMD (Node 20: bench/relaxed_simd.mjs sets its flag)
 //   wasm-scalar    our Wasm module built without SIMD (minimind-scalar.*)
 //   ort-web      ONNX Runtime Web's wasm backend in Node, one thread, SIMD, on the graphs
 //                bench/make_onnx.py exports with our seeded weights
@@ -58,6 +61,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { checkAgreement, selfPrediction } from './agreement.mjs';
+import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 import { cpuModel } from './cpu_model.mjs';
 import { forwardFlops } from './flops.mjs';
 import { measureLoadMemory } from './load_memory.mjs';
@@ -169,14 +173,14 @@ function run(command, commandArgs, what, { quiet = true } = {}) {
 // Training alone needs only the SIMD module.
 function ensureWasm() {
   const names = runForward
-    ? ['minimind.mjs', 'minimind.wasm', 'minimind-scalar.mjs', 'minimind-scalar.wasm']
-    : ['minimind.mjs', 'minimind.wasm'];
+    ? ['minimind.mjs', 'minimind.wasm', 'minimind-relaxed.mjs', 'minimind-relaxed.wasm', 'minimind-scalar.mjs', 'minimind-scalar.wasm']
+    : ['minimind.mjs', 'minimind.wasm', 'minimind-relaxed.mjs', 'minimind-relaxed.wasm'];
   const files = names.map((f) => `${root}dist/wasm/${f}`);
   const sources = newestMtime(['core', 'wasm']);
   if (files.every((f) => existsSync(f) && statSync(f).mtimeMs >= sources)) return;
   if (!runForward) {
-    log('the Wasm module is missing or older than core/ and wasm/: bash scripts/build.sh wasm minimind_wasm');
-    run('bash', ['scripts/build.sh', 'wasm', 'minimind_wasm'], 'building the Wasm module', { quiet: false });
+    log('the Wasm module is missing or older than core/ and wasm/: bash scripts/build.sh wasm minimind_wasm minimind_wasm_relaxed');
+    run('bash', ['scripts/build.sh', 'wasm', 'minimind_wasm', 'minimind_wasm_relaxed'], 'building the Wasm module', { quiet: false });
     return;
   }
   log('the Wasm builds are missing or older than core/ and wasm/: npm run build:wasm');
@@ -244,7 +248,10 @@ function ensureNative() {
 // flags, SIMD128) and run by node. Skipped when emcmake is not there.
 function ensureWasmMicro() {
   if (spawnSync('emcmake', ['--help'], { stdio: 'ignore' }).error) return null;
-  buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128, for the matmul micro benchmark');
+  buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128 and its relaxed twin, for the matmul micro benchmark', [
+    'native_bench',
+    'native_bench_relaxed',
+  ]);
   return `${root}build/bench-wasm/bench/native_bench.js`;
 }
 
@@ -301,7 +308,7 @@ function memoryOf(label) {
 
 async function ourRuntime(variant, preset, memory, weightStorage = 'narrowest') {
   const { loadMiniMind } = await import('../js/minimind.mjs');
-  const base = variant === 'simd' ? 'minimind' : 'minimind-scalar';
+  const base = { simd: 'minimind', relaxed: 'minimind-relaxed', scalar: 'minimind-scalar' }[variant];
   const name = `wasm-${variant}${weightStorage === 'float32' ? '-f32' : ''}`;
   // A fresh instance per preset (a distinct module URL), so that its memory
   // figures belong to this preset alone.
@@ -492,11 +499,12 @@ async function benchPreset(preset, executables) {
     if (manifest.config[k] !== c[k])
       fail(`${preset}: the ONNX graphs have ${k} = ${manifest.config[k]}, our preset ${c[k]}; re-run bench/make_onnx.py`);
   const simdF32 = await ourRuntime('simd', preset, memory, 'float32');
+  const relaxed = RELAXED_AVAILABLE ? await ourRuntime('relaxed', preset, memory) : null;
   const scalar = await ourRuntime('scalar', preset, memory);
   const ort = await ortRuntime(preset, c, memory);
   const natives = [];
   for (const [name, executable] of Object.entries(executables)) natives.push(await nativeRuntime(name, executable, preset));
-  const runtimes = [simd, simdF32, scalar, ort, ...natives];
+  const runtimes = [simd, simdF32, ...(relaxed ? [relaxed] : []), scalar, ort, ...natives];
   log(`${preset}: built (${runtimes.map((r) => `${r.name} ${Math.round(r.buildMs)} ms`).join(', ')})`);
   const reps = Object.fromEntries(runtimes.map((r) => [r.name, repsFor(r.name, preset)]));
   const result = { preset, config: c, params: i.parameters, memory, items: [], checks: [], build: {} };
@@ -507,7 +515,7 @@ async function benchPreset(preset, executables) {
   for (const T of PREFILL_LENGTHS) {
     const ids = benchIds(T, c.V);
     const logits = {};
-    for (const r of [simd, simdF32, ort, scalar, ...natives]) {
+    for (const r of runtimes) {
       const out = await r.prefill(ids);
       if (T === 256 && memory[r.name]) memory[r.name].forward256 = r.wasmBytes();
       logits[r.name] = out.logits ?? out.logit0;
@@ -518,6 +526,7 @@ async function benchPreset(preset, executables) {
       ortVsSimd: maxAbsDiff(ours, logits['ort-web']),
       scalarVsSimd: maxAbsDiff(ours, logits['wasm-scalar']),
       f32VsSimd: maxAbsDiff(ours, logits['wasm-simd-f32']),
+      ...(relaxed ? { relaxedVsSimd: maxAbsDiff(ours, logits['wasm-relaxed']) } : {}),
       nativeVsSimd: Math.max(...natives.map((n) => Math.abs(logits[n.name] - ours[(T - 1) * c.V]))),
       logitScale: maxAbs(ours),
       selfPrediction: selfPrediction(ours, ids, c.V),
@@ -607,6 +616,11 @@ async function matmulMicro(executables, wasmMicro) {
   for (const shape of MATMUL_SHAPES) {
     for (const [name, executable] of Object.entries(flavours)) calls[`${name} ${shape}`] = [executable, []];
     if (wasmMicro) calls[`wasm-simd ${shape}`] = ['node', [...WASM_OPTIMISED, wasmMicro]];
+    if (wasmMicro && RELAXED_AVAILABLE)
+      calls[`wasm-relaxed ${shape}`] = [
+        'node',
+        [...NODE_FLAGS, ...WASM_OPTIMISED, wasmMicro.replace(/native_bench\.js$/, 'native_bench_relaxed.js')],
+      ];
   }
   // One process per call runs the repetitions (the first MATMUL_WARMUP of
   // them are dropped: caches, clock); the processes alternate, shape by
@@ -780,9 +794,15 @@ async function main() {
     return;
   }
   if (only === 'limits') {
+    ensureWasm();
     ensureOnnx();
     buildBench('build/bench-sse', ['cmake', `-DCMAKE_CXX_FLAGS=${NATIVE_FLAVOURS['native-sse'].flags}`], 'native-sse', ['machine_limits']);
-    buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128', ['machine_limits', 'native_bench']);
+    buildBench('build/bench-wasm', ['emcmake', 'cmake'], 'Wasm SIMD128 and its relaxed twins', [
+      'machine_limits',
+      'native_bench',
+      'machine_limits_relaxed',
+      'native_bench_relaxed',
+    ]);
     if (!existsSync(`${root}build/native/core/minimind-train`))
       run('bash', ['scripts/build.sh', 'native', 'minimind-train'], 'building minimind-train');
     mkdirSync(`${root}build/bench`, { recursive: true });
@@ -790,6 +810,8 @@ async function main() {
       wasmLimits: `${root}build/bench-wasm/bench/machine_limits.js`,
       wasmBench: `${root}build/bench-wasm/bench/native_bench.js`,
       nativeLimits: `${root}build/bench-sse/bench/machine_limits`,
+      wasmLimitsRelaxed: `${root}build/bench-wasm/bench/machine_limits_relaxed.js`,
+      wasmBenchRelaxed: `${root}build/bench-wasm/bench/native_bench_relaxed.js`,
       log,
     });
     writeFileSync(`${root}build/bench/limits-results.json`, `${JSON.stringify(result, null, 1)}\n`);

@@ -177,15 +177,26 @@ const ROWS = [
     section: 'Key ratios',
     rows(s) {
       const t = s.table(['preset', 'work', 'wasm-simd']);
-      const of = (kind) =>
+      const of = (kind, column = 'wasm-simd') =>
         t.rows
           .map((r, i) => ({ preset: t.values('preset')[i], work: t.values('work')[i] }))
           .filter((r) => r.work.startsWith(kind))
-          .map((r) => `${r.preset} ${r.work.replace(/ \(.*\)/, '')}: ${t.cell({ preset: r.preset, work: r.work }, 'wasm-simd')}`)
+          .map((r) => `${r.preset} ${r.work.replace(/ \(.*\)/, '')}: ${t.cell({ preset: r.preset, work: r.work }, column)}`)
           .join(', ');
       return [
         { measure: 'forward pass, prefill: ours (Wasm SIMD, 1 thread) × ONNX Runtime Web’s speed', result: of('prefill') },
+        ...(t.has('wasm-relaxed')
+          ? [
+              {
+                measure: 'forward pass, prefill: the relaxed build (fused multiply-adds, 1 thread) × ONNX Runtime Web’s speed',
+                result: of('prefill', 'wasm-relaxed'),
+              },
+            ]
+          : []),
         { measure: 'cached decoding: ours × ONNX Runtime Web’s speed', result: of('decode') },
+        ...(t.has('wasm-relaxed')
+          ? [{ measure: 'cached decoding: the relaxed build × ONNX Runtime Web’s speed', result: of('decode', 'wasm-relaxed') }]
+          : []),
       ];
     },
   },

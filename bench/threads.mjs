@@ -22,6 +22,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
 import { median, medianFields } from './median.mjs';
+import './relaxed_simd.mjs'; // the relaxed build's children: relaxed SIMD on in Node 20
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -36,10 +37,12 @@ const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000
 
 // ------------------------------------------------------------------ child processes
 
-// weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32'.
-async function childOurs(preset, threads, weightStorage = 'narrowest') {
+// weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32';
+// build: 'simd' or 'relaxed' (fused multiply-adds; its pthreads twin above 1 thread).
+async function childOurs(preset, threads, weightStorage = 'narrowest', build = 'simd') {
   const { loadMiniMind } = await import('../js/minimind.mjs');
-  const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
+  const variant = build === 'relaxed' ? (threads > 1 ? 'relaxed-threads' : 'relaxed') : threads > 1 ? 'threads' : 'simd';
+  const mm = await loadMiniMind({ variant, threads });
   const model = mm.createModel({ preset, seed: SEED, init: INIT, weightStorage });
   const out = {};
   for (const T of PREFILL) {
@@ -277,10 +280,10 @@ ${THREADS_END}
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
-  const [kind, preset, threads, storage] = args.slice(1);
+  const [kind, preset, threads, storage, build] = args.slice(1);
   const n = Number(threads);
   const result =
-    kind === 'ours' ? await childOurs(preset, n, storage) : kind === 'ort' ? await childOrt(preset, n) : await childTrainOurs(n);
+    kind === 'ours' ? await childOurs(preset, n, storage, build) : kind === 'ort' ? await childOrt(preset, n) : await childTrainOurs(n);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 } else if (import.meta.url === `file://${process.argv[1]}`) {

@@ -7,8 +7,9 @@ import { test } from 'node:test';
 
 import { LOGIT_TOLERANCE, checkAgreement, selfPrediction } from '../../bench/agreement.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
+import './variants.mjs'; // relaxed SIMD on in Node 20
 
-const mm = await loadMiniMind();
+const mm = await loadMiniMind({ variant: 'simd' });
 
 function logitsOf(init, weightStorage, ids) {
   const model = mm.createModel({ preset: 'lab-a', seed: 0, init, weightStorage });
@@ -58,4 +59,21 @@ test('MiniMind’s scale passes; float32 storage is bit-identical; a logit moved
   within[1234] += 0.5 * LOGIT_TOLERANCE * base.logitScale;
   checkAgreement('lab-a', check(f16.data, within, ids, f16.V));
   assert.throws(() => checkAgreement('lab-a', { ...base, scalarVsSimd: 1e-7 }), /not bit-identical/);
+});
+
+test('the relaxed build passes within the tolerance on real logits and fails past it', async () => {
+  const ids = Array.from({ length: 64 }, (_, i) => (i * 37 + 5) % 128);
+  const simd = logitsOf('minimind', 'narrowest', ids);
+  const relaxedModule = await loadMiniMind({ variant: 'relaxed' });
+  const model = relaxedModule.createModel({ preset: 'lab-a', seed: 0, init: 'minimind' });
+  const relaxed = Float32Array.from(model.forward(ids).logits.data);
+  model.dispose();
+  const base = { ...check(simd.data, simd.data, ids, simd.V), relaxedVsSimd: maxAbsDiff(simd.data, relaxed) };
+  // Fused multiply-adds round once: close to the SIMD build, not the same bits.
+  assert.ok(base.relaxedVsSimd > 0, 'the relaxed build differs somewhere');
+  checkAgreement('lab-a', base);
+  assert.throws(
+    () => checkAgreement('lab-a', { ...base, relaxedVsSimd: 2 * LOGIT_TOLERANCE * base.logitScale }),
+    /wasm-relaxed's logits differ from wasm-simd's/,
+  );
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 
 import { cpuModel } from '../../bench/cpu_model.mjs';
 import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
-import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, trainingAmdahl } from '../../bench/limits.mjs';
+import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, relaxedPart, trainingAmdahl } from '../../bench/limits.mjs';
 import { medianFields } from '../../bench/median.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
@@ -180,6 +180,60 @@ test('a float16 decode step is floored by widening its weights while re-reading 
   // Faster from memory than in L1 (not seen, but possible): the L1 widening stays the floor.
   const quick = fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8, widen16: 2, widenStream: 3 });
   assert.equal(limitRows(quick).find((row) => row.work.startsWith('decode')).bound, 'widening');
+});
+
+test('the relaxed build: its goals against the faster tile, decode against the SIMD build, training against 1.4×', () => {
+  const r = fakeResult({ ortDecode: 10, f32Decode: 9, f16Decode: 8, arithmetic: 20, ortPrefill: 100, oursPrefill: 80 });
+  // Without the relaxed measurements (an older run, or no relaxed SIMD): no relaxed rows at all.
+  assert.equal(relaxedPart(r, limitRows(r)), null);
+  assert.doesNotMatch(limitsSection(r), /arithmetic, fused|relaxed build \(float16\)|The relaxed build/);
+  r.medians['machine-wasm-relaxed'] = {
+    ...r.medians['machine-wasm'],
+    fused: true,
+    arithmetic: 22,
+    tiles: { '4x8': 22, '2x16': 24 },
+    widen16: 3,
+  };
+  for (const p of Object.keys(r.configs)) {
+    r.medians[`product64-relaxed:${p}`] = { gflops: 18 };
+    r.medians[`product256-relaxed:${p}`] = { gflops: 18 };
+    // Prefill 64 at 60 ms: 1.67× ORT-web (met); prefill 256 at 300 ms against ORT's 400: 1.33× (missed); decode 7.5 against 8.
+    r.medians[`relaxed16:${p}`] = { prefill64: 60, prefill256: 300, decode: 7.5 };
+  }
+  r.medians['recipe-simd:default'] = { tokensPerSecond: 1000 };
+  r.medians['recipe-relaxed:default'] = { tokensPerSecond: 1500 };
+  r.medians['recipe-simd:induction'] = { tokensPerSecond: 1000 };
+  r.medians['recipe-relaxed:induction'] = { tokensPerSecond: 1100 };
+  const rows = limitRows(r);
+  const c = r.configs['minimind-3'];
+  const prefill = rows.find((row) => row.preset === 'minimind-3' && row.work === 'prefill 256');
+  // The floor at the faster tile: the fused 2 × 16's 24 GFLOP/s against the unfused 20.
+  assert.ok(Math.abs(prefill.floorRelaxed - (forwardFlops(c, 256) / 24e9) * 1e3) < 1e-12);
+  const text = limitsSection(r);
+  assert.match(text, /\| arithmetic, fused: the best of 2 register tiles, data in L1 \(GFLOP\/s\) \| 24\.0 \(2 × 16\) \| – \| – \|/);
+  assert.match(text, /Fused \(f32x4\.relaxed_madd\), the same tiles: 4 × 8 22\.0, 2 × 16 24\.0\./);
+  assert.match(text, /\| minimind-3 prefill 64, relaxed build \(float16\): ≥ 1\.43× ORT-web \| 1\.67× \| met \|/);
+  assert.match(
+    text,
+    /\| minimind-3 prefill 256, relaxed build \(float16\): ≥ 1\.43× ORT-web \| 1\.33× \| missed; arithmetic: the fused tiles' best, 24\.0 GFLOP\/s \(2 × 16\), is 1\.20× the unfused tiles' best \(20\.0, 4 × 8\);.* runs at 75%/,
+  );
+  assert.match(text, /\| minimind-3 decode, relaxed build no slower than the SIMD build \(float16\) \| 1\.07× \| met \|/);
+  assert.match(text, /\| minimind-3 prefill 256 \| 400 ms \| 320 ms \(1\.25×\) \| 300 ms \(1\.33×\) \| 1\.07× \|/);
+  assert.match(text, /\| training, the panel's default run: relaxed build ≥ 1\.4× the SIMD build \(1 thread\) \| 1\.50× \| met \|/);
+  assert.match(
+    text,
+    /\| training, the panel's induction run: relaxed build ≥ 1\.4× the SIMD build \(1 thread\) \| 1\.10× \| missed; arithmetic: .* would gain 1\.20× \|/,
+  );
+  assert.match(
+    text,
+    /default run: SIMD build 1000 tokens\/s, relaxed build 1500 \(1\.50×\); induction run: SIMD build 1000 tokens\/s, relaxed build 1100 \(1\.10×\)\./,
+  );
+  // A slower relaxed decode is a miss that names the two widening rates.
+  r.medians['relaxed16:minimind-3'] = { prefill64: 60, prefill256: 300, decode: 9 };
+  assert.match(
+    limitsSection(r),
+    /minimind-3 decode, relaxed build no slower than the SIMD build \(float16\) \| 0\.89× \| missed; widening: fused 3\.00 G weights\/s in L1 against 2\.00 unfused \|/,
+  );
 });
 
 test('medianFields takes the median of every numeric field, one object deep too', () => {
