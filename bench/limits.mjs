@@ -17,8 +17,9 @@
 // prefill of 64 and 256 tokens and decode per step for minimind2-small and
 // minimind-3 in ONNX Runtime Web and ours (float16 and float32 weights), and
 // the native trainer on 1 and 2 threads; with relaxed SIMD also the relaxed
-// build (float16 weights), its largest prefill product, and the Train panel's
-// two runs' training speed in the SIMD and relaxed builds
+// build against the SIMD build (float16 weights, the two side by side in one
+// process, bench/threads.mjs childPair), its largest prefill product, and the
+// Train panel's two runs' training speed in both builds, side by side too
 // (bench/recipe_speed.mjs). ROUNDS rounds, interleaved; medians.
 //
 // What follows from them, per piece of work: a prefill's FLOPs at the tile's
@@ -147,11 +148,10 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, wasmLimitsR
     if (!relaxed) continue;
     for (const T of [64, 256])
       jobs.push({ key: `product${T}-relaxed:${preset}`, run: () => productRate(wasmBenchRelaxed, configs[preset], T) });
-    jobs.push({ key: `relaxed16:${preset}`, run: () => child(['ours', preset, '1', 'narrowest', 'relaxed']) });
+    // The SIMD and relaxed builds side by side in one process (bench/threads.mjs childPair).
+    jobs.push({ key: `pair:${preset}`, run: () => child(['pair', preset]) });
   }
-  if (relaxed)
-    for (const id of RECIPES)
-      for (const build of ['simd', 'relaxed']) jobs.push({ key: `recipe-${build}:${id}`, run: () => recipeSpeed(id, build) });
+  if (relaxed) for (const id of RECIPES) jobs.push({ key: `recipe:${id}`, run: () => recipeSpeed(id) });
   jobs.push({ key: 'train-native-1', run: () => nativeTrain(1) });
   jobs.push({ key: 'train-native-2', run: () => nativeTrain(2) });
   const samples = {};
@@ -219,7 +219,9 @@ export function limitRows(r) {
         flops,
         product: m[`product${T}:${preset}`].gflops,
         // The relaxed build (absent where it was not measured).
-        relaxed16: m[`relaxed16:${preset}`]?.[`prefill${T}`],
+        relaxed16: m[`pair:${preset}`]?.relaxed[`prefill${T}`],
+        simdPaired: m[`pair:${preset}`]?.simd[`prefill${T}`],
+        pairedRatio: m[`pair:${preset}`]?.ratio[`prefill${T}`],
         floorRelaxed: relaxedRate ? (flops / (relaxedRate * 1e9)) * 1e3 : undefined,
         productRelaxed: m[`product${T}-relaxed:${preset}`]?.gflops,
       });
@@ -255,7 +257,9 @@ export function limitRows(r) {
       // The step's 1-row products alone (absent in older results).
       products16: m[`products16:${preset}`]?.ms,
       products32: m[`products32:${preset}`]?.ms,
-      relaxed16: m[`relaxed16:${preset}`]?.decode,
+      relaxed16: m[`pair:${preset}`]?.relaxed.decode,
+      simdPaired: m[`pair:${preset}`]?.simd.decode,
+      pairedRatio: m[`pair:${preset}`]?.ratio.decode,
     });
   }
   return rows;
@@ -351,22 +355,22 @@ export function relaxedPart(r, rows) {
   const verdicts = [];
   for (const w of rows) {
     if (w.relaxed16 === undefined) continue;
-    const vsSimd = w.f16 / w.relaxed16;
+    const vsSimd = w.pairedRatio; // the SIMD build's time over the relaxed build's, each pair measured together
     if (w.flops) {
       workRows.push(
-        `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.f16)} ms (${x(w.ort / w.f16)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | ${fmt(w.floorRelaxed)} ms: ${x(w.ort / w.floorRelaxed)} |`,
+        `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.simdPaired)} ms (${x(w.ort / w.simdPaired)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | ${fmt(w.floorRelaxed)} ms: ${x(w.ort / w.floorRelaxed)} |`,
       );
       const speedup = w.ort / w.relaxed16;
       const rate = Math.max(best.gflops, plain.gflops);
       verdicts.push(
         speedup >= GOAL
           ? `| ${w.preset} ${w.work}, relaxed build (float16): ≥ ${GOAL}× ORT-web | ${x(speedup)} | met |`
-          : `| ${w.preset} ${w.work}, relaxed build (float16): ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; arithmetic: ${tiles}; at the faster, with nothing else to do, ${x(w.ort / w.floorRelaxed)}; ${GOAL}× needs the whole prefill at ${((GOAL * w.floorRelaxed * 100) / w.ort).toFixed(0)}% of ${rate.toFixed(1)} GFLOP/s, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16, fused) runs at ${((w.productRelaxed / rate) * 100).toFixed(0)}%; the relaxed build runs its FLOPs at ${((w.flops / w.relaxed16 / 1e6 / rate) * 100).toFixed(0)}%, the SIMD build at ${((w.flops / w.f16 / 1e6 / rate) * 100).toFixed(0)}% |`,
+          : `| ${w.preset} ${w.work}, relaxed build (float16): ≥ ${GOAL}× ORT-web | ${x(speedup)} | missed; arithmetic: ${tiles}; at the faster, with nothing else to do, ${x(w.ort / w.floorRelaxed)}; ${GOAL}× needs the whole prefill at ${((GOAL * w.floorRelaxed * 100) / w.ort).toFixed(0)}% of ${rate.toFixed(1)} GFLOP/s, and its largest product alone (${w.work.split(' ')[1]}·D·F, float16, fused) runs at ${((w.productRelaxed / rate) * 100).toFixed(0)}%; the relaxed build runs its FLOPs at ${((w.flops / w.relaxed16 / 1e6 / rate) * 100).toFixed(0)}%, the SIMD build at ${((w.flops / w.simdPaired / 1e6 / rate) * 100).toFixed(0)}% |`,
       );
       continue;
     }
     workRows.push(
-      `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.f16)} ms (${x(w.ort / w.f16)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | |`,
+      `| ${w.preset} ${w.work} | ${fmt(w.ort)} ms | ${fmt(w.simdPaired)} ms (${x(w.ort / w.simdPaired)}) | ${fmt(w.relaxed16)} ms (${x(w.ort / w.relaxed16)}) | ${x(vsSimd)} | |`,
     );
     verdicts.push(
       vsSimd >= 1
@@ -376,8 +380,8 @@ export function relaxedPart(r, rows) {
   }
   const speeds = [];
   for (const id of RECIPES) {
-    const simd = m[`recipe-simd:${id}`]?.tokensPerSecond;
-    const relaxed = m[`recipe-relaxed:${id}`]?.tokensPerSecond;
+    const simd = m[`recipe:${id}`]?.simd;
+    const relaxed = m[`recipe:${id}`]?.relaxed;
     if (!simd || !relaxed) continue;
     const ratio = relaxed / simd;
     speeds.push(`${id} run: SIMD build ${simd.toFixed(0)} tokens/s, relaxed build ${relaxed.toFixed(0)} (${x(ratio)})`);
@@ -487,17 +491,20 @@ export function limitsBlock(r) {
   const tilesParagraph = tileLines.length ? `\n${tileLines.join(' ')}\n` : '';
   const relaxedWork = relaxed
     ? `
-The relaxed build (\`dist/wasm/minimind-relaxed.*\`: fused multiply-adds in the weight products), float16 weights, in the
-same rounds; its floor is the prefill's FLOPs at the faster of the fused and the unfused tiles:
+The relaxed build (\`dist/wasm/minimind-relaxed.*\`: fused multiply-adds in the weight products) against the SIMD build,
+float16 weights, the two in one process taking turns (\`bench/threads.mjs\` childPair), in the same rounds as ONNX Runtime
+Web; its floor is the prefill's FLOPs at the faster of the fused and the unfused tiles. Speed-up: the median over the
+repetitions of the SIMD build's time over the relaxed build's, each pair timed back to back:
 
-| work | ONNX Runtime Web | SIMD build | relaxed build | relaxed ÷ SIMD | floor: ORT ÷ floor |
+| work | ONNX Runtime Web | SIMD build | relaxed build | speed-up | floor: ORT ÷ floor |
 |---|---|---|---|---|---|
 ${relaxed.workRows.join('\n')}
 ${
   relaxed.speeds.length
     ? `
 The Train panel's runs (\`js/train_recipes.mjs\`), 1 thread, their first batches trained by the panel's session code
-without snapshots (\`bench/recipe_speed.mjs\`): ${relaxed.speeds.join('; ')}.
+without snapshots, both builds in one process taking turns batch by batch (\`bench/recipe_speed.mjs\`):
+${relaxed.speeds.join('; ')}.
 `
     : ''
 }`

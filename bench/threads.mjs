@@ -22,7 +22,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
 import { median, medianFields } from './median.mjs';
-import './relaxed_simd.mjs'; // the relaxed build's children: relaxed SIMD on in Node 20
+import './relaxed_simd.mjs'; // the relaxed build's children (childPair): relaxed SIMD on in Node 20
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
@@ -37,30 +37,62 @@ const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000
 
 // ------------------------------------------------------------------ child processes
 
-// weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32';
-// build: 'simd' or 'relaxed' (fused multiply-adds; its pthreads twin above 1 thread).
-async function childOurs(preset, threads, weightStorage = 'narrowest', build = 'simd') {
+// One greedy decoding run of DECODE.steps after DECODE.prompt: ms per step.
+function decodeStepMs(model) {
+  const generator = model.generator(ids(DECODE.prompt), { greedy: true });
+  const t = performance.now();
+  for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
+  const ms = (performance.now() - t) / DECODE.steps;
+  generator.dispose();
+  return ms;
+}
+
+// weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32'.
+async function childOurs(preset, threads, weightStorage = 'narrowest') {
   const { loadMiniMind } = await import('../js/minimind.mjs');
-  const variant = build === 'relaxed' ? (threads > 1 ? 'relaxed-threads' : 'relaxed') : threads > 1 ? 'threads' : 'simd';
-  const mm = await loadMiniMind({ variant, threads });
+  const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const model = mm.createModel({ preset, seed: SEED, init: INIT, weightStorage });
   const out = {};
   for (const T of PREFILL) {
     model.forward(ids(T));
     out[`prefill${T}`] = median(Array.from({ length: T > 64 ? 3 : 5 }, () => time(() => model.forward(ids(T)))));
   }
-  const decodeOnce = () => {
-    const generator = model.generator(ids(DECODE.prompt), { greedy: true });
-    const t = performance.now();
-    for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
-    const ms = (performance.now() - t) / DECODE.steps;
-    generator.dispose();
-    return ms;
-  };
-  decodeOnce();
-  out.decode = median([decodeOnce(), decodeOnce(), decodeOnce()]);
+  decodeStepMs(model);
+  out.decode = median([decodeStepMs(model), decodeStepMs(model), decodeStepMs(model)]);
   out.threads = mm.threads;
   return out;
+}
+
+// The SIMD and the relaxed build (1 thread, float16 weights) in one process,
+// each repetition timing both back to back, in alternating order: on a host
+// whose speed drifts, the two see the same moments. Returns {simd: {prefill64,
+// prefill256, decode}, relaxed: {…}, ratio: {…}} (ratio: the median over the
+// repetitions of the SIMD build's time over the relaxed build's, each
+// repetition's pair measured together).
+const PAIR_REPS = { 64: 9, 256: 5, decode: 5 };
+async function childPair(preset) {
+  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const builds = ['simd', 'relaxed'];
+  const models = {};
+  for (const variant of builds) models[variant] = (await loadMiniMind({ variant })).createModel({ preset, seed: SEED, init: INIT });
+  const samples = Object.fromEntries(builds.map((b) => [b, {}]));
+  const ratios = {};
+  const pair = (key, reps, measure) => {
+    for (const b of builds) measure(models[b]); // warm-up
+    for (const b of builds) samples[b][key] = [];
+    ratios[key] = [];
+    for (let r = 0; r < reps; r += 1) {
+      const ms = {};
+      for (const b of r % 2 ? [...builds].reverse() : builds) ms[b] = measure(models[b]);
+      for (const b of builds) samples[b][key].push(ms[b]);
+      ratios[key].push(ms.simd / ms.relaxed);
+    }
+  };
+  for (const T of PREFILL) pair(`prefill${T}`, PAIR_REPS[T], (model) => time(() => model.forward(ids(T))));
+  pair('decode', PAIR_REPS.decode, decodeStepMs);
+  for (const b of builds) models[b].dispose();
+  const medians = (lists) => Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, median(list)]));
+  return { simd: medians(samples.simd), relaxed: medians(samples.relaxed), ratio: medians(ratios) };
 }
 
 async function childOrt(preset, threads) {
@@ -280,10 +312,16 @@ ${THREADS_END}
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
-  const [kind, preset, threads, storage, build] = args.slice(1);
+  const [kind, preset, threads, storage] = args.slice(1);
   const n = Number(threads);
   const result =
-    kind === 'ours' ? await childOurs(preset, n, storage, build) : kind === 'ort' ? await childOrt(preset, n) : await childTrainOurs(n);
+    kind === 'pair'
+      ? await childPair(preset)
+      : kind === 'ours'
+        ? await childOurs(preset, n, storage)
+        : kind === 'ort'
+          ? await childOrt(preset, n)
+          : await childTrainOurs(n);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
