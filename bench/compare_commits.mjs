@@ -8,7 +8,10 @@
 // the old commit moved with HEAD, it was the host.
 //
 //   node bench/compare_commits.mjs [--rounds N] [--preset minimind2-small]
-//       [--work prefill64,prefill256,decode] [--json FILE] REV [REV ...]
+//       [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]
+//
+// It prints the report; --write also puts it in BENCHMARKS.md ("Commits side
+// by side", between its markers), --json FILE writes the raw samples.
 //
 // Runtimes, each on one thread:
 //   ort-web       onnxruntime-web's wasm backend (SIMD, graphOptimizationLevel
@@ -28,12 +31,15 @@
 // Work, as bench/threads.mjs measures it: prefill of 64 and 256 tokens
 // (ids 3 + ((i * 131 + 7) % 6000)) and greedy decoding, per step (32 steps
 // after a 32-token prompt), on the preset with the seeded weights of
-// bench/make_onnx.py (seed 0, init 'minimind'), the weight matrices as float16. Every
-// runtime runs in a child process of its own, once per round; each round
-// runs every runtime, in an order rotated by one per round. The report gives
-// per runtime and work the median of the rounds, their p25-p75 range, ×
-// ort-web (ORT-web's median ÷ this one's) and × HEAD (HEAD's median ÷ this
-// one's): above 1 is faster.
+// bench/make_onnx.py (seed 0, init 'minimind'), the weight matrices as float16.
+// Each round runs ONNX Runtime Web in a child process of its own and our
+// builds side by side in another, every repetition timing each of them back
+// to back (this host's speed drifts by tens of percent within seconds, so
+// builds timed in separate processes would compare the host's moments); the
+// two processes take turns going first. The report gives per runtime and
+// work the median of the rounds, their p25-p75 range, × ort-web (ORT-web's
+// median ÷ this one's) and × HEAD (the median of the rounds' side-by-side
+// ratios, HEAD's time ÷ this one's): above 1 is faster.
 //
 // The worktrees stay for the next run. To remove one, or all:
 //   git worktree remove build/commits/<short-sha>/src && rm -rf build/commits/<short-sha>
@@ -47,6 +53,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { cpuModel } from './cpu_model.mjs';
 import { median } from './median.mjs';
+import { replaceSection } from './report.mjs';
 import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -55,7 +62,10 @@ const INIT = 'minimind';
 const DECODE = { prompt: 32, steps: 32 };
 const CHECK_TOKENS = 32; // the prompt whose next token every runtime must agree on
 const WORKS = ['prefill64', 'prefill256', 'decode'];
-const DEFAULTS = { rounds: 7, preset: 'minimind2-small', work: WORKS, json: null };
+const DEFAULTS = { rounds: 7, preset: 'minimind2-small', work: WORKS, json: null, write: false };
+// --write puts the report in BENCHMARKS.md between these markers.
+export const COMMITS_BEGIN = '<!-- commits: written by node bench/compare_commits.mjs --write; do not edit by hand -->';
+export const COMMITS_END = '<!-- /commits -->';
 const ORT = 'ort-web';
 const HEAD = 'HEAD';
 const HEAD_RELAXED = 'HEAD relaxed';
@@ -66,7 +76,7 @@ const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000
 const log = (line) => process.stderr.write(`${line}\n`);
 
 export const USAGE =
-  'usage: node bench/compare_commits.mjs [--rounds N] [--preset NAME] [--work prefill64,prefill256,decode] [--json FILE] REV [REV ...]';
+  'usage: node bench/compare_commits.mjs [--rounds N] [--preset NAME] [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]';
 
 // ------------------------------------------------------------------ pure parts (tested)
 
@@ -76,6 +86,10 @@ export function parseArgs(argv) {
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return { ...out, help: true };
+    if (arg === '--write') {
+      out.write = true;
+      continue;
+    }
     if (!arg.startsWith('--')) {
       out.revs.push(arg);
       continue;
@@ -132,9 +146,11 @@ const WORK_LABEL = (w) => (w === 'decode' ? 'decode, per step' : `prefill ${w.sl
 /**
  * The Markdown table of a run: `runtimes` [{key, label?}] in report order,
  * `works` [name], `samples` {key: [{work: ms, ...} per round]}. ORT-web's
- * key is 'ort-web', the checkout's 'HEAD'.
+ * key is 'ort-web', the checkout's 'HEAD'. `ratios` {key: [{work: HEAD's
+ * time ÷ this one's} per round]}, where given, are the builds' side-by-side
+ * ratios: × HEAD is then their median, not a ratio of two medians.
  */
-export function reportTable({ runtimes, works, samples }) {
+export function reportTable({ runtimes, works, samples, ratios = {} }) {
   const stats = (key, work) => {
     const values = (samples[key] ?? []).map((s) => s[work]).filter((v) => typeof v === 'number');
     return values.length ? { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75) } : null;
@@ -147,7 +163,15 @@ export function reportTable({ runtimes, works, samples }) {
       const s = stats(key, work);
       if (!s) continue;
       const vsOrt = ort ? `${(ort.median / s.median).toFixed(2)}×` : '—';
-      const vsHead = head && key !== HEAD && key !== ORT ? `${(head.median / s.median).toFixed(2)}×` : '—';
+      const paired = (ratios[key] ?? []).map((r) => r[work]).filter((v) => typeof v === 'number');
+      const vsHead =
+        key === HEAD || key === ORT
+          ? '—'
+          : paired.length
+            ? `${median(paired).toFixed(2)}×`
+            : head
+              ? `${(head.median / s.median).toFixed(2)}×`
+              : '—';
       rows.push(`| ${WORK_LABEL(work)} | ${label ?? key} | ${fmt(s.median)} ms | ${fmt(s.p25)}–${fmt(s.p75)} ms | ${vsOrt} | ${vsHead} |`);
     }
   }
@@ -156,8 +180,21 @@ export function reportTable({ runtimes, works, samples }) {
 
 // ------------------------------------------------------------------ child processes
 
-// One runtime's measurements: {prefill<N>: ms, decode: ms, check: {next}, ...}.
-async function childOurs({ dir, variant, preset, works }) {
+// Repetitions of each work per round, after one warm-up, for our builds taking turns.
+const PAIRED_REPS = { prefill: 7, longPrefill: 4, decode: 4 };
+
+// One greedy decoding run: ms per step.
+function decodeStepMs(model) {
+  const generator = model.generator(ids(DECODE.prompt), { greedy: true });
+  const t = performance.now();
+  for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
+  const ms = (performance.now() - t) / DECODE.steps;
+  generator.dispose();
+  return ms;
+}
+
+// One of our builds in this process, ready: {model, mm, out: {storage, init, check}}.
+async function loadOurs({ dir, variant, preset }) {
   const file = join(dir, 'js', 'minimind.mjs');
   const api = await import(pathToFileURL(file).href);
   const mm = await api.loadMiniMind({ variant, threads: 1 });
@@ -172,33 +209,42 @@ async function childOurs({ dir, variant, preset, works }) {
   if (source.includes('weightStorage')) spec.weightStorage = 'narrowest';
   const model = mm.createModel(spec);
   const info = model.info();
+  const { data, shape } = model.forward(ids(CHECK_TOKENS)).logits;
   const out = {
     storage: info.stored_weights?.tensors_by_storage ?? { F32: 'all' },
     init: /\bspec\.init\b/.test(source) ? INIT : 'playground',
+    check: { next: argmax(data, data.length - shape.at(-1), data.length) },
+    variant: mm.variant,
+    threads: mm.threads,
   };
-  const { data, shape } = model.forward(ids(CHECK_TOKENS)).logits;
-  out.check = { next: argmax(data, data.length - shape.at(-1), data.length) };
+  return { model, out };
+}
+
+// Our builds (`builds` [{key, dir, variant}], HEAD's among them) in one
+// process, each repetition timing every build back to back in an order
+// rotated by one per repetition: on a host whose speed drifts by tens of
+// percent within seconds, builds timed in separate processes compare the
+// host's moments as much as the code. Returns {key: {prefill<N>: ms, decode:
+// ms, ratio: {work: the median over the repetitions of HEAD's time ÷ this
+// build's}, check, storage, init, variant, threads}}.
+async function childPaired({ builds, preset, works }) {
+  const loaded = [];
+  for (const build of builds) loaded.push({ ...build, ...(await loadOurs({ ...build, preset })) });
+  const result = Object.fromEntries(loaded.map((b) => [b.key, { ...b.out, ratio: {} }]));
   for (const work of works) {
-    if (work === 'decode') continue;
-    const T = Number(work.slice('prefill'.length));
-    model.forward(ids(T));
-    out[work] = median(Array.from({ length: T > 64 ? 3 : 5 }, () => time(() => model.forward(ids(T)))));
+    const T = work === 'decode' ? 0 : Number(work.slice('prefill'.length));
+    const measure = work === 'decode' ? decodeStepMs : (model) => time(() => model.forward(ids(T)));
+    const reps = work === 'decode' ? PAIRED_REPS.decode : T > 64 ? PAIRED_REPS.longPrefill : PAIRED_REPS.prefill;
+    for (const b of loaded) measure(b.model); // warm-up
+    const times = Object.fromEntries(loaded.map((b) => [b.key, []]));
+    for (let r = 0; r < reps; r += 1) for (const b of roundOrder(loaded, r)) times[b.key].push(measure(b.model));
+    for (const b of loaded) {
+      result[b.key][work] = median(times[b.key]);
+      result[b.key].ratio[work] = median(times[HEAD].map((head, r) => head / times[b.key][r]));
+    }
   }
-  if (works.includes('decode')) {
-    const decodeOnce = () => {
-      const generator = model.generator(ids(DECODE.prompt), { greedy: true });
-      const t = performance.now();
-      for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
-      const ms = (performance.now() - t) / DECODE.steps;
-      generator.dispose();
-      return ms;
-    };
-    decodeOnce();
-    out.decode = median([decodeOnce(), decodeOnce(), decodeOnce()]);
-  }
-  out.variant = mm.variant;
-  out.threads = mm.threads;
-  return out;
+  for (const b of loaded) b.model.dispose();
+  return result;
 }
 
 async function childOrt({ preset, works }) {
@@ -335,16 +381,16 @@ function checkOnnx(preset) {
 
 // ------------------------------------------------------------------ the parent
 
-// One runtime's measurements in a node process of its own. The relaxed build's
-// process gets the V8 flag Node 20 runs relaxed SIMD behind (bench/relaxed_simd.mjs);
-// the others run as bench/threads.mjs runs them, with no flags.
+// ORT-web's measurements, or our builds' side by side, in a node process of
+// its own. A process that runs the relaxed build gets the V8 flag Node 20 runs
+// relaxed SIMD behind (bench/relaxed_simd.mjs); ORT-web's runs with no flags.
 function child(spec) {
-  const flags = spec.variant === 'relaxed' ? NODE_FLAGS : [];
+  const flags = spec.builds?.some((b) => b.variant === 'relaxed') ? NODE_FLAGS : [];
   const r = spawnSync(process.execPath, [...flags, fileURLToPath(import.meta.url), '--child', JSON.stringify(spec)], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
-  if (r.status !== 0) throw new Error(`bench/compare_commits.mjs --child ${spec.kind} ${spec.dir ?? ''} failed: ${r.stderr.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`bench/compare_commits.mjs --child ${spec.kind} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 
@@ -390,25 +436,36 @@ async function main(options) {
     runtimes.push({ key: commit.sha, label, commit, spec: { kind: 'ours', dir, variant: 'simd' } });
   }
 
+  // Each round: ONNX Runtime Web in a process of its own, and our builds side
+  // by side in another (childPaired), the two processes in alternating order.
+  const ours = runtimes.filter((r) => r.spec.kind === 'ours');
+  const jobs = [
+    { name: ORT, spec: { kind: 'ort' } },
+    { name: 'ours', spec: { kind: 'paired', builds: ours.map((r) => ({ key: r.key, ...r.spec })) } },
+  ];
   const samples = {};
+  const ratios = {};
   const checks = {};
   const orders = [];
   for (let round = 0; round < options.rounds; round += 1) {
-    const order = roundOrder(runtimes, round);
-    orders.push(order.map((r) => r.label));
-    for (const runtime of order) {
-      const result = child({ ...runtime.spec, preset: options.preset, works: options.work });
-      const { check, storage, init, ...times } = result;
-      (samples[runtime.key] ??= []).push(times);
-      checks[runtime.key] ??= { check, storage, init };
-      const shown = options.work.map((w) => `${w} ${fmt(times[w])} ms`).join(', ');
-      log(`round ${round + 1}/${options.rounds} ${runtime.label}: ${shown}`);
+    const order = roundOrder(jobs, round);
+    orders.push(order.map((j) => j.name));
+    for (const job of order) {
+      const result = child({ ...job.spec, preset: options.preset, works: options.work });
+      const byKey = job.spec.kind === 'ort' ? { [ORT]: result } : result;
+      for (const runtime of runtimes.filter((r) => byKey[r.key])) {
+        const { check, storage, init, ratio, ...times } = byKey[runtime.key];
+        (samples[runtime.key] ??= []).push(times);
+        if (ratio && runtime.key !== HEAD) (ratios[runtime.key] ??= []).push(ratio);
+        checks[runtime.key] ??= { check, storage, init };
+        const shown = options.work.map((w) => `${w} ${fmt(times[w])} ms`).join(', ');
+        log(`round ${round + 1}/${options.rounds} ${runtime.label}: ${shown}`);
+      }
     }
   }
   const load1 = os.loadavg()[0];
 
   // Same work: every runtime's greedy next token after the check prompt, and our builds' weight storage.
-  const ours = runtimes.filter((r) => r.spec.kind === 'ours');
   const nexts = new Set(runtimes.map((r) => checks[r.key].check?.next));
   if (nexts.size !== 1)
     notes.push(
@@ -433,16 +490,22 @@ async function main(options) {
       `dist/wasm/minimind.* as built ${new Date(built).toISOString().slice(0, 16).replace('T', ' ')}`,
     ...commits.map((c) => `- ${c.short}: ${c.sha} (${when(c.date)}) ${c.subject}`),
     '',
-    `${options.rounds} round${options.rounds > 1 ? 's' : ''}, every runtime once per round in its own process, the order rotated by one per round; ` +
+    `${options.rounds} round${options.rounds > 1 ? 's' : ''}; each round ONNX Runtime Web in a process of its own and our builds side by side in another, ` +
+      `taking turns repetition by repetition (prefill 64 ${PAIRED_REPS.prefill}, longer ${PAIRED_REPS.longPrefill}, decode ${PAIRED_REPS.decode} times), the two processes in alternating order; ` +
       `one thread each; weights stored as ${describeStorage(checks[HEAD].storage)} (seed ${SEED}, init '${INIT}'); ` +
       `every runtime's greedy next token after ${CHECK_TOKENS} tokens: ${[...nexts].join(', ')}.`,
     '',
-    reportTable({ runtimes, works: options.work, samples }),
+    reportTable({ runtimes, works: options.work, samples, ratios }),
     '',
-    "× ort-web: ORT-web's median ÷ this one's; × HEAD: HEAD's median ÷ this one's (above 1: faster).",
+    "× ort-web: ORT-web's median ÷ this one's; × HEAD: the median over the rounds of HEAD's time ÷ this one's, timed side by side (above 1: faster).",
     ...(notes.length ? ['', ...notes.map((n) => `- ${n}`)] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (options.write) {
+    const report = lines.join('\n').replace(/^## Compare commits: /, '## Commits side by side: ');
+    replaceSection(join(root, 'BENCHMARKS.md'), COMMITS_BEGIN, COMMITS_END, `${COMMITS_BEGIN}\n${report}\n${COMMITS_END}\n`);
+    log('wrote the "Commits side by side" section of BENCHMARKS.md');
+  }
   if (options.json) {
     const raw = {
       cpu: cpuModel(),
@@ -458,6 +521,7 @@ async function main(options) {
       runtimes: runtimes.map((r) => ({ key: r.key, label: r.label, ...r.spec, ...checks[r.key] })),
       orders,
       samples,
+      ratios,
     };
     writeFileSync(options.json, `${JSON.stringify(raw, null, 2)}\n`);
     log(`wrote ${options.json}`);
@@ -469,7 +533,7 @@ async function main(options) {
 const argv = process.argv.slice(2);
 if (argv[0] === '--child') {
   const spec = JSON.parse(argv[1]);
-  const result = spec.kind === 'ort' ? await childOrt(spec) : await childOurs(spec);
+  const result = spec.kind === 'ort' ? await childOrt(spec) : await childPaired(spec);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -12,6 +12,7 @@ test('the command line: defaults, options in both spellings, commits in order', 
     preset: 'minimind2-small',
     work: ['prefill64', 'prefill256', 'decode'],
     json: null,
+    write: false,
     revs: ['df938d3'],
   });
   assert.deepEqual(parseArgs(['--rounds', '3', 'a1', '--work=prefill64,decode', '--preset', 'minimind-3', '--json', 'out.json', 'b2']), {
@@ -19,8 +20,10 @@ test('the command line: defaults, options in both spellings, commits in order', 
     preset: 'minimind-3',
     work: ['prefill64', 'decode'],
     json: 'out.json',
+    write: false,
     revs: ['a1', 'b2'],
   });
+  assert.equal(parseArgs(['--write', 'a1']).write, true);
   assert.equal(parseArgs(['--help']).help, true);
 });
 
@@ -105,4 +108,18 @@ test('the report table: medians, p25–p75, × ort-web and × HEAD', () => {
       '| decode, per step | v1 (abc) | 5.00 ms | 5.00–5.00 ms | 2.40× | 1.00× |',
     ].join('\n'),
   );
+});
+
+test('with side-by-side ratios, × HEAD is their median, not a ratio of the two medians', () => {
+  // The host slowed down in round 2 for both builds alike: the medians of the times say 0.55×, the pairs 1.10×.
+  const samples = {
+    HEAD: [{ prefill64: 10 }, { prefill64: 30 }, { prefill64: 11 }],
+    abc: [{ prefill64: 9 }, { prefill64: 27 }, { prefill64: 20 }],
+  };
+  const ratios = { abc: [{ prefill64: 10 / 9 }, { prefill64: 30 / 27 }, { prefill64: 11 / 20 }] };
+  const runtimes = [{ key: 'HEAD' }, { key: 'abc' }];
+  const plain = reportTable({ runtimes, works: ['prefill64'], samples });
+  assert.match(plain, /\| prefill 64 \| abc \| 20\.0 ms \| .* \| 0\.55× \|$/m);
+  const paired = reportTable({ runtimes, works: ['prefill64'], samples, ratios });
+  assert.match(paired, /\| prefill 64 \| abc \| 20\.0 ms \| .* \| 1\.11× \|$/m);
 });
