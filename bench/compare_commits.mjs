@@ -53,13 +53,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { cpuModel } from './cpu_model.mjs';
 import { median } from './median.mjs';
+import { argmax, ortTimes, promptIds } from './ort_times.mjs';
 import { replaceSection } from './report.mjs';
 import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
+import { rotated, timeSideBySide } from './side_by_side.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SEED = 0;
 const INIT = 'minimind';
-const DECODE = { prompt: 32, steps: 32 };
 const CHECK_TOKENS = 32; // the prompt whose next token every runtime must agree on
 const WORKS = ['prefill64', 'prefill256', 'decode'];
 const DEFAULTS = { rounds: 7, preset: 'minimind2-small', work: WORKS, json: null, write: false };
@@ -72,7 +73,6 @@ const HEAD_RELAXED = 'HEAD relaxed';
 // What the module is built from: HEAD's dist/wasm is stale when one of these is newer.
 const SOURCES = ['core', 'wasm', 'cmake', 'CMakeLists.txt'];
 
-const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000));
 const log = (line) => process.stderr.write(`${line}\n`);
 
 export const USAGE =
@@ -117,9 +117,7 @@ export function parseArgs(argv) {
 
 /** The order of round `round` (0-based): `runtimes` rotated left by one per round. */
 export function roundOrder(runtimes, round) {
-  const n = runtimes.length;
-  const k = n ? round % n : 0;
-  return [...runtimes.slice(k), ...runtimes.slice(0, k)];
+  return rotated(runtimes, round);
 }
 
 /** The q-quantile (0..1) of a list, linearly interpolated between the sorted values. */
@@ -182,16 +180,8 @@ export function reportTable({ runtimes, works, samples, ratios = {} }) {
 
 // Repetitions of each work per round, after one warm-up, for our builds taking turns.
 const PAIRED_REPS = { prefill: 7, longPrefill: 4, decode: 4 };
-
-// One greedy decoding run: ms per step.
-function decodeStepMs(model) {
-  const generator = model.generator(ids(DECODE.prompt), { greedy: true });
-  const t = performance.now();
-  for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
-  const ms = (performance.now() - t) / DECODE.steps;
-  generator.dispose();
-  return ms;
-}
+const pairedReps = (work) =>
+  work === 'decode' ? PAIRED_REPS.decode : Number(work.slice('prefill'.length)) > 64 ? PAIRED_REPS.longPrefill : PAIRED_REPS.prefill;
 
 // One of our builds in this process, ready: {model, mm, out: {storage, init, check}}.
 async function loadOurs({ dir, variant, preset }) {
@@ -209,7 +199,7 @@ async function loadOurs({ dir, variant, preset }) {
   if (source.includes('weightStorage')) spec.weightStorage = 'narrowest';
   const model = mm.createModel(spec);
   const info = model.info();
-  const { data, shape } = model.forward(ids(CHECK_TOKENS)).logits;
+  const { data, shape } = model.forward(promptIds(CHECK_TOKENS)).logits;
   const out = {
     storage: info.stored_weights?.tensors_by_storage ?? { F32: 'all' },
     init: /\bspec\.init\b/.test(source) ? INIT : 'playground',
@@ -220,99 +210,23 @@ async function loadOurs({ dir, variant, preset }) {
   return { model, out };
 }
 
-// Our builds (`builds` [{key, dir, variant}], HEAD's among them) in one
-// process, each repetition timing every build back to back in an order
-// rotated by one per repetition: on a host whose speed drifts by tens of
-// percent within seconds, builds timed in separate processes compare the
-// host's moments as much as the code. Returns {key: {prefill<N>: ms, decode:
-// ms, ratio: {work: the median over the repetitions of HEAD's time ÷ this
-// build's}, check, storage, init, variant, threads}}.
+// Our builds (`builds` [{key, dir, variant}], HEAD's among them) side by side
+// in one process (bench/side_by_side.mjs). Returns {key: {prefill<N>: ms,
+// decode: ms, ratio: {work: the median over the repetitions of HEAD's time ÷
+// this build's}, check, storage, init, variant, threads}}.
 async function childPaired({ builds, preset, works }) {
-  const loaded = [];
-  for (const build of builds) loaded.push({ ...build, ...(await loadOurs({ ...build, preset })) });
-  const result = Object.fromEntries(loaded.map((b) => [b.key, { ...b.out, ratio: {} }]));
-  for (const work of works) {
-    const T = work === 'decode' ? 0 : Number(work.slice('prefill'.length));
-    const measure = work === 'decode' ? decodeStepMs : (model) => time(() => model.forward(ids(T)));
-    const reps = work === 'decode' ? PAIRED_REPS.decode : T > 64 ? PAIRED_REPS.longPrefill : PAIRED_REPS.prefill;
-    for (const b of loaded) measure(b.model); // warm-up
-    const times = Object.fromEntries(loaded.map((b) => [b.key, []]));
-    for (let r = 0; r < reps; r += 1) for (const b of roundOrder(loaded, r)) times[b.key].push(measure(b.model));
-    for (const b of loaded) {
-      result[b.key][work] = median(times[b.key]);
-      result[b.key].ratio[work] = median(times[HEAD].map((head, r) => head / times[b.key][r]));
-    }
-  }
-  for (const b of loaded) b.model.dispose();
-  return result;
+  const loaded = {};
+  for (const build of builds) loaded[build.key] = await loadOurs({ ...build, preset });
+  const times = timeSideBySide(Object.fromEntries(Object.entries(loaded).map(([key, b]) => [key, b.model])), works, pairedReps, HEAD);
+  for (const b of Object.values(loaded)) b.model.dispose();
+  return Object.fromEntries(Object.entries(loaded).map(([key, b]) => [key, { ...b.out, ...times[key] }]));
 }
 
+// ONNX Runtime Web's times (bench/ort_times.mjs) and its greedy next token.
 async function childOrt({ preset, works }) {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.simd = true;
-  ort.env.logLevel = 'error';
-  const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-  const prefill = await ort.InferenceSession.create(`${root}bench/models/${preset}.prefill.onnx`, options);
-  const decode = works.includes('decode') ? await ort.InferenceSession.create(`${root}bench/models/${preset}.decode.onnx`, options) : null;
-  const { config } = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')); // bench/make_onnx.py's
-  const L = config.L;
-  const V = config.V;
-  const tensor = (list) =>
-    new ort.Tensor(
-      'int64',
-      BigInt64Array.from(list, (v) => BigInt(v)),
-      [1, list.length],
-    );
-  const lastArgmax = (logits) => {
-    const last = logits.dims[1] - 1;
-    return argmax(logits.data, last * V, (last + 1) * V);
-  };
-  const out = {};
-  out.check = { next: lastArgmax((await prefill.run({ input_ids: tensor(ids(CHECK_TOKENS)) })).logits) };
-  for (const work of works) {
-    if (work === 'decode') continue;
-    const T = Number(work.slice('prefill'.length));
-    await prefill.run({ input_ids: tensor(ids(T)) });
-    const samples = [];
-    for (let r = 0; r < (T > 64 ? 3 : 5); r += 1) {
-      const t = performance.now();
-      await prefill.run({ input_ids: tensor(ids(T)) });
-      samples.push(performance.now() - t);
-    }
-    out[work] = median(samples);
-  }
-  if (decode) {
-    const decodeOnce = async () => {
-      let result = await prefill.run({ input_ids: tensor(ids(DECODE.prompt)) });
-      const t = performance.now();
-      for (let s = 0; s < DECODE.steps; s += 1) {
-        const feeds = { input_ids: tensor([lastArgmax(result.logits)]) };
-        for (let l = 0; l < L; l += 1) {
-          feeds[`past_key_${l}`] = result[`present_key_${l}`];
-          feeds[`past_value_${l}`] = result[`present_value_${l}`];
-        }
-        result = await decode.run(feeds);
-      }
-      return (performance.now() - t) / DECODE.steps;
-    };
-    await decodeOnce();
-    out.decode = median([await decodeOnce(), await decodeOnce(), await decodeOnce()]);
-  }
-  out.threads = 1;
-  return out;
-}
-
-function argmax(data, from, to) {
-  let best = from;
-  for (let i = from + 1; i < to; i += 1) if (data[i] > data[best]) best = i;
-  return best - from;
-}
-
-function time(f) {
-  const t = performance.now();
-  f();
-  return performance.now() - t;
+  const prefill = works.filter((w) => w !== 'decode').map((w) => Number(w.slice('prefill'.length)));
+  const { next, ...times } = await ortTimes({ preset, prefill, decode: works.includes('decode'), checkTokens: CHECK_TOKENS });
+  return { ...times, check: { next } };
 }
 
 // ------------------------------------------------------------------ commits and their builds

@@ -22,30 +22,19 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runHeader } from './cpu_model.mjs';
 import { median, medianFields } from './median.mjs';
+import { ortTimes, promptIds } from './ort_times.mjs';
 import './relaxed_simd.mjs'; // the relaxed build's children (childPair): relaxed SIMD on in Node 20
+import { decodeStepMs, timeSideBySide } from './side_by_side.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 3;
 const PRESETS = ['minimind2-small', 'minimind-3'];
 const PREFILL = [64, 256];
-const DECODE = { prompt: 32, steps: 32 };
 const TRAIN = { batch: 32, seqLen: 64, warmup: 1, steps: 4 };
 const SEED = 0;
 const INIT = 'minimind';
 
-const ids = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000));
-
 // ------------------------------------------------------------------ child processes
-
-// One greedy decoding run of DECODE.steps after DECODE.prompt: ms per step.
-function decodeStepMs(model) {
-  const generator = model.generator(ids(DECODE.prompt), { greedy: true });
-  const t = performance.now();
-  for (let s = 0; s < DECODE.steps; s += 1) generator.step({ trace: false });
-  const ms = (performance.now() - t) / DECODE.steps;
-  generator.dispose();
-  return ms;
-}
 
 // weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32'.
 async function childOurs(preset, threads, weightStorage = 'narrowest') {
@@ -54,8 +43,8 @@ async function childOurs(preset, threads, weightStorage = 'narrowest') {
   const model = mm.createModel({ preset, seed: SEED, init: INIT, weightStorage });
   const out = {};
   for (const T of PREFILL) {
-    model.forward(ids(T));
-    out[`prefill${T}`] = median(Array.from({ length: T > 64 ? 3 : 5 }, () => time(() => model.forward(ids(T)))));
+    model.forward(promptIds(T));
+    out[`prefill${T}`] = median(Array.from({ length: T > 64 ? 3 : 5 }, () => time(() => model.forward(promptIds(T)))));
   }
   decodeStepMs(model);
   out.decode = median([decodeStepMs(model), decodeStepMs(model), decodeStepMs(model)]);
@@ -63,87 +52,21 @@ async function childOurs(preset, threads, weightStorage = 'narrowest') {
   return out;
 }
 
-// The SIMD and the relaxed build (1 thread, float16 weights) in one process,
-// each repetition timing both back to back, in alternating order: on a host
-// whose speed drifts, the two see the same moments. Returns {simd: {prefill64,
-// prefill256, decode}, relaxed: {…}, ratio: {…}} (ratio: the median over the
-// repetitions of the SIMD build's time over the relaxed build's, each
-// repetition's pair measured together).
-const PAIR_REPS = { 64: 9, 256: 5, decode: 5 };
+// The SIMD and the relaxed build (1 thread, float16 weights) side by side in
+// one process (bench/side_by_side.mjs). Returns {simd: {prefill64, prefill256,
+// decode}, relaxed: {…}, ratio: {…}} (ratio: the median over the repetitions
+// of the SIMD build's time over the relaxed build's, each pair timed together).
+const PAIR_REPS = { prefill64: 9, prefill256: 5, decode: 5 };
 async function childPair(preset) {
   const { loadMiniMind } = await import('../js/minimind.mjs');
-  const builds = ['simd', 'relaxed'];
   const models = {};
-  for (const variant of builds) models[variant] = (await loadMiniMind({ variant })).createModel({ preset, seed: SEED, init: INIT });
-  const samples = Object.fromEntries(builds.map((b) => [b, {}]));
-  const ratios = {};
-  const pair = (key, reps, measure) => {
-    for (const b of builds) measure(models[b]); // warm-up
-    for (const b of builds) samples[b][key] = [];
-    ratios[key] = [];
-    for (let r = 0; r < reps; r += 1) {
-      const ms = {};
-      for (const b of r % 2 ? [...builds].reverse() : builds) ms[b] = measure(models[b]);
-      for (const b of builds) samples[b][key].push(ms[b]);
-      ratios[key].push(ms.simd / ms.relaxed);
-    }
-  };
-  for (const T of PREFILL) pair(`prefill${T}`, PAIR_REPS[T], (model) => time(() => model.forward(ids(T))));
-  pair('decode', PAIR_REPS.decode, decodeStepMs);
-  for (const b of builds) models[b].dispose();
-  const medians = (lists) => Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, median(list)]));
-  return { simd: medians(samples.simd), relaxed: medians(samples.relaxed), ratio: medians(ratios) };
-}
-
-async function childOrt(preset, threads) {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.numThreads = threads;
-  ort.env.wasm.simd = true;
-  ort.env.logLevel = 'error';
-  const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-  const prefill = await ort.InferenceSession.create(`${root}bench/models/${preset}.prefill.onnx`, options);
-  const decode = await ort.InferenceSession.create(`${root}bench/models/${preset}.decode.onnx`, options);
-  const { config } = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')); // bench/make_onnx.py's
-  const L = config.L;
-  const V = config.V;
-  const tensor = (list) =>
-    new ort.Tensor(
-      'int64',
-      BigInt64Array.from(list, (v) => BigInt(v)),
-      [1, list.length],
-    );
-  const out = {};
-  for (const T of PREFILL) {
-    await prefill.run({ input_ids: tensor(ids(T)) });
-    const samples = [];
-    for (let r = 0; r < (T > 64 ? 3 : 5); r += 1) {
-      const t = performance.now();
-      await prefill.run({ input_ids: tensor(ids(T)) });
-      samples.push(performance.now() - t);
-    }
-    out[`prefill${T}`] = median(samples);
-  }
-  const decodeOnce = async () => {
-    let result = await prefill.run({ input_ids: tensor(ids(DECODE.prompt)) });
-    const t = performance.now();
-    for (let s = 0; s < DECODE.steps; s += 1) {
-      const last = result.logits.dims[1] - 1;
-      let best = 0;
-      const row = result.logits.data.subarray(last * V, (last + 1) * V);
-      for (let v = 1; v < V; v += 1) if (row[v] > row[best]) best = v;
-      const feeds = { input_ids: tensor([best]) };
-      for (let l = 0; l < L; l += 1) {
-        feeds[`past_key_${l}`] = result[`present_key_${l}`];
-        feeds[`past_value_${l}`] = result[`present_value_${l}`];
-      }
-      result = await decode.run(feeds);
-    }
-    return (performance.now() - t) / DECODE.steps;
-  };
-  await decodeOnce();
-  out.decode = median([await decodeOnce(), await decodeOnce(), await decodeOnce()]);
-  out.threads = threads;
-  return out;
+  for (const variant of ['simd', 'relaxed'])
+    models[variant] = (await loadMiniMind({ variant })).createModel({ preset, seed: SEED, init: INIT });
+  const { simd, relaxed } = timeSideBySide(models, Object.keys(PAIR_REPS), (work) => PAIR_REPS[work], 'simd');
+  for (const model of Object.values(models)) model.dispose();
+  const { ratio, ...relaxedTimes } = relaxed;
+  const { ratio: _, ...simdTimes } = simd;
+  return { simd: simdTimes, relaxed: relaxedTimes, ratio };
 }
 
 async function childTrainOurs(threads) {
@@ -320,7 +243,7 @@ if (args[0] === '--child') {
       : kind === 'ours'
         ? await childOurs(preset, n, storage)
         : kind === 'ort'
-          ? await childOrt(preset, n)
+          ? await ortTimes({ preset, threads: n, prefill: PREFILL })
           : await childTrainOurs(n);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
