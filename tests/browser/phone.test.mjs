@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 
 import { serve } from '../../scripts/serve.mjs';
 import { SECTIONS } from '../../web/gallery.mjs';
-import { CHROMIUM } from './browser.mjs';
+import { CHROMIUM, afterFrames } from './browser.mjs';
 
 const SITE = new URL('../../dist/site/', import.meta.url).pathname;
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
@@ -285,7 +285,9 @@ for (const lang of LANGUAGES) {
     });
     await assertNoSidewaysScroll(page, 'the gallery');
     // The lab figures' records scroll inside their box, which fades on the
-    // side with more to see and shows the hint, in the page's language.
+    // side with more to see and shows the hint, in the page's language
+    // (the cue follows each box's size on the frame after it changes).
+    await afterFrames(page);
     const records = await page.$$eval('minimind-attention', (figures) =>
       figures
         .map((f) => f.shadowRoot?.querySelector('.record-box'))
