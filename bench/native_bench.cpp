@@ -34,6 +34,7 @@
 // AVX2 matrix kernel off (kernel "4-lane"): 128-bit vectors, Wasm SIMD's width.
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -83,7 +84,8 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
   std::ostringstream extra;
   if (kind == "matmul") {
     int64_t M = 0, K = 0, N = 0;
-    if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &M, &K, &N) != 3) throw std::invalid_argument("matmul wants MxKxN");
+    if (std::sscanf(tokens.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &M, &K, &N) != 3)
+      throw std::invalid_argument("matmul wants MxKxN");
     const bool f16 = tokens.size() > 4 && tokens.substr(tokens.size() - 4) == ":f16";
     std::vector<float> x(size_t(M * K)), w(size_t(N * K)), y(size_t(M * N));
     for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) / 8.0f;
@@ -128,7 +130,7 @@ std::string run(const minimind::Model& model, const std::string& kind, const std
     extra << ",\"checksum\":" << checksum << ",\"storage\":\"" << weight_storage_name(order[0]->storage()) << "\"";
   } else if (kind == "backward") {
     int64_t N = 0, in = 0, out = 0;
-    if (std::sscanf(tokens.c_str(), "%ldx%ldx%ld", &N, &in, &out) != 3)
+    if (std::sscanf(tokens.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &N, &in, &out) != 3)
       throw std::invalid_argument("backward wants NxINxOUT");
     std::vector<float> x(size_t(N * in)), w(size_t(out * in)), dy(size_t(N * out)), y(size_t(N * out));
     std::vector<float> dx(size_t(N * in)), dw(size_t(out * in), 0.0f);
