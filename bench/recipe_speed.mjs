@@ -29,10 +29,13 @@ export async function recipeSpeedHere(id) {
   // The run's first batches: its data and options, its schedule cut short (the speed does not depend on it).
   const run = { ...recipe, batches: WARMUP + BATCHES };
   const sessions = {};
+  const tokenizers = [];
+  let samples = null; // id arrays: made once, by the first build's tokenizer (every build encodes alike)
   for (const variant of BUILDS) {
     const mm = await loadMiniMind({ variant });
     const tokenizer = mm.loadTokenizer(tokenizerJson);
-    const samples = recipeSamples(run, (text) => tokenizer.encode(text));
+    tokenizers.push(tokenizer);
+    samples ??= recipeSamples(run, (text) => tokenizer.encode(text));
     const model = mm.createModel({ config: run.config, seed: run.modelSeed, init: 'minimind' });
     sessions[variant] = new TrainSession({ model, tokenizer, samples, options: run.options, snapshotEvery: Infinity, roles: false });
   }
@@ -49,6 +52,7 @@ export async function recipeSpeedHere(id) {
     sessions[v].model.dispose();
     sessions[v].dispose();
   }
+  for (const tokenizer of tokenizers) tokenizer.dispose();
   return out;
 }
 

@@ -57,6 +57,7 @@ function runsNote(data) {
 
 function headline(data) {
   const rows = [];
+  const ours = OURS(data);
   const pick = (preset, work, T) => data.results.find((r) => r.preset === preset)?.items.find((i) => i.work === work && i.T === T);
   const wanted = [
     ['minimind2-small', 'prefill', 64],
@@ -70,9 +71,7 @@ function headline(data) {
     const base = item.stats[BASELINE].median;
     rows.push(
       `| ${preset} | ${workLabel(item, data)} | ${fmt(base)} ms | ` +
-        OURS(data)
-          .map((r) => ratio(base / item.stats[r]?.median))
-          .join(' | ') +
+        ours.map((r) => ratio(base / item.stats[r]?.median)).join(' | ') +
         ' |',
     );
   }
@@ -91,10 +90,8 @@ function headline(data) {
   if (micro.length) notes.push(`- Matrix product alone, wasm-simd against native-sse (same kernel): ${micro.join(', ')}.`);
   if (!rows.length) return notes.join('\n');
   return [
-    `| preset | work | ort-web median | ${OURS(data).join(' | ')} |`,
-    `|---|---|---|${OURS(data)
-      .map(() => '---|')
-      .join('')}`,
+    `| preset | work | ort-web median | ${ours.join(' | ')} |`,
+    `|---|---|---|${ours.map(() => '---|').join('')}`,
     ...rows,
     '',
     ...notes,
