@@ -1,8 +1,11 @@
 // Interpretability tools against tests/interp_reference.py (PyTorch forward
 // hooks on MiniMind's modules) on every golden case: the hooks' cache, the
 // logit lens, activation patching and direct logit attribution, with the
-// causal mask and √d on (to 1e-5, abs + rel), and with both off (1e-4).
+// causal mask and √d on (to 1e-5, abs + rel), and with both off (1e-4); then
+// the same tools with heads switched off, against Model::forward's ablation.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <numeric>
 
 #include "compare.h"
@@ -10,6 +13,7 @@
 #include "interp/attribution.h"
 #include "interp/logit_lens.h"
 #include "interp/patching.h"
+#include "util/error.h"
 
 using namespace minimind;
 using namespace minimind::testing;
@@ -61,7 +65,7 @@ struct Setting {
   double tol;
 };
 const std::vector<Setting>& settings() {
-  static const std::vector<Setting> s = {{"", {true, true}, kTol}, {"switches_off.", {false, false}, 1e-4}};
+  static const std::vector<Setting> s = {{"", {true, true, {}}, kTol}, {"switches_off.", {false, false, {}}, 1e-4}};
   return s;
 }
 
@@ -174,4 +178,189 @@ TEST_CASE("interp: patching every head with the run's own values changes nothing
   const PatchingResult r = activation_patching(*c.golden.model, ids, ids, c.id("answer"), c.id("wrong"));
   CHECK_CLOSE(r.heads, std::vector<float>(r.heads.size(), r.clean), 1e-6, 1e-6);
   CHECK_CLOSE(r.residual, std::vector<float>(r.residual.size(), r.clean), 1e-6, 1e-6);
+}
+
+namespace {
+
+// logit(answer) - logit(wrong) of row t of the model's logits [T, V].
+float logit_gap(const Matrix& logits, int64_t t, int32_t answer, int32_t wrong) {
+  return logits(t, answer) - logits(t, wrong);
+}
+
+// The same heads switched off in Model::forward (the page's ablation).
+Matrix ablated_forward(const Model& model, const std::vector<int32_t>& ids, const std::vector<HeadId>& heads) {
+  ForwardOptions options;
+  options.ablated_heads = head_ablation_flags(model.config(), heads);
+  return model.forward(ids, nullptr, {}, options);
+}
+
+// The error `run` throws, as the bindings read it.
+template <typename F>
+Error thrown_error(F run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("no minimind::Error was thrown");
+  return Error("", {}, "");
+}
+
+int64_t int_value(const Error& e, const std::string& name) {
+  const ErrorValue* v = e.value(name);
+  REQUIRE(v != nullptr);
+  return std::get<int64_t>(*v);
+}
+
+}  // namespace
+
+TEST_CASE("interp: switched-off heads are off in the lens, as in the forward", "[interp]") {
+  const InterpCase c = load_interp_case("gen3_dense");
+  const Model& model = *c.golden.model;
+  const int64_t L = model.config().num_hidden_layers, H = model.config().num_attention_heads;
+  const int64_t V = model.config().vocab_size, Dh = model.config().head_dim;
+  const std::vector<int32_t> ids = c.ints("clean_ids");
+  const int32_t answer = c.id("answer");
+  InterpOptions off;
+  off.ablate = {{0, 1}, {1, 2}, {0, 1}};  // a head listed twice is off once
+  const Matrix logits = ablated_forward(model, ids, off.ablate);
+  REQUIRE(logits != model.forward(ids));
+
+  const Activations a = run_with_hooks(model, ids, off);
+  const int64_t T = a.T;
+  CHECK_CLOSE(a.logits, std::vector<float>(logits.data(), logits.data() + T * V), 1e-5, 1e-5);
+  for (const HeadId& id : off.ablate) {
+    const float* z = a.head_at(id.layer, id.head, H, Dh);  // [T, Dh]
+    CHECK(std::all_of(z, z + T * Dh, [](float x) { return x == 0.0f; }));
+  }
+  // The lens's last layer is softmax of the ablated forward's logits.
+  const LogitLens lens = logit_lens(model, a, 5, answer);
+  const LogitLens intact = logit_lens(model, run_with_hooks(model, ids), 5, answer);
+  std::vector<float> expected_p, lens_p, expected_answer, lens_answer;
+  for (int64_t t = 0; t < T; ++t) {
+    const float* row = logits.data() + t * V;  // [V]
+    const float max = *std::max_element(row, row + V);
+    double sum = 0.0;
+    for (int64_t v = 0; v < V; ++v) sum += std::exp(double(row[v]) - max);
+    const auto p = [&](int32_t id) { return float(std::exp(double(row[id]) - max) / sum); };
+    CHECK(lens.top_at(L, t)[0].id == std::max_element(row, row + V) - row);
+    for (int64_t k = 0; k < 5; ++k) {
+      lens_p.push_back(lens.top_at(L, t)[k].p);
+      expected_p.push_back(p(lens.top_at(L, t)[k].id));
+    }
+    lens_answer.push_back(lens.token_p[size_t(L * T + t)]);
+    expected_answer.push_back(p(answer));
+  }
+  CHECK_CLOSE(lens_p, expected_p, 1e-6, 1e-5);
+  CHECK_CLOSE(lens_answer, expected_answer, 1e-6, 1e-5);
+  CHECK(lens.token_p != intact.token_p);
+}
+
+TEST_CASE("interp: a switched-off head's attribution is 0 and the parts still sum to the total", "[interp]") {
+  const InterpCase c = load_interp_case("gen3_dense");
+  const Model& model = *c.golden.model;
+  const int64_t H = model.config().num_attention_heads;
+  const std::vector<int32_t> ids = c.ints("clean_ids");
+  const int32_t answer = c.id("answer"), wrong = c.id("wrong");
+  const int64_t last = int64_t(ids.size()) - 1;
+  InterpOptions off;
+  off.ablate = {{0, 1}, {1, 2}};
+  const Attribution intact = direct_logit_attribution(model, ids, last, answer, wrong);
+  REQUIRE(intact.heads[size_t(0 * H + 1)] != 0.0f);
+  REQUIRE(intact.heads[size_t(1 * H + 2)] != 0.0f);
+
+  const Attribution r = direct_logit_attribution(model, ids, last, answer, wrong, off);
+  CHECK(r.heads[size_t(0 * H + 1)] == 0.0f);
+  CHECK(r.heads[size_t(1 * H + 2)] == 0.0f);
+  const Matrix logits = ablated_forward(model, ids, off.ablate);
+  CHECK_CLOSE(std::vector<float>{r.total}, std::vector<float>{logit_gap(logits, last, answer, wrong)}, 1e-5, 1e-5);
+  CHECK(r.total != intact.total);
+  const double parts = double(r.embedding) + std::accumulate(r.heads.begin(), r.heads.end(), 0.0) +
+                       std::accumulate(r.ffn.begin(), r.ffn.end(), 0.0);
+  CHECK_CLOSE(std::vector<double>{parts}, std::vector<double>{r.total}, 1e-5, 1e-5);
+}
+
+TEST_CASE("interp: patching with heads switched off runs on the ablated model and skips those heads", "[interp]") {
+  const InterpCase c = load_interp_case("gen3_dense");
+  const Model& model = *c.golden.model;
+  const int64_t L = model.config().num_hidden_layers, H = model.config().num_attention_heads;
+  const int64_t Dh = model.config().head_dim;
+  const std::vector<int32_t> clean = c.ints("clean_ids"), corrupt = c.ints("corrupt_ids");
+  const int32_t answer = c.id("answer"), wrong = c.id("wrong");
+  const int64_t T = int64_t(clean.size()), last = T - 1;
+  InterpOptions off;
+  off.ablate = {{0, 1}};
+
+  const PatchingResult intact = activation_patching(model, clean, corrupt, answer, wrong);
+  const PatchingResult r = activation_patching(model, clean, corrupt, answer, wrong, off);
+  // The two plain runs are the ablated forwards.
+  const std::vector<float> metrics = {r.clean, r.corrupt};
+  const std::vector<float> forwards = {logit_gap(ablated_forward(model, clean, off.ablate), last, answer, wrong),
+                                       logit_gap(ablated_forward(model, corrupt, off.ablate), last, answer, wrong)};
+  CHECK_CLOSE(metrics, forwards, 1e-5, 1e-5);
+  CHECK(r.clean != intact.clean);
+  // The switched-off head has no cell; every other head's cell is a patched
+  // run of the ablated model, which head 0:1 feeds no longer.
+  int64_t moved = 0;
+  for (int64_t l = 0; l < L; ++l) {
+    for (int64_t h = 0; h < H; ++h) {
+      const float cell = r.heads[size_t(l * H + h)];
+      if (l == 0 && h == 1) {
+        CHECK(std::isnan(cell));
+        continue;
+      }
+      CHECK(std::isfinite(cell));
+      if (std::abs(cell - intact.heads[size_t(l * H + h)]) > 1e-4f) ++moved;
+    }
+  }
+  CHECK(moved >= H);
+  // One cell recomputed by a whole hooked run with that patch.
+  const Activations cl = run_with_hooks(model, clean, off);
+  Patches patches;
+  patches.heads.push_back({1, 3, cl.head_at(1, 3, H, Dh)});
+  const Activations patched = run_with_hooks(model, corrupt, off, patches);
+  const int64_t V = model.config().vocab_size;
+  const float gap = patched.logits[size_t(last * V + answer)] - patched.logits[size_t(last * V + wrong)];
+  CHECK_CLOSE(std::vector<float>{r.heads[size_t(1 * H + 3)]}, std::vector<float>{gap}, 1e-5, 1e-5);
+  // The residual sweep as usual: the last residual at the last position is the clean run.
+  CHECK_CLOSE(std::vector<float>{r.residual[size_t(L * T + last)]}, std::vector<float>{r.clean}, 1e-5, 1e-5);
+  CHECK(std::all_of(r.residual.begin(), r.residual.end(), [](float x) { return std::isfinite(x); }));
+
+  // A patch of a switched-off head is not applied: the head stays zero.
+  const Activations plain = run_with_hooks(model, corrupt, off);
+  const Activations lit = run_with_hooks(model, clean);
+  Patches onto_off;
+  onto_off.heads.push_back({0, 1, lit.head_at(0, 1, H, Dh)});
+  const Activations still = run_with_hooks(model, corrupt, off, onto_off);
+  CHECK(still.logits == plain.logits);
+  const float* z = still.head_at(0, 1, H, Dh);
+  CHECK(std::all_of(z, z + T * Dh, [](float x) { return x == 0.0f; }));
+}
+
+TEST_CASE("interp: a head outside the model is refused as the forward refuses it", "[interp]") {
+  const InterpCase c = load_interp_case("gen3_dense");
+  const Model& model = *c.golden.model;
+  const std::vector<int32_t> ids = c.ints("clean_ids");
+  const int64_t last = int64_t(ids.size()) - 1;
+  const Activations before = run_with_hooks(model, ids);
+  for (const HeadId& bad : std::vector<HeadId>{{2, 0}, {0, 4}, {-1, 0}, {0, -1}}) {
+    InterpOptions off;
+    off.ablate = {{0, 1}, bad};
+    const std::vector<Error> errors = {
+        thrown_error([&] { head_ablation_flags(model.config(), off.ablate); }),
+        thrown_error([&] { run_with_hooks(model, ids, off); }),
+        thrown_error([&] { direct_logit_attribution(model, ids, last, 3, 4, off); }),
+        thrown_error([&] { activation_patching(model, ids, ids, 3, 4, off); }),
+    };
+    for (const Error& e : errors) {
+      CHECK(e.kind() == "ablate.head_out_of_range");
+      CHECK(int_value(e, "layer") == bad.layer);
+      CHECK(int_value(e, "head") == bad.head);
+      CHECK(int_value(e, "layers") == 2);
+      CHECK(int_value(e, "heads") == 4);
+      CHECK_THAT(e.what(), Catch::Contains("cannot ablate layer " + std::to_string(bad.layer)));
+    }
+  }
+  // The model is as it was.
+  CHECK(run_with_hooks(model, ids).logits == before.logits);
 }

@@ -46,13 +46,16 @@ Attribution direct_logit_attribution(const Model& model, const std::vector<int32
   r.position = p;
   r.total = a.logits[size_t(p * V + answer)] - a.logits[size_t(p * V + wrong)];
   r.embedding = along(a.residual_at(0, D) + p * D);
-  r.heads.resize(size_t(L * H));
+  r.heads.assign(size_t(L * H), 0.0f);
   r.ffn.resize(size_t(L));
   std::vector<float> concat(size_t(H * Dh), 0.0f);     // [H·Dh]: one head's z, the others 0
   std::vector<float> written(static_cast<size_t>(D));  // [D]: o_proj of it
+  const std::vector<uint8_t> ablated =
+      options.ablate.empty() ? std::vector<uint8_t>{} : head_ablation_flags(c, options.ablate);  // [L, H]
   for (int64_t l = 0; l < L; ++l) {
     for (int64_t h = 0; h < H; ++h) {
-      const float* z = a.head_at(l, h, H, Dh) + p * Dh;  // [Dh]
+      if (!ablated.empty() && ablated[size_t(l * H + h)]) continue;  // wrote nothing: its part stays 0
+      const float* z = a.head_at(l, h, H, Dh) + p * Dh;              // [Dh]
       std::fill(concat.begin(), concat.end(), 0.0f);
       std::copy(z, z + Dh, concat.begin() + h * Dh);
       linear_rows(concat.data(), 1, H * Dh, model.weights().layers[size_t(l)].o_proj, written.data(), D);

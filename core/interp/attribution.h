@@ -16,7 +16,7 @@ struct Attribution {
   int64_t position = 0;
   float total = 0.0f;        // logit(answer) - logit(wrong) of the model's logits
   float embedding = 0.0f;    // embed_tokens[ids[position]]
-  std::vector<float> heads;  // [L, H]: o_proj's slice of head h times its z
+  std::vector<float> heads;  // [L, H]: o_proj's slice of head h times its z (0: switched off)
   std::vector<float> ffn;    // [L]: each block's FFN (an MoE layer's as a whole)
 };
 

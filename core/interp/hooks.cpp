@@ -89,6 +89,10 @@ void run_blocks(const Model& model, float* h, int64_t T, const Resume& from, con
   float* normed = scratch(s.forward.normed, T * D);  // [T, D]
   float* branch = scratch(s.forward.branch, T * D);  // [T, D]
   s.head_values.assign(size_t(H), nullptr);
+  // [L, H] flags, or empty (nothing switched off: no work added).
+  const std::vector<uint8_t> ablated =
+      options.ablate.empty() ? std::vector<uint8_t>{} : head_ablation_flags(c, options.ablate);
+  const auto off = [&](int64_t layer, int64_t head) { return !ablated.empty() && ablated[size_t(layer * H + head)]; };
 
   patch_residual(patches, from.layer, h, P, T, D);
   if (capture) std::copy(h, h + T * D, capture->residual.begin() + from.layer * T * D);
@@ -96,11 +100,12 @@ void run_blocks(const Model& model, float* h, int64_t T, const Resume& from, con
     const LayerWeights& w = model.weights().layers[size_t(l)];
     std::fill(s.head_values.begin(), s.head_values.end(), nullptr);
     for (const HeadPatch& p : patches.heads) {
-      if (p.layer == l) s.head_values[size_t(p.head)] = p.values + P * Dh;
+      if (p.layer == l && !off(l, p.head)) s.head_values[size_t(p.head)] = p.values + P * Dh;
     }
     AttentionOptions attention;
     attention.causal_mask = options.causal_mask;
     attention.scale_scores = options.scale_scores;
+    attention.ablated_heads = ablated.empty() ? nullptr : ablated.data() + l * H;
     attention.patched_heads = s.head_values.data();
     LayerKVCache& layer_cache = s.cache.layer(l);
     if (P == 0) layer_cache.truncate(0);  // else the caller left rows 0..P-1 there

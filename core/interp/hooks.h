@@ -17,10 +17,13 @@
 
 namespace minimind {
 
-// The switches a learner can flip (both on is MiniMind's forward).
+// The switches a learner can flip (both on and no head off is MiniMind's forward).
 struct InterpOptions {
   bool causal_mask = true;
   bool scale_scores = true;
+  // Heads switched off, as ForwardOptions::ablated_heads does it: z zeroed
+  // before o_proj; a head patch of a switched-off head is not applied.
+  std::vector<HeadId> ablate;
 };
 
 // Replaces head `head` of block `layer`'s output z (before o_proj), every position.
@@ -87,14 +90,16 @@ struct Resume {
 // h ends as the last block's output (only its last row with last_row_only).
 // Applies the residual patches of layers from.layer..L (those of from.layer
 // to h first) and the head patches of those blocks; patch positions and
-// values are absolute ([T, ...]). capture (optional, sized by
+// values are absolute ([T, ...]); a patch of a head in options.ablate is
+// left out (the head stays zero). options.ablate is checked as the forward
+// checks it (head_ablation_flags). capture (optional, sized by
 // run_with_hooks, from.position 0 and not last_row_only) receives what the
 // hooks see in these blocks.
 void run_blocks(const Model& model, float* h, int64_t rows, const Resume& from, const InterpOptions& options,
                 const Patches& patches, HookedScratch& scratch, Activations* capture = nullptr);
 
 // One whole forward with every hook: embedding, the L blocks, final norm and
-// lm_head. ids: [T]. scratch (optional): where to run, so that its cache
+// lm_head, with options.ablate's heads switched off. ids: [T]. scratch (optional): where to run, so that its cache
 // holds every block's keys and values of the run afterwards.
 Activations run_with_hooks(const Model& model, const std::vector<int32_t>& ids, const InterpOptions& options = {},
                            const Patches& patches = {}, HookedScratch* scratch = nullptr);

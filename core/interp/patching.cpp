@@ -1,6 +1,7 @@
 #include "interp/patching.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -99,8 +100,15 @@ PatchingResult activation_patching(const Model& model, const std::vector<int32_t
     ++first_difference;
   }
   const int64_t start = options.causal_mask ? std::min(first_difference, T - 1) : 0;
+  // A switched-off head is zero in both runs: there is nothing to patch.
+  const std::vector<uint8_t> ablated =
+      options.ablate.empty() ? std::vector<uint8_t>{} : head_ablation_flags(c, options.ablate);  // [L, H]
   for (int64_t l = 0; l < L && sweeps.heads; ++l) {
     parallel_for(H, [&](int64_t head) {
+      if (!ablated.empty() && ablated[size_t(l * H + head)]) {
+        r.heads[size_t(l * H + head)] = std::numeric_limits<float>::quiet_NaN();
+        return;
+      }
       Patches patches;
       patches.heads.push_back({l, head, cl.head_at(l, head, H, Dh)});
       r.heads[size_t(l * H + head)] = resumed(head, l, start, patches);

@@ -16,7 +16,7 @@ struct PatchingResult {
   float clean = 0.0f, corrupt = 0.0f;  // the metric of the two plain runs
   // The corrupt run's metric with one activation from the clean run (empty
   // when that sweep was not asked for):
-  std::vector<float> heads;     // [L, H]: head (l, h)'s z, every position
+  std::vector<float> heads;     // [L, H]: head (l, h)'s z, every position (NaN: switched off)
   std::vector<float> residual;  // [L + 1, T]: the residual after layer l at position t
 };
 
@@ -36,7 +36,9 @@ struct PatchingSweeps {
 // recomputed); with the causal mask, also at the first position a patch can
 // change (rows before it keep the corrupt run's keys and values), and the
 // last block runs o_proj and the FFN on the last row alone. clean and
-// corrupt need the same length (std::invalid_argument).
+// corrupt need the same length (std::invalid_argument). With options.ablate
+// both runs and every patched run have those heads switched off, and their
+// cells of `heads` are NaN (a zero z patched with a zero z: no run).
 PatchingResult activation_patching(const Model& model, const std::vector<int32_t>& clean,
                                    const std::vector<int32_t>& corrupt, int32_t answer, int32_t wrong,
                                    const InterpOptions& options = {}, const PatchingSweeps& sweeps = {});

@@ -21,6 +21,20 @@ void record(Trace* trace, int64_t layer, const char* stage_name, int64_t batch_i
 
 }  // namespace
 
+std::vector<uint8_t> head_ablation_flags(const ModelConfig& c, const std::vector<HeadId>& heads) {
+  const int64_t L = c.num_hidden_layers, H = c.num_attention_heads;
+  std::vector<uint8_t> flags(size_t(L * H), 0);  // [L, H]
+  for (const HeadId& id : heads) {
+    if (id.layer < 0 || id.layer >= L || id.head < 0 || id.head >= H) {
+      throw Error("ablate.head_out_of_range", {{"layer", id.layer}, {"head", id.head}, {"layers", L}, {"heads", H}},
+                  "cannot ablate layer " + std::to_string(id.layer) + " head " + std::to_string(id.head) +
+                      ": the model has " + std::to_string(L) + " layers of " + std::to_string(H) + " heads");
+    }
+    flags[size_t(id.layer * H + id.head)] = 1;
+  }
+  return flags;
+}
+
 Model::Model(ModelConfig config, ModelWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {
   std::vector<std::string> problems = validate_config(config_);

@@ -22,6 +22,16 @@ struct ForwardOptions {
   std::vector<uint8_t> ablated_heads;
 };
 
+// One attention head: head `head` of block `layer`.
+struct HeadId {
+  int64_t layer = 0, head = 0;
+};
+
+// The [L·H] flags of ForwardOptions::ablated_heads for the heads switched
+// off (a head listed twice is off once). A head outside the model throws
+// Error "ablate.head_out_of_range" {layer, head, layers, heads}.
+std::vector<uint8_t> head_ablation_flags(const ModelConfig& config, const std::vector<HeadId>& heads);
+
 class Model {
  public:
   // Validates the config and the weight shapes (throws ConfigError).
