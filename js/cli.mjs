@@ -671,7 +671,7 @@ const COMMANDS = {
   lab: commandLab,
   train: commandTrain,
   grad: commandGrad,
-  ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }),
+  ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
 };
 
 export async function main(argv) {

@@ -22,7 +22,9 @@ function integer(value, name, min = 0, max = 2 ** 31 - 1) {
   return value;
 }
 
-// {causalMask, scaleScores}: both on unless switched off, as forward() takes them.
+// {causalMask, scaleScores, ablate}: both on and no head off unless asked, as
+// forward() takes them. options.ablate arrives checked by minimind.mjs's
+// ablationList ([[layer, head], ...]); the core checks the ranges.
 function switches(options) {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new TypeError(`options must be an object, got ${describe(options)}`);
@@ -30,7 +32,9 @@ function switches(options) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
       throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
   }
-  return { causalMask: options.causalMask ?? true, scaleScores: options.scaleScores ?? true };
+  const request = { causalMask: options.causalMask ?? true, scaleScores: options.scaleScores ?? true };
+  if (options.ablate !== undefined) request.ablate = options.ablate;
+  return request;
 }
 
 function vocabularyId(value, name, info) {
@@ -80,6 +84,8 @@ export function logitLens(native, info, ids, options = {}) {
  * metrics, and `restoration`: (patched - corrupt) / (clean - corrupt), 1 where
  * the patch brings the clean answer fully back (null when the two runs tie).
  * options.heads / options.residual: false skips that sweep (its result is null).
+ * options.ablate: both runs with those heads switched off; their cells of
+ * `heads` (and of restoration.heads) are null, as a zero z has nothing to patch.
  */
 export function activationPatching(native, info, clean, corrupt, options) {
   const request = switches(options);
@@ -103,9 +109,10 @@ export function activationPatching(native, info, clean, corrupt, options) {
     H = info.num_attention_heads,
     T = clean.length;
   const heads = request.heads ? nest(out.heads, [L, H]) : null;
+  for (const [layer, head] of heads ? (request.ablate ?? []) : []) heads[layer][head] = null; // the core's NaN
   const residual = request.residual ? nest(out.residual, [L + 1, T]) : null;
   const span = out.clean - out.corrupt;
-  const restore = (rows) => rows && rows.map((row) => row.map((v) => (v - out.corrupt) / span));
+  const restore = (rows) => rows && rows.map((row) => row.map((v) => (v === null ? null : (v - out.corrupt) / span)));
   return {
     metric: { clean: out.clean, corrupt: out.corrupt },
     heads,
@@ -117,7 +124,7 @@ export function activationPatching(native, info, clean, corrupt, options) {
 /**
  * Direct logit attribution at `position` (default: the last): each head's,
  * the embedding's and each FFN's share of logit(answer) - logit(wrong); the
- * parts add up to `total`.
+ * parts add up to `total`. A head in options.ablate writes nothing: its share is 0.
  */
 export function directLogitAttribution(native, info, ids, options = {}) {
   const request = switches(options);

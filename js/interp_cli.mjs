@@ -1,6 +1,6 @@
 // The CLI's interpretability commands (lens, patch, attribute), on the JS
 // API's Model.lens / patch / attribute. cli.mjs hands in its model and
-// input helpers, so the flags read exactly as they do for `run`.
+// input helpers, so the flags (--ablate too) read exactly as they do for `run`.
 import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
 
 export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top 5] [--token ID] [--no-bos] [--json]
@@ -17,7 +17,8 @@ export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top
             direct logit attribution: what the embedding, each head and each FFN
             add to logit(answer) - logit(wrong) at position P (default: the last)
             lens, patch and attribute take --no-causal-mask and --no-scale (the
-            page's switches; MiniMind runs with both on)`;
+            page's switches; MiniMind runs with both on) and --ablate L:H,...
+            (heads switched off as run switches them; patch prints "off" for them)`;
 
 export const INTERP_OPTIONS = {
   top: { type: 'string' },
@@ -35,12 +36,17 @@ export const INTERP_OPTIONS = {
 
 /**
  * The three commands, given cli.mjs's helpers: {openModel, openTokenizer,
- * inputTokens, integerOption, UsageError}.
+ * inputTokens, integerOption, ablation, UsageError}.
  */
-export function interpCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }) {
+export function interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }) {
   // A token as the tokenizer displays it, with its id.
   const tokenName = (tokenizer, id) => (tokenizer ? `${tokenizer.display([id])[0].text} ${id}` : String(id));
-  const switches = (values) => ({ causalMask: !values['no-causal-mask'], scaleScores: !values['no-scale'] });
+  const switches = (values) => {
+    const ablate = ablation(values);
+    return { causalMask: !values['no-causal-mask'], scaleScores: !values['no-scale'], ...(ablate ? { ablate } : {}) };
+  };
+  // A restoration cell: "off" for a head switched off (null).
+  const cell = (v) => (v === null ? 'off' : v.toFixed(2)).padStart(6);
 
   // --answer / --wrong: an id, or a text whose first token (after `prefix`
   // when the input was a text) is taken.
@@ -132,9 +138,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
       );
       if (!r.restoration) return console.log('the two runs give the same metric: nothing to restore');
       console.log('\nrestoration (patched - corrupt) / (clean - corrupt), head outputs [layer × head]:');
-      r.restoration.heads.forEach((row, l) =>
-        console.log(`  ${String(l).padStart(3)} ${row.map((v) => v.toFixed(2).padStart(6)).join(' ')}`),
-      );
+      r.restoration.heads.forEach((row, l) => console.log(`  ${String(l).padStart(3)} ${row.map(cell).join(' ')}`));
       console.log('\nrestoration, residual [layer (0 = embedding) × position]:');
       console.log(`      ${corrupt.labels.map((l) => l.padStart(6)).join(' ')}`);
       r.restoration.residual.forEach((row, l) =>

@@ -112,10 +112,12 @@ export interface ForwardResult {
   trace: TraceResult;
 }
 
-/** The switches of the interpretability tools: MiniMind runs with both on (the default). */
+/** The switches of the interpretability tools: MiniMind runs with both on and every head on (the default). */
 export interface InterpSwitches {
   causalMask?: boolean;
   scaleScores?: boolean;
+  /** Heads switched off, [layer, head], as forward() takes them: their z is zeroed before o_proj. */
+  ablate?: [number, number][];
 }
 
 export interface LensOptions extends InterpSwitches {
@@ -147,12 +149,12 @@ export interface PatchRequest extends InterpSwitches {
 
 export interface PatchResult {
   metric: { clean: number; corrupt: number };
-  /** [L][H]: the metric with head (l, h)'s output (before o_proj, every position) from the clean run. */
-  heads: number[][] | null;
+  /** [L][H]: the metric with head (l, h)'s output (before o_proj, every position) from the clean run; null for a head switched off. */
+  heads: (number | null)[][] | null;
   /** [L + 1][T]: the metric with the residual after layer l (0: the embedding) at position t from the clean run. */
   residual: number[][] | null;
   /** The same as (patched - corrupt) / (clean - corrupt); null when clean and corrupt tie. */
-  restoration: { heads: number[][] | null; residual: number[][] | null } | null;
+  restoration: { heads: (number | null)[][] | null; residual: number[][] | null } | null;
 }
 
 export interface AttributeOptions extends InterpSwitches {
@@ -167,7 +169,7 @@ export interface AttributeResult {
   position: number;
   total: number;
   embedding: number;
-  /** [L][H] */
+  /** [L][H]; 0 for a head switched off. */
   heads: number[][];
   /** [L]: each block's FFN (an MoE layer's as a whole). */
   ffn: number[];

@@ -759,10 +759,10 @@ export class Model {
    * The logit lens: every residual (0 = the embedding, l = after block l) read
    * through the final norm and lm_head. Returns {lens: [layer][position] of
    * the `top` (default 5) [{id, p}], token?: {id, p: [layer][position]}}.
-   * Options: top, token, causalMask, scaleScores (as forward() takes them).
+   * Options: top, token, causalMask, scaleScores, ablate (as forward() takes them).
    */
   lens(ids, options = {}) {
-    return logitLens(this.#live(), this.#info, toIdArray(ids, 'ids'), options);
+    return logitLens(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
   }
 
   /**
@@ -771,13 +771,14 @@ export class Model {
    * run (same length). Returns raw logit(answer) - logit(wrong) at the last
    * position: {metric: {clean, corrupt}, heads: [L][H], residual: [L + 1][T],
    * restoration: {heads, residual} normalised to (patched - corrupt) / (clean - corrupt)}.
+   * `ablate` as in forward(): both runs with those heads off, their cells null.
    */
   patch({ clean, corrupt, answer, wrong, ...options } = {}) {
     const native = this.#live();
     return activationPatching(native, this.#info, toIdArray(clean, 'clean'), toIdArray(corrupt, 'corrupt'), {
       answer,
       wrong,
-      ...options,
+      ...withAblation(options),
     });
   }
 
@@ -786,9 +787,10 @@ export class Model {
    * embedding, each head and each FFN add to logit(answer) - logit(wrong),
    * the final norm's scale held at the run's value. Returns {position,
    * total, embedding, heads: [L][H], ffn: [L]}; the parts sum to total.
+   * `ablate` as in forward(): a head switched off adds 0.
    */
   attribute(ids, options = {}) {
-    return directLogitAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), options);
+    return directLogitAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
   }
 
   /** The config as config.json text, with MiniMind's key names. */
@@ -986,4 +988,11 @@ function ablationList(ablate) {
     if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`ablate[${i}] must be a [layer, head] pair`);
     return [checkInteger(pair[0], `ablate[${i}][0]`), checkInteger(pair[1], `ablate[${i}][1]`)];
   });
+}
+
+// The interpretability tools' options with `ablate` checked as forward()
+// checks it (anything but an object is left for js/interp.mjs to refuse).
+function withAblation(options) {
+  if (typeof options !== 'object' || options === null || options.ablate === undefined) return options;
+  return { ...options, ablate: ablationList(options.ablate) };
 }

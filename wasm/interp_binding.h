@@ -15,15 +15,17 @@
 
 namespace minimind::wasm {
 
-// {"causalMask": bool, "scaleScores": bool}, both on by default.
+// {"causalMask": bool, "scaleScores": bool, "ablate": [[layer, head], ...]}:
+// both on and no head off by default.
 inline InterpOptions interp_options(const json& j) {
   InterpOptions o;
   o.causal_mask = j.value("causalMask", true);
   o.scale_scores = j.value("scaleScores", true);
+  o.ablate = parse_ablation(j);
   return o;
 }
 
-// options {top, token (-1: none), causalMask, scaleScores} -> {layers (L + 1),
+// options {top, token (-1: none), causalMask, scaleScores, ablate} -> {layers (L + 1),
 // T, top, ids: Int32Array [L + 1, T, top], p: Float32Array [L + 1, T, top],
 // tokenP: Float32Array [L + 1, T] (empty without a token)}.
 inline val interp_lens(const WasmModel& m, const val& ids, const std::string& options_json) {
@@ -48,9 +50,10 @@ inline val interp_lens(const WasmModel& m, const val& ids, const std::string& op
   });
 }
 
-// options {answer, wrong, causalMask, scaleScores, heads, residual} ->
+// options {answer, wrong, causalMask, scaleScores, ablate, heads, residual} ->
 // {clean, corrupt, heads: Float32Array [L, H], residual: Float32Array
-// [L + 1, T]} (raw metrics; a sweep switched off gives an empty array).
+// [L + 1, T]} (raw metrics; a sweep switched off gives an empty array, a
+// head switched off NaN).
 inline val interp_patch(const WasmModel& m, const val& clean, const val& corrupt, const std::string& options_json) {
   return guarded([&] {
     const json j = json::parse(options_json);
@@ -66,7 +69,7 @@ inline val interp_patch(const WasmModel& m, const val& clean, const val& corrupt
   });
 }
 
-// options {position, answer, wrong, causalMask, scaleScores} -> {position,
+// options {position, answer, wrong, causalMask, scaleScores, ablate} -> {position,
 // total, embedding, heads: Float32Array [L, H], ffn: Float32Array [L]}.
 inline val interp_attribute(const WasmModel& m, const val& ids, const std::string& options_json) {
   return guarded([&] {

@@ -60,19 +60,16 @@ WeightPacking parse_packing(const std::string& packing) {
   throw std::invalid_argument("weight storage must be \"narrowest\" or \"float32\", got \"" + packing + "\"");
 }
 
+std::vector<HeadId> parse_ablation(const json& options) {
+  std::vector<HeadId> heads;
+  if (!options.contains("ablate")) return heads;
+  for (const json& pair : options.at("ablate")) heads.push_back({pair.at(0).get<int64_t>(), pair.at(1).get<int64_t>()});
+  return heads;
+}
+
 std::vector<uint8_t> ablation_flags(const ModelConfig& c, const json& options) {
   if (!options.contains("ablate")) return {};
-  std::vector<uint8_t> flags(size_t(c.num_hidden_layers * c.num_attention_heads), 0);
-  for (const json& pair : options.at("ablate")) {
-    const int64_t layer = pair.at(0).get<int64_t>(), head = pair.at(1).get<int64_t>();
-    if (layer < 0 || layer >= c.num_hidden_layers || head < 0 || head >= c.num_attention_heads) {
-      throw std::invalid_argument("cannot ablate layer " + std::to_string(layer) + " head " + std::to_string(head) +
-                                  ": the model has " + std::to_string(c.num_hidden_layers) + " layers of " +
-                                  std::to_string(c.num_attention_heads) + " heads");
-    }
-    flags[size_t(layer * c.num_attention_heads + head)] = 1;
-  }
-  return flags;
+  return head_ablation_flags(c, parse_ablation(options));
 }
 
 RandomInit parse_init(const std::string& init) {

@@ -27,7 +27,10 @@ TraceRequest parse_trace_request(const json& j);
 SamplingParams parse_sampling(const json& j);
 // "narrowest" or "float32".
 WeightPacking parse_packing(const std::string& packing);
-// {"ablate": [[layer, head], ...]} -> ForwardOptions::ablated_heads [L·H].
+// {"ablate": [[layer, head], ...]} -> the heads switched off (none without "ablate").
+std::vector<HeadId> parse_ablation(const json& options);
+// The same as ForwardOptions::ablated_heads [L·H] (empty without "ablate");
+// a head outside the model throws head_ablation_flags' error.
 std::vector<uint8_t> ablation_flags(const ModelConfig& c, const json& options);
 // "playground" or "minimind".
 RandomInit parse_init(const std::string& init);

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { loadMiniMind } from '../../js/minimind.mjs';
+import { loadMiniMind, MiniMindError } from '../../js/minimind.mjs';
 import { PRONOUN_PAIR, pronounPairAnswers } from '../../js/pronoun_pair.mjs';
 import { assertClose, FIXTURES, GOLDEN_CASES, loadCase, readSafetensors } from './helpers.mjs';
 
@@ -250,4 +250,189 @@ test('minimind patch on the demo model defaults to the pronoun pair and its habi
   assert.notEqual(out.ids.clean.at(-1), out.ids.corrupt.at(-1)); // 她 against 他
   assert.deepEqual(out.ids.clean.slice(0, -1), out.ids.corrupt.slice(0, -1));
   assert.ok(out.metric.clean > out.metric.corrupt);
+});
+
+// Softmax of one row of logits, in float64.
+function softmax(row) {
+  const max = Math.max(...row);
+  const e = Array.from(row, (x) => Math.exp(x - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / sum);
+}
+
+test('demo model with the pronoun head switched off: lens, patch and attribute see the ablated model', () => {
+  const model = mm.loadModel({
+    config: readFileSync(join(DEMO, 'config.json'), 'utf8'),
+    weights: new Uint8Array(readFileSync(join(DEMO, 'model.safetensors'))),
+  });
+  const tokenizer = mm.loadTokenizer(readFileSync(join(DEMO, 'tokenizer.json'), 'utf8'));
+  try {
+    const { layer, head } = JSON.parse(readFileSync(join(DEMO, 'heads.json'), 'utf8')).pronounHead;
+    const ablate = [
+      [layer, head],
+      [layer, head],
+    ]; // a head listed twice is off once
+    const BOS = model.info().bos_token_id;
+    const clean = [BOS, ...tokenizer.encode(PRONOUN_PAIR.clean)];
+    const corrupt = [BOS, ...tokenizer.encode(PRONOUN_PAIR.corrupt)];
+    const { answer, wrong } = pronounPairAnswers(tokenizer);
+    const logitsOf = (ids) => {
+      const { logits } = model.forward(ids, { ablate });
+      const V = logits.shape[2];
+      return (t) => logits.data.subarray(t * V, (t + 1) * V);
+    };
+    const cleanRow = logitsOf(clean);
+    const corruptRow = logitsOf(corrupt);
+    const last = clean.length - 1;
+    const gap = (row) => row[answer] - row[wrong];
+
+    // The lens's last layer is softmax of the ablated forward's logits.
+    const lens = model.lens(clean, { top: 3, token: answer, ablate });
+    for (let t = 0; t < clean.length; t += 1) {
+      const p = softmax(cleanRow(t));
+      for (const e of lens.lens.at(-1)[t]) assertClose([e.p], [p[e.id]], { atol: 1e-6, rtol: 1e-5, what: `lens p at ${t}` });
+      assertClose([lens.token.p.at(-1)[t]], [p[answer]], { atol: 1e-6, rtol: 1e-5, what: `lens answer p at ${t}` });
+    }
+    const intactLens = model.lens(clean, { top: 3, token: answer });
+    assert.notDeepEqual(lens.token.p.at(-1), intactLens.token.p.at(-1), 'the switched-off head moves the prediction');
+
+    // Patching: the plain runs are the ablated forwards; the switched-off head has no cell.
+    const r = model.patch({ clean, corrupt, answer, wrong, ablate });
+    assertClose([r.metric.clean, r.metric.corrupt], [gap(cleanRow(last)), gap(corruptRow(last))], { what: 'ablated metrics' });
+    assert.equal(r.heads[layer][head], null);
+    assert.equal(r.restoration.heads[layer][head], null);
+    const cells = r.heads.flat().filter((v) => v !== null);
+    assert.equal(cells.length, r.heads.flat().length - 1);
+    assert.ok(cells.every(Number.isFinite));
+    assert.ok(r.residual.flat().every(Number.isFinite));
+    assertClose([r.residual.at(-1).at(-1)], [r.metric.clean], { what: 'the last residual at the last position' });
+    const intact = model.patch({ clean, corrupt, answer, wrong });
+    const moved = r.heads.flat().filter((v, i) => v !== null && Math.abs(v - intact.heads.flat()[i]) > 1e-4);
+    assert.ok(moved.length > 0, 'the other heads are patched on the ablated model');
+    assert.notEqual(r.metric.clean, intact.metric.clean);
+
+    // Attribution: the switched-off head adds exactly 0, the parts still sum to the total.
+    const dla = model.attribute(clean, { answer, wrong, ablate });
+    assert.equal(dla.heads[layer][head], 0);
+    assert.notEqual(model.attribute(clean, { answer, wrong }).heads[layer][head], 0);
+    assertClose([dla.total], [gap(cleanRow(last))], { what: 'ablated total' });
+    const parts = dla.embedding + dla.heads.flat().reduce((a, b) => a + b, 0) + dla.ffn.reduce((a, b) => a + b, 0);
+    assertClose([parts], [dla.total], { atol: 1e-4, rtol: 1e-5, what: 'ablated parts vs total' });
+  } finally {
+    tokenizer.dispose();
+    model.dispose();
+  }
+});
+
+test('a bad ablate entry is refused as forward() refuses it, and the model stays usable', () => {
+  const model = mm.createModel({ preset: 'lab-a', seed: 0 });
+  try {
+    const { num_hidden_layers: L, num_attention_heads: H } = model.info();
+    const calls = {
+      forward: (ablate) => model.forward([3, 4], { ablate }),
+      lens: (ablate) => model.lens([3, 4], { ablate }),
+      patch: (ablate) => model.patch({ clean: [3, 4], corrupt: [3, 5], answer: 6, wrong: 7, ablate }),
+      attribute: (ablate) => model.attribute([3, 4], { answer: 6, wrong: 7, ablate }),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      assert.throws(
+        () =>
+          call([
+            [0, 1],
+            [L, 0],
+          ]),
+        (error) => {
+          assert.ok(error instanceof MiniMindError, name);
+          assert.equal(error.kind, 'ablate.head_out_of_range', name);
+          assert.deepEqual(error.values, { layer: L, head: 0, layers: L, heads: H }, name);
+          assert.match(error.message, new RegExp(`cannot ablate layer ${L} head 0`));
+          return true;
+        },
+      );
+      assert.throws(
+        () => call([[0, H]]),
+        (error) => error.kind === 'ablate.head_out_of_range' && error.values.head === H,
+        name,
+      );
+      assert.throws(() => call([[0, -1]]), /ablate\[0\]\[1\] must be between 0/, name);
+      assert.throws(() => call([[0, 1, 2]]), /ablate\[0\] must be a \[layer, head\] pair/, name);
+      assert.throws(() => call('0:1'), /ablate must be an array of \[layer, head\] pairs/, name);
+    }
+    // The model stays usable, and an empty list is every head on.
+    assert.deepEqual(model.lens([3, 4], { ablate: [] }), model.lens([3, 4]));
+    assert.equal(model.patch({ clean: [3, 4], corrupt: [3, 5], answer: 6, wrong: 7, ablate: [[0, 1]] }).heads[0][1], null);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('minimind lens / patch / attribute --ablate switch heads off as the API does', async () => {
+  const c = loadInterpCase('untied_theta1e4');
+  const dir = fileURLToPath(c.dir);
+  const clean = Array.from(c.t.clean_ids.data);
+  const corrupt = Array.from(c.t.corrupt_ids.data);
+  const answer = c.t.answer.data[0];
+  const wrong = c.t.wrong.data[0];
+  const ablate = [
+    [0, 1],
+    [1, 0],
+  ];
+  const pair = ['--answer', String(answer), '--wrong', String(wrong)];
+  try {
+    const lens = await cli('lens', '--model', dir, '--ids', clean.join(','), '--top', '3', '--ablate', '0:1,1:0', '--json');
+    assert.equal(lens.code, 0, lens.stderr);
+    assert.deepEqual(JSON.parse(lens.stdout).lens, c.model.lens(clean, { top: 3, ablate }).lens);
+    assert.notDeepEqual(JSON.parse(lens.stdout).lens, c.model.lens(clean, { top: 3 }).lens);
+
+    const ids = ['--clean-ids', clean.join(','), '--corrupt-ids', corrupt.join(',')];
+    const patched = await cli('patch', '--model', dir, ...ids, ...pair, '--ablate', '0:1,1:0', '--json');
+    assert.equal(patched.code, 0, patched.stderr);
+    const p = JSON.parse(patched.stdout);
+    const api = c.model.patch({ clean, corrupt, answer, wrong, ablate });
+    assert.deepEqual(p.metric, api.metric);
+    assert.deepEqual(p.heads, api.heads);
+    assert.equal(p.heads[0][1], null);
+    assert.equal(p.heads[1][0], null);
+    const text = await cli('patch', '--model', dir, ...ids, ...pair, '--ablate', '0:1');
+    assert.equal(text.code, 0, text.stderr);
+    const headRows = text.stdout
+      .split('\n')
+      .filter((line) => /^\s+[01] /.test(line))
+      .slice(0, 2);
+    assert.deepEqual(
+      headRows.map((line) => line.trim().split(/\s+/)[2]),
+      ['off', c.model.patch({ clean, corrupt, answer, wrong, ablate: [[0, 1]] }).restoration.heads[1][1].toFixed(2)],
+      text.stdout,
+    );
+
+    const position = c.meta.dla_position;
+    const dla = await cli(
+      'attribute',
+      '--model',
+      dir,
+      '--ids',
+      clean.join(','),
+      '--position',
+      position,
+      ...pair,
+      '--ablate',
+      '1:0',
+      '--json',
+    );
+    assert.equal(dla.code, 0, dla.stderr);
+    const d = JSON.parse(dla.stdout);
+    assert.equal(d.heads[1][0], 0);
+    assert.deepEqual(d, c.model.attribute(clean, { position: Number(position), answer, wrong, ablate: [[1, 0]] }));
+
+    const bad = await cli('lens', '--model', dir, '--ids', clean.join(','), '--ablate', '0-1');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--ablate takes layer:head pairs/);
+    const outside = await cli('lens', '--model', dir, '--ids', clean.join(','), '--ablate', '5:0');
+    assert.equal(outside.code, 1);
+    assert.match(outside.stderr, /cannot ablate layer 5 head 0/);
+    const help = await cli('help');
+    assert.match(help.stdout, /lens, patch and attribute take[\s\S]*--ablate L:H/);
+  } finally {
+    c.model.dispose();
+  }
 });

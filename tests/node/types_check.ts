@@ -33,9 +33,9 @@ async function usage(): Promise<number> {
   const gradients = trainer.lossAndGradients([0]).gradients.length;
   const memory: number = trainer.info().memory.total;
   trainer.dispose();
-  const lens: LensResult = model.lens([3, 4, 5], { top: 3, token: 7, causalMask: true });
-  const patched: PatchResult = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 7, wrong: 8 });
-  const dla: AttributeResult = model.attribute([3, 4, 5], { position: 2, answer: 7, wrong: 8, scaleScores: false });
+  const lens: LensResult = model.lens([3, 4, 5], { top: 3, token: 7, causalMask: true, ablate: [[0, 1]] });
+  const patched: PatchResult = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 7, wrong: 8, ablate: [[1, 0]] });
+  const dla: AttributeResult = model.attribute([3, 4, 5], { position: 2, answer: 7, wrong: 8, scaleScores: false, ablate: [] });
   const interp: number =
     lens.lens[0][0][0].p +
     (lens.token?.p[0][0] ?? 0) +
