@@ -138,6 +138,8 @@ export function composeHeadNote(t, { tokens, weights, row, layer, head, heads, c
   } else if (entry) {
     sentences.push(roleSentence(t, heads, layer, head));
   }
+  // The scores of the role sentence are explained in one line under the note.
+  const legend = entry && !off.length ? t('note.scoresLegend') : '';
 
   const pronouns = pronounRows(tokens);
   if (entry && !off.length && isPronounHead(heads, layer, head) && pronouns.length) {
@@ -157,7 +159,12 @@ export function composeHeadNote(t, { tokens, weights, row, layer, head, heads, c
     const shown = resolved.find((r) => r.row === row) ?? resolved.at(-1);
     const name = shown.target.name;
     if (name) sentences.push(habitSentence(t, tokens, shown.row, shown.pronoun, name));
-    return { text: sentences.join(t('note.sentenceSeparator')), row: shown.row };
+    return { text: sentences.join(t('note.sentenceSeparator')), row: shown.row, legend };
+  }
+  // A measured role is about held-out sentences: say what the head does on this one too.
+  if (entry && !off.length && stage === 'attn_weights') {
+    const onText = onTextSentence(t, tokens, weights, isPronounHead(heads, layer, head) ? 'pronoun' : entry.role);
+    if (onText) sentences.push(onText);
   }
 
   // Any other head or text: what the selected row (or the last one, named) shows.
@@ -166,7 +173,47 @@ export function composeHeadNote(t, { tokens, weights, row, layer, head, heads, c
     .map((term) => `${term.token} ${fixed(term.weight)}`)
     .join(t('note.listSeparator'));
   sentences.push(t('note.row', { row: r, query: tokens[r], list }));
-  return { text: sentences.join(t('note.sentenceSeparator')), row: r };
+  return { text: sentences.join(t('note.sentenceSeparator')), row: r, legend };
+}
+
+/**
+ * What the head does on this text, averaged over rows 1..T-1 of its softmax
+ * weights [T, T]: the weight on the first token, on the previous token, and,
+ * where a token repeats, on the token after its earlier copy (what an
+ * induction head attends to). For an induction head on a text where nothing
+ * repeats, or a pronoun head on one without 他/她, it says there is nothing
+ * here for its role to do. '' for a one-token text.
+ */
+export function onTextSentence(t, tokens, weights, role) {
+  const T = tokens.length;
+  if (T < 2) return '';
+  const mean = (values) => {
+    const finite = values.filter(Number.isFinite);
+    return finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : 0;
+  };
+  const rows = Array.from({ length: T - 1 }, (_, k) => k + 1);
+  const first = mean(rows.map((i) => weights[i * T]));
+  // Row 1's previous token is the first token: it counts there only.
+  const previous = mean((T > 2 ? rows.slice(1) : rows).map((i) => weights[i * T + i - 1]));
+  // Induction keys: for row i, the positions j + 1 after an earlier copy j < i - 1 of token i.
+  const inductions = rows
+    .map((i) => {
+      const keys = [];
+      for (let j = 0; j < i - 1; j += 1) if (tokens[j] === tokens[i]) keys.push(j + 1);
+      return keys.length ? keys.reduce((sum, j) => sum + (weights[i * T + j] || 0), 0) : null;
+    })
+    .filter((w) => w !== null);
+  const params = { first: fixed(first), previous: fixed(previous) };
+  const repeats = inductions.length
+    ? t('note.onTextRepeats', { count: inductions.length, induction: fixed(mean(inductions)) })
+    : t('note.onTextNoRepeats');
+  const idle =
+    role === 'induction' && !inductions.length
+      ? t('note.idleInduction')
+      : role === 'pronoun' && !pronounRows(tokens).length
+        ? t('note.idlePronoun')
+        : '';
+  return t('note.onText', { ...params, repeats, idle });
 }
 
 // What the world taught the model to write after the pronoun resolved to

@@ -9,8 +9,8 @@
 //   lens.lens: [L + 1][T][top] of {id, p}; lens.token.p: [L + 1][T]
 //   patch.heads: [L][H], patch.residual: [L + 1][T] (raw metric values)
 //   attribution.heads: [L][H], attribution.ffn: [L]
-import { GENDER, HABITS, PRONOUN } from './corpus.mjs';
-import { PRONOUN_PAIR } from './pronoun_pair.mjs';
+import { FEMALE_NAMES, GENDER, HABITS, MALE_NAMES, PRONOUN } from './corpus.mjs';
+import { PRONOUN_PAIR, nextToken } from './pronoun_pair.mjs';
 
 const PRONOUNS = Object.values(PRONOUN);
 const OTHER_PRONOUN = { [PRONOUN.male]: PRONOUN.female, [PRONOUN.female]: PRONOUN.male };
@@ -46,33 +46,158 @@ export function namesIn(text) {
   return found;
 }
 
+/** The character indexes of the 他/她 in `text`, in order. */
+export function pronounIndexes(text) {
+  const found = [];
+  for (let i = 0; i < text.length; i += 1) if (PRONOUNS.includes(text[i])) found.push(i);
+  return found;
+}
+
 /**
- * Who the last pronoun of `text` is, as the corpus decides it: the name
- * before it of the pronoun's gender (the referent) and one of the other
- * gender (the other). {pronoun, referent, other, answer, wrong}, answer and
- * wrong the two names' habits (the model writes the referent's right after
- * the pronoun), prefix the text up to the pronoun (the habits' first tokens
- * are read after it); null when the text has no pronoun or not both genders named.
+ * The character index in `text` of the pronoun at row `row` of its token
+ * labels (the bos first); null when that row is no 他/她. Pronoun tokens and
+ * pronoun characters are matched from the end (the last token is the last
+ * character), so a pronoun merged into a longer token earlier in the text
+ * does not shift the ones after it.
  */
-export function pronounStory(text) {
-  const at = Math.max(...PRONOUNS.map((p) => text.lastIndexOf(p)));
-  if (at < 0) return null;
+export function pronounIndexOfRow(text, labels, row) {
+  if (!PRONOUNS.includes(labels[row])) return null;
+  const fromEnd = labels.slice(row + 1).filter((label) => PRONOUNS.includes(label)).length;
+  const indexes = pronounIndexes(text);
+  return indexes[indexes.length - 1 - fromEnd] ?? null;
+}
+
+/**
+ * Who the pronoun at character `at` of `text` (by default its last 他/她) is,
+ * as the corpus decides it: the name before it of the pronoun's gender (the
+ * referent) and one of the other gender (the other). {pronoun, at, referent,
+ * other, answer, wrong}, answer and wrong the two names' habits (the model
+ * writes the referent's right after the pronoun), prefix the text up to the
+ * pronoun (the habits' first tokens are read after it); null when there is
+ * no pronoun there or not both genders are named before it.
+ */
+export function pronounStory(text, at = pronounIndexes(text).at(-1) ?? -1) {
+  if (!(at >= 0) || !PRONOUNS.includes(text[at])) return null;
   const pronoun = text[at];
   const gender = pronoun === PRONOUN.male ? 'male' : 'female';
   const before = namesIn(text.slice(0, at)).reverse(); // the nearest first
   const referent = before.find((n) => GENDER[n.name] === gender)?.name;
   const other = before.find((n) => GENDER[n.name] !== gender)?.name;
   if (!referent || !other) return null;
-  return { pronoun, referent, other, answer: HABITS[referent], wrong: HABITS[other], prefix: text.slice(0, at + 1) };
+  return { pronoun, at, referent, other, answer: HABITS[referent], wrong: HABITS[other], prefix: text.slice(0, at + 1) };
 }
 
 /**
- * Whether row `row` of a text's token labels is its story's pronoun: the
- * last 他/她 of the text, where the model is to write the referent's habit.
+ * The story of the pronoun at row `row` of a text's token labels; null when
+ * the row is no pronoun or its pronoun has no story. The story carries its
+ * row, so the worker explains it only there.
+ */
+export function rowStory(text, labels, row) {
+  const at = pronounIndexOfRow(text, labels, row);
+  const story = at === null ? null : pronounStory(text, at);
+  return story && { ...story, row };
+}
+
+/**
+ * The row a text opens on after typing: the last pronoun's whose story the
+ * corpus can tell, else the last token's.
+ */
+export function defaultRow(text, labels) {
+  for (let row = labels.length - 1; row >= 0; row -= 1) if (rowStory(text, labels, row)) return row;
+  return labels.length - 1;
+}
+
+/**
+ * Whether row `row` of a text's token labels is its story's pronoun (the
+ * story's own row when it names one, else the text's last 他/她), where the
+ * model is to write the referent's habit.
  */
 export function storyRow(labels, row, story) {
   if (!story || labels[row] !== story.pronoun) return false;
+  if (story.row !== undefined) return story.row === row;
   return labels.slice(row + 1).every((label) => !PRONOUNS.includes(label));
+}
+
+/**
+ * The story the patching pair is derived from, for the text on screen at row
+ * `row`: the row's pronoun's (a 他/她 row), else the text's last pronoun with
+ * a story. {story, reason}: story null when there is none, and reason
+ * ({key, params}) says why, for the label of the lesson's pair.
+ */
+export function patchStory(text, labels, row) {
+  const pronounRow = PRONOUNS.includes(labels[row]);
+  const chosen = pronounRow ? row : defaultRow(text, labels);
+  const story = rowStory(text, labels, chosen);
+  if (story) return { story, reason: null };
+  const at = pronounRow ? pronounIndexOfRow(text, labels, row) : (pronounIndexes(text).at(-1) ?? null);
+  if (at === null) return { story: null, reason: { key: 'why.pair.noPronoun', params: {} } };
+  const names = namesIn(text.slice(0, at)).map((n) => n.name);
+  const pronoun = text[at];
+  if (names.length === 0) return { story: null, reason: { key: 'why.pair.noNames', params: { pronoun } } };
+  const list = [...new Set(names)].join('、');
+  return { story: null, reason: { key: 'why.pair.oneGender', params: { pronoun, names: list } } };
+}
+
+/**
+ * The patching pair for a story, to watch the referent move: the clean text
+ * is the story's prefix (up to its pronoun, where the metric is read); the
+ * corrupt one has the referent replaced, wherever it is named, by the first
+ * listed name of the same gender and token count that the text does not
+ * name and whose habit starts with another token than both story habits.
+ * Where there is none, the pronoun is flipped instead; without a story, the
+ * lesson's pair. tokenizer: {encode(text) -> ids} (no bos).
+ * Returns {kind: 'name' | 'pronoun' | 'lesson', clean, corrupt, story (the
+ * clean text's), answer and wrong (the habits whose first tokens the metric
+ * compares: the referent's, and the replacement's or the other name's),
+ * replacement?, tokens? (the referent's token count)}.
+ */
+export function storyPair(story, tokenizer) {
+  if (!story) {
+    const lesson = pronounStory(PRONOUN_PAIR.clean);
+    return {
+      kind: 'lesson',
+      clean: PRONOUN_PAIR.clean,
+      corrupt: PRONOUN_PAIR.corrupt,
+      story: lesson,
+      answer: lesson.answer,
+      wrong: lesson.wrong,
+    };
+  }
+  const clean = story.prefix;
+  const count = (text) => tokenizer.encode(text).length;
+  const first = (habit) => {
+    try {
+      return nextToken(tokenizer, clean, habit);
+    } catch {
+      return null; // the habit merges with the pronoun: no first token of its own
+    }
+  };
+  const tokens = count(story.referent);
+  const taken = new Set([story.answer, story.wrong].map(first));
+  const named = new Set(namesIn(clean).map((n) => n.name));
+  const length = count(clean);
+  const candidates = GENDER[story.referent] === 'male' ? MALE_NAMES : FEMALE_NAMES;
+  for (const name of candidates) {
+    if (named.has(name) || count(name) !== tokens) continue;
+    const habitFirst = first(HABITS[name]);
+    if (habitFirst === null || taken.has(habitFirst)) continue;
+    const corrupt = replaceName(clean, story.referent, name);
+    if (count(corrupt) !== length) continue; // merges differently in context: positions would not line up
+    return { kind: 'name', clean, corrupt, story, replacement: name, tokens, answer: story.answer, wrong: HABITS[name] };
+  }
+  return { kind: 'pronoun', clean, corrupt: flipPronoun(clean), story, tokens, answer: story.answer, wrong: story.wrong };
+}
+
+// Every mention of `name` in `text` (as a name, not inside a longer one) replaced by `by`.
+function replaceName(text, name, by) {
+  let out = '';
+  let from = 0;
+  for (const n of namesIn(text)) {
+    if (n.name !== name) continue;
+    out += text.slice(from, n.at) + by;
+    from = n.at + name.length;
+  }
+  return out + text.slice(from);
 }
 
 /**
@@ -109,11 +234,38 @@ export function lensSentence(lens, position, id, token) {
   const rows = lensAt(lens, position);
   const last = rows.length - 1;
   const pAt = (l) => lens.token?.p?.[l]?.[position] ?? rows[l].find((e) => e.id === id)?.p ?? 0;
+  const onTop = (l) => rows[l][0]?.id === id;
   let from = -1;
-  for (let l = last; l >= 0 && rows[l][0]?.id === id; l -= 1) from = l;
+  for (let l = last; l >= 0 && onTop(l); l -= 1) from = l;
   if (from < 0) return { key: 'why.lens.never', params: { token, p: fixed(pAt(last)) } };
   const params = { token, layer: layerName(from), p: fixed(pAt(from)), pLast: fixed(pAt(last)) };
+  // First on top earlier, then overtaken: the sentence names both moments.
+  const first = rows.findIndex((_, l) => onTop(l));
+  if (first < from) {
+    let lost = first;
+    while (onTop(lost)) lost += 1;
+    return {
+      key: 'why.lens.fromAgain',
+      params: { ...params, first: layerName(first), pFirst: fixed(pAt(first)), lost: layerName(lost) },
+    };
+  }
   return { key: from === 0 ? 'why.lens.fromEmbedding' : 'why.lens.from', params };
+}
+
+/**
+ * A residual layer's name as a nested sentence part ({key, params}, worded by
+ * the page's catalogue): the embeddings, or after block l - 1.
+ */
+export function residualName(layer) {
+  return layer === 0 ? { key: 'why.emb', params: {} } : { key: 'why.after', params: { layer: layerName(layer) } };
+}
+
+/** A sentence's parameters with nested parts ({key, params}) worded by `t`. */
+export function wordParams(t, params = {}) {
+  const worded = {};
+  for (const [name, value] of Object.entries(params))
+    worded[name] = value && typeof value === 'object' && typeof value.key === 'string' ? t(value.key, wordParams(t, value.params)) : value;
+  return worded;
 }
 
 /** A lens row's name: 0 the embeddings, l after block l - 1 (blocks counted from 0, as the heads are). */
@@ -137,7 +289,8 @@ export function restoration(patched, clean, corrupt) {
 /** The patch result normalised: {heads: [L][H], residual: [L + 1][T]} of restorations (null when no gap). */
 export function normalisePatch(result) {
   const { clean, corrupt } = result.metric;
-  const norm = (rows) => rows.map((row) => row.map((v) => restoration(v, clean, corrupt)));
+  // null: a head switched off, which has nothing to patch.
+  const norm = (rows) => rows.map((row) => row.map((v) => (v === null ? null : restoration(v, clean, corrupt))));
   return { heads: norm(result.heads), residual: norm(result.residual) };
 }
 
@@ -152,7 +305,34 @@ export function largest(grid) {
   return best;
 }
 
-/** The patching sentences: the head that restores the most and the residual cell that does. */
+/**
+ * Where the residual grid's answer sits, layer by layer (causal tracing, as
+ * in ROME): the cell that restores the most away from the last position (the
+ * source, e.g. the referent's first token after the embeddings) and the
+ * first residual layer from which the last position restores the most at
+ * every later layer (the arrival). {source: {layer, position, value},
+ * arrival: {layer, value}, blocks: [first, last] block indexes between them}
+ * or {lastOnly: true} when only the last position ever restores (the texts
+ * differ there alone), null without a gap.
+ */
+export function residualJourney(result) {
+  const grid = normalisePatch(result).residual;
+  const T = grid[0]?.length ?? 0;
+  if (T === 0 || grid.every((row) => row.every((v) => v === null))) return null;
+  const best = (row) => row.reduce((b, v, position) => (v !== null && (b === null || v > row[b]) ? position : b), null);
+  let arrival = grid.length;
+  while (arrival > 0 && best(grid[arrival - 1]) === T - 1) arrival -= 1;
+  if (arrival === grid.length) return null;
+  const source = largest(grid.slice(0, arrival).map((row) => row.slice(0, T - 1)));
+  if (arrival === 0 || !source || source.value < 0.5) return arrival === 0 ? { lastOnly: true, value: grid[0][T - 1] } : null;
+  return {
+    source: { layer: source.row, position: source.col, value: source.value },
+    arrival: { layer: arrival, value: grid[arrival][T - 1] },
+    blocks: [source.row, arrival - 1],
+  };
+}
+
+/** The patching sentences: the metrics, the head that restores the most, the residual's largest cell and its journey. */
 export function patchSentences(result) {
   const { clean, corrupt } = result.metric;
   const metrics = { clean: fixed(clean, 2), corrupt: fixed(corrupt, 2) };
@@ -160,7 +340,7 @@ export function patchSentences(result) {
   const head = largest(normal.heads);
   if (!head) return [{ key: 'why.patch.noGap', params: metrics }];
   const cell = largest(normal.residual);
-  return [
+  const lines = [
     { key: 'why.patch.metrics', params: metrics },
     { key: 'why.patch.head', params: { head: `L${head.row}H${head.col}`, percent: percent(head.value) } },
     {
@@ -168,6 +348,32 @@ export function patchSentences(result) {
       params: { layer: layerName(cell.row), position: cell.col, token: result.tokens.corrupt[cell.col], percent: percent(cell.value) },
     },
   ];
+  const journey = residualJourney(result);
+  const T = result.tokens.clean.length;
+  if (journey?.lastOnly) {
+    lines.push({
+      key: 'why.patch.lastOnly',
+      params: { position: T - 1, token: result.tokens.clean[T - 1], percent: percent(journey.value) },
+    });
+  } else if (journey) {
+    const { source, arrival, blocks } = journey;
+    lines.push({
+      key: blocks[0] === blocks[1] ? 'why.patch.jump' : 'why.patch.move',
+      params: {
+        block: `L${blocks[0]}`,
+        lastBlock: `L${blocks[1]}`,
+        from: residualName(source.layer),
+        fromPosition: source.position,
+        fromToken: result.tokens.clean[source.position],
+        fromPercent: percent(source.value),
+        to: residualName(arrival.layer),
+        toPosition: T - 1,
+        toToken: result.tokens.clean[T - 1],
+        toPercent: percent(arrival.value),
+      },
+    });
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------- direct logit attribution
@@ -204,6 +410,29 @@ export function attributionSentences(attribution, named = null) {
   const head = named && parts.find((p) => p.kind === 'head' && p.layer === named.layer && p.head === named.head);
   if (head) lines.push({ key: 'why.attr.named', params: { part: head.name, value: fixed(head.value, 2), share: share(head.value) } });
   return lines;
+}
+
+/**
+ * One sentence on why patching and direct attribution give the head `named`
+ * ({layer, head}) different sizes, with both numbers; null when either has no
+ * number for it (a head switched off, no gap). Patching counts what flows
+ * from the head through every later layer; direct attribution only what the
+ * head itself writes into the answer's logit.
+ */
+export function measuresDiffer(patchResult, attribution, named) {
+  const restored = normalisePatch(patchResult).heads[named.layer]?.[named.head];
+  const part = attributionParts(attribution).find((p) => p.kind === 'head' && p.layer === named.layer && p.head === named.head);
+  if (restored === null || restored === undefined || !part) return null;
+  const total = attribution.total;
+  return {
+    key: 'why.attr.versusPatch',
+    params: {
+      head: part.name,
+      percent: percent(restored),
+      value: fixed(part.value, 2),
+      share: Math.abs(total) > 1e-6 ? percent(part.value / total) : '—',
+    },
+  };
 }
 
 function fixed(value, digits = 3) {

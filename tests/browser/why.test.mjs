@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { nextToken } from '../../js/pronoun_pair.mjs';
-import { attributionSentences, defaultPair, largest, lensSentence, normalisePatch, pronounStory } from '../../js/why_text.mjs';
+import { attributionSentences, largest, lensSentence, normalisePatch, pronounStory, storyPair } from '../../js/why_text.mjs';
 import { encodeText } from '../../js/text_encoding.mjs';
 import { errorText } from '../../web/error_text.mjs';
 import { DEFAULTS } from '../../web/url_state.mjs';
@@ -23,19 +23,19 @@ const site = useServedBrowser(ROOT);
 const DESKTOP = { width: 1400, height: 1000 };
 const PHONE = { width: 390, height: 844 };
 
-// The default pair patched by the JS API in Node: {L, H, best: {row, col, value}}.
+// The page's default pair, derived from its default text at the pronoun's row (the referent swapped
+// for a free name), patched by the JS API in Node: {L, H, best: {row, col, value}, pair}.
 async function expectedPatch() {
   const { model, tokenizer } = await trainedModel();
-  const { clean, corrupt } = defaultPair();
-  const story = pronounStory(clean);
+  const pair = storyPair(pronounStory(DEFAULTS.text), tokenizer);
   const result = model.patch({
-    clean: encodeText(tokenizer, clean),
-    corrupt: encodeText(tokenizer, corrupt),
-    answer: nextToken(tokenizer, story.prefix, story.answer),
-    wrong: nextToken(tokenizer, story.prefix, story.wrong),
+    clean: encodeText(tokenizer, pair.clean),
+    corrupt: encodeText(tokenizer, pair.corrupt),
+    answer: nextToken(tokenizer, pair.clean, pair.answer),
+    wrong: nextToken(tokenizer, pair.clean, pair.wrong),
   });
   const info = model.info();
-  return { L: info.num_hidden_layers, H: info.num_attention_heads, best: largest(normalisePatch(result).heads), result };
+  return { L: info.num_hidden_layers, H: info.num_attention_heads, best: largest(normalisePatch(result).heads), result, pair };
 }
 
 // The page's default text (the lesson's sentence) at its pronoun, by the JS API in Node: the
@@ -149,18 +149,20 @@ for (const lang of ['zh-CN', 'en']) {
 
     // A corrupt text of another length: the message, with both lengths.
     const { tokenizer } = await trainedModel();
-    const longer = `${defaultPair().corrupt}很开心`;
+    assert.equal(await page.inputValue('.why-patch input[name="clean"]'), expected.pair.clean);
+    assert.equal(await page.inputValue('.why-patch input[name="corrupt"]'), expected.pair.corrupt);
+    const longer = `${expected.pair.corrupt}很开心`;
     await page.fill('.why-patch input[name="corrupt"]', longer);
     await page.click('.why-patch button[name="run"]');
     const message = page.locator('.why-patch .message');
     await message.waitFor({ state: 'visible' });
-    const lengths = { clean: encodeText(tokenizer, defaultPair().clean).length, corrupt: encodeText(tokenizer, longer).length };
+    const lengths = { clean: encodeText(tokenizer, expected.pair.clean).length, corrupt: encodeText(tokenizer, longer).length };
     assert.equal(await message.textContent(), translate(lang, 'why.patch.lengths', lengths));
     assert.equal(await page.locator('.why-patch-heads').isHidden(), true);
 
     // The flip brings the pair back to one length and patches again.
     await page.click('.why-patch button[name="flip"]');
-    assert.equal(await page.inputValue('.why-patch input[name="corrupt"]'), defaultPair().corrupt);
+    assert.equal(await page.inputValue('.why-patch input[name="corrupt"]'), `${expected.pair.clean.slice(0, -1)}他`);
     await page.waitForFunction(
       () => document.querySelectorAll('.why-patch-heads .value-cell').length > 0 && !document.querySelector('.why-patch-heads').hidden,
     );

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
 import { FEMALE_NAMES, HABITS, MALE_NAMES, makeCorpusLines } from '../../js/corpus.mjs';
-import { composeHeadNote, largestWeights, nameSpans, pronounTarget } from '../../js/head_note.mjs';
+import { composeHeadNote, largestWeights, nameSpans, onTextSentence, pronounTarget } from '../../js/head_note.mjs';
 import { rolesFromScores } from '../../js/head_roles.mjs';
 import { WORLD_SAMPLE, outsideWorld, worldCharacters, worldSummary } from '../../js/world.mjs';
 import { translate } from '../../web/i18n.mjs';
@@ -154,4 +154,29 @@ test('the world: names and habits counted from the generator, sizes from corpus_
   );
   assert.deepEqual(outsideWorld('小红把书给了小明，他很高兴'), []);
   assert.deepEqual(outsideWorld('She gave 小明 a book 🙂'), ['She', 'gave', 'a', 'book', '🙂']);
+});
+
+test('a measured role comes with what the head does on this text, and its scores with a legend', () => {
+  // An induction head on a text where nothing repeats parks its weight on the first token.
+  const tokens = ['<|im_start|>', '今', '天', '很', '好'];
+  const sink = matrix(tokens.map((_, i) => (i === 0 ? [1] : [0.9, ...Array.from({ length: i }, () => 0.1 / i)])));
+  const heads = { heads: [{ layer: 2, head: 2, previousToken: 0.1, induction: 0.8, pronoun: 0, sink: 0.2, role: 'induction' }] };
+  const note = composeHeadNote(en, { tokens, weights: sink, row: 4, layer: 2, head: 2, heads });
+  assert.match(note.text, /^Layer 2, head 2: an induction head/);
+  assert.ok(
+    note.text.includes(
+      'On this text (rows 1 on, averaged): 0.90 on the first token, 0.04 on the previous token; no token repeats. Nothing repeats here, so an induction head has nothing to copy.',
+    ),
+    note.text,
+  );
+  assert.equal(note.legend, translate('en', 'note.scoresLegend'));
+  assert.equal(onTextSentence(zh, tokens, sink, 'induction').includes('归纳头无事可做'), true);
+  // Where a token repeats, its weight on the token after the earlier copy is given, and the head is not idle.
+  const repeat = ['<|im_start|>', 'a', 'b', 'a'];
+  const induction = matrix([[1], [0.5, 0.5], [0.2, 0.4, 0.4], [0.1, 0.1, 0.7, 0.1]]);
+  const line = onTextSentence(en, repeat, induction, 'induction');
+  assert.ok(line.includes('; 1 tokens repeat, and put 0.70 on the token after their earlier copy.'), line);
+  assert.ok(!line.includes('nothing to copy'), line);
+  // No measured role: no legend.
+  assert.equal(composeHeadNote(en, { tokens, weights: sink, row: 4, layer: 2, head: 2, heads: null }).legend, '');
 });

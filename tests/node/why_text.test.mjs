@@ -11,6 +11,14 @@ import {
   attributionParts,
   attributionSentences,
   defaultPair,
+  defaultRow,
+  measuresDiffer,
+  patchStory,
+  pronounIndexOfRow,
+  residualJourney,
+  rowStory,
+  storyPair,
+  wordParams,
   flipPronoun,
   largest,
   lensSentence,
@@ -41,7 +49,15 @@ test('the default pair is the CLI’s, and its corrupt text is the clean one wit
 test('the default answer and wrong are the two referents’ habits, by the corpus’s genders', () => {
   const { clean, corrupt } = defaultPair();
   const story = pronounStory(clean);
-  assert.deepEqual(story, { pronoun: '她', referent: '小红', other: '小明', answer: HABITS['小红'], wrong: HABITS['小明'], prefix: clean });
+  assert.deepEqual(story, {
+    pronoun: '她',
+    at: 9,
+    referent: '小红',
+    other: '小明',
+    answer: HABITS['小红'],
+    wrong: HABITS['小明'],
+    prefix: clean,
+  });
   assert.equal(story.answer[0], '唱');
   assert.equal(story.wrong[0], '踢');
   const flipped = pronounStory(corrupt);
@@ -226,4 +242,185 @@ test('the views speak both languages with the same keys and parameters', () => {
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
   const params = (text) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
   for (const key of Object.keys(en)) assert.deepEqual(params(zh[key]), params(en[key]), key);
+});
+
+// The labels the page's matrix shows for a text (the bos first), as the worker reads them.
+async function labelsOf(text) {
+  const { tokenizer } = await trainedModel();
+  return { tokenizer, labels: tokenizer.display(encodeText(tokenizer, text)).map((t) => t.text) };
+}
+
+test('the selected row’s pronoun tells the story, not only the last one', async () => {
+  const text = '小红把球给了小明，他很开心。小明把书给了小红，她';
+  const { labels } = await labelsOf(text);
+  const rows = labels.flatMap((label, row) => (label === '他' || label === '她' ? [row] : []));
+  assert.equal(rows.length, 2);
+  assert.equal(pronounIndexOfRow(text, labels, rows[0]), text.indexOf('他'));
+  assert.equal(pronounIndexOfRow(text, labels, rows[1]), text.lastIndexOf('她'));
+  assert.equal(pronounIndexOfRow(text, labels, 1), null);
+  const he = rowStory(text, labels, rows[0]);
+  assert.deepEqual([he.pronoun, he.referent, he.answer, he.row], ['他', '小明', HABITS['小明'], rows[0]]);
+  assert.equal(he.prefix, '小红把球给了小明，他');
+  const she = rowStory(text, labels, rows[1]);
+  assert.deepEqual([she.pronoun, she.referent], ['她', '小红']);
+  // The worker explains a story at its own row only.
+  assert.equal(storyRow(labels, rows[0], he), true);
+  assert.equal(storyRow(labels, rows[1], he), false);
+  // After typing the page opens on the last pronoun with a story, else the last token.
+  assert.equal(defaultRow(text, labels), rows[1]);
+  assert.equal(defaultRow('今天天气很好', (await labelsOf('今天天气很好')).labels), (await labelsOf('今天天气很好')).labels.length - 1);
+  const twoMen = '小明和王强去公园，他很开心';
+  const men = await labelsOf(twoMen);
+  assert.equal(defaultRow(twoMen, men.labels), men.labels.length - 1);
+});
+
+test('the default pair swaps the referent for a free name of its gender and token count, else flips the pronoun', async () => {
+  const { tokenizer } = await trainedModel();
+  // The issue's measured case: 小红 → 苏静 (two tokens each), answer 唱 #1719, wrong 跳 #4724.
+  const story = pronounStory('小明把书给了小红，她');
+  const pair = storyPair(story, tokenizer);
+  assert.equal(pair.kind, 'name');
+  assert.equal(pair.replacement, '苏静');
+  assert.equal(pair.corrupt, '小明把书给了苏静，她');
+  assert.equal(encodeText(tokenizer, pair.clean).length, encodeText(tokenizer, pair.corrupt).length);
+  assert.equal(nextToken(tokenizer, pair.clean, pair.answer), 1719);
+  assert.equal(nextToken(tokenizer, pair.clean, pair.wrong), 4724);
+  // A name already in the text is not a replacement: 苏静 named, the next free one is taken.
+  const taken = storyPair(pronounStory('苏静和小明把书给了小红，她'), tokenizer);
+  assert.equal(taken.kind, 'name');
+  assert.notEqual(taken.replacement, '苏静');
+  assert.ok(!taken.corrupt.includes('小红'));
+  // 小明 is the only one-token name: the pronoun is flipped, and the habits are the two names'.
+  const he = storyPair(pronounStory('小红把球给了小明，他很开心'), tokenizer);
+  assert.equal(he.kind, 'pronoun');
+  assert.deepEqual([he.clean, he.corrupt], ['小红把球给了小明，他', '小红把球给了小明，她']);
+  assert.deepEqual([he.answer, he.wrong], [HABITS['小明'], HABITS['小红']]);
+  // No story: the lesson's pair.
+  const lesson = storyPair(null, tokenizer);
+  assert.deepEqual([lesson.kind, lesson.clean, lesson.corrupt], ['lesson', PRONOUN_PAIR.clean, PRONOUN_PAIR.corrupt]);
+});
+
+test('without a story the patching pair is the lesson’s, and the reason names what the text lacks', async () => {
+  const cases = [
+    ['今天天气很好', 'why.pair.noPronoun'],
+    ['今天，她很开心', 'why.pair.noNames'],
+    ['小明和王强去公园，他很开心', 'why.pair.oneGender'],
+  ];
+  for (const [text, key] of cases) {
+    const { labels } = await labelsOf(text);
+    const { story, reason } = patchStory(text, labels, labels.length - 1);
+    assert.equal(story, null, text);
+    assert.equal(reason.key, key, text);
+  }
+  const text = '小明和王强去公园，他很开心';
+  const { labels } = await labelsOf(text);
+  assert.equal(
+    translate(
+      'en',
+      'why.pair.lesson',
+      wordParams((k, p) => translate('en', k, p), { reason: patchStory(text, labels, 1).reason }),
+    ),
+    'This is the lesson’s pair, not your text: before “他” the text names 小明、王强, not a man and a woman, so gender cannot tell who “他” is.',
+  );
+  // A row that is not a pronoun patches the text's last story.
+  const story = '小明把苹果给了小红，她很开心';
+  const shown = await labelsOf(story);
+  assert.equal(patchStory(story, shown.labels, 1).story.referent, '小红');
+});
+
+// A residual grid of the shape the name pair gives (restorations, clean 10 and corrupt 0).
+function residualResult(rows) {
+  return {
+    metric: { clean: 10, corrupt: 0 },
+    heads: [[1]],
+    residual: rows.map((row) => row.map((v) => v * 10)),
+    tokens: { clean: ['<s>', '小', '红', '，', '她'], corrupt: ['<s>', '苏', '静', '，', '她'] },
+  };
+}
+
+test('the residual grid’s journey: from the name to the pronoun in one block, over several, or only at the last position', () => {
+  const jump = residualResult([
+    [0, 0.99, 0.04, 0, 0],
+    [0, 0.01, 0, 0, 0.99],
+    [0, 0, 0, 0, 0.99],
+  ]);
+  assert.deepEqual(residualJourney(jump), {
+    source: { layer: 0, position: 1, value: 0.99 },
+    arrival: { layer: 1, value: 0.99 },
+    blocks: [0, 0],
+  });
+  const line = patchSentences(jump).at(-1);
+  assert.equal(line.key, 'why.patch.jump');
+  const en = (k, p) => translate('en', k, p);
+  assert.equal(
+    en(line.key, wordParams(en, line.params)),
+    'Causal tracing (as in ROME): patching position 1 “小” (embeddings) restores 99%; from after L0 on, position 4 “她” restores the most (99%), to the last layer. Block L0 carries the referent to the pronoun in one jump.',
+  );
+  const move = residualResult([
+    [0, 0.9, 0, 0, 0.1],
+    [0, 0.5, 0, 0, 0.4],
+    [0, 0, 0, 0, 0.95],
+  ]);
+  assert.deepEqual(residualJourney(move).blocks, [0, 1]);
+  assert.equal(patchSentences(move).at(-1).key, 'why.patch.move');
+  const flip = residualResult([
+    [0, 0, 0, 0, 1],
+    [0, 0, 0, 0, 1],
+  ]);
+  assert.deepEqual(residualJourney(flip), { lastOnly: true, value: 1 });
+  assert.equal(patchSentences(flip).at(-1).key, 'why.patch.lastOnly');
+});
+
+test('the trained model on the name pair: the largest residual cell is the name’s first token after the embeddings, the pronoun after every block', async () => {
+  const { model, tokenizer } = await trainedModel();
+  const pair = storyPair(pronounStory('小明把书给了小红，她'), tokenizer);
+  const result = model.patch({
+    clean: encodeText(tokenizer, pair.clean),
+    corrupt: encodeText(tokenizer, pair.corrupt),
+    answer: nextToken(tokenizer, pair.clean, pair.answer),
+    wrong: nextToken(tokenizer, pair.clean, pair.wrong),
+  });
+  const labels = tokenizer.display(encodeText(tokenizer, pair.clean)).map((t) => t.text);
+  const journey = residualJourney({ ...result, tokens: { clean: labels, corrupt: labels } });
+  assert.equal(labels[journey.source.position], '小');
+  assert.equal(labels[journey.source.position + 1], '红');
+  assert.equal(journey.source.layer, 0);
+  assert.equal(journey.arrival.layer, 1);
+  assert.ok(journey.source.value > 0.9 && journey.arrival.value > 0.9);
+  assert.ok(result.metric.clean > 10 && result.metric.corrupt < -10, JSON.stringify(result.metric));
+  const best = largest(normalisePatch(result).heads);
+  assert.deepEqual([best.row, best.col], [0, 3]); // L0H3, the pronoun head of heads.json
+});
+
+test('a lens token that leads, is overtaken and leads again names both moments', () => {
+  const lens = {
+    lens: [[[{ id: 4, p: 0.3 }]], [[{ id: 9, p: 0.5 }]], [[{ id: 4, p: 0.4 }]], [[{ id: 9, p: 0.7 }]], [[{ id: 9, p: 0.9 }]]],
+    token: { id: 9, p: [[0.1], [0.5], [0.3], [0.7], [0.9]] },
+  };
+  const line = lensSentence(lens, 0, 9, '。');
+  assert.deepEqual(line, {
+    key: 'why.lens.fromAgain',
+    params: { token: '。', layer: 'L2', p: '0.700', pLast: '0.900', first: 'L0', pFirst: '0.500', lost: 'L1' },
+  });
+  assert.equal(
+    translate('en', line.key, line.params),
+    '“。” is first on top after L0 (p = 0.500), is overtaken after L1, and is the top prediction again from after L2 to the last layer (p = 0.900).',
+  );
+});
+
+test('patching and direct attribution of one head: one sentence with both numbers; none for a head switched off', () => {
+  const result = {
+    metric: { clean: 10, corrupt: 0 },
+    heads: [
+      [9.4, 1],
+      [null, 0],
+    ],
+    residual: [[0]],
+    tokens: { clean: ['a'], corrupt: ['a'] },
+  };
+  const line = measuresDiffer(result, ATTRIBUTION, { layer: 0, head: 0 });
+  assert.deepEqual(line, { key: 'why.attr.versusPatch', params: { head: 'L0H0', percent: '94', value: '2.00', share: '67' } });
+  assert.equal(measuresDiffer(result, ATTRIBUTION, { layer: 1, head: 0 }), null);
+  // A switched-off head's cell is null, not a restoration of its raw value.
+  assert.equal(normalisePatch(result).heads[1][0], null);
 });

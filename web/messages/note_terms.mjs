@@ -19,6 +19,13 @@ export const NOTE_TERMS = {
     'note.switchesOff':
       '{switches}：模型是在打开因果掩码、除以 √d 的情况下训练和测量的，所以这些权重不是它学到的行为；测得的角色（{role}）只在两个开关都打开时成立。',
     'note.pronouns': '在这段文字里：{list}。',
+    'note.scoresLegend':
+      '分数说明：代词 = 代词看向所指名字的权重；前一个 = 看前一个 token 的权重；归纳 = 重复出现的 token 看它上次出现后面那个的权重；首 token = 看第一个 token 的权重。都在 0 到 1 之间，是在训练时没见过的句子上的平均值。',
+    'note.onText': '在这段文字上（第 1 行起各行平均）：看第一个 token {first}，看前一个 token {previous}{repeats}。{idle}',
+    'note.onTextRepeats': '；{count} 个 token 重复出现，它们看上次出现后面那个 token 的权重平均 {induction}',
+    'note.onTextNoRepeats': '；没有重复出现的 token',
+    'note.idleInduction': '这里没有可以照抄的重复，归纳头无事可做。',
+    'note.idlePronoun': '这里没有“他”或“她”，代词头无事可做。',
     'note.pronounRow': '“{pronoun}”（第 {row} 行）→ {target} {weight}{parts}',
     'note.parts': '（{parts}）',
     'note.habit': '在训练的世界里，{name}的习惯是“{habit}”：如果模型把“{pronoun}”解析成了{name}，它会在“{pronoun}”后面预测“{first}”。',
@@ -32,6 +39,8 @@ export const NOTE_TERMS = {
     'card.link': '模型卡片',
     'card.tab': '这个模型是在“训练”面板里训练的：头的角色是第 {step} 批时测得的。',
     'world.outside': '这些不在模型的世界里：{parts}。模型只见过那个小世界里的中文句子，这里的注意力和预测只是猜测。',
+    'world.outsideMore':
+      '这些不在模型的世界里：{parts}，另外还有 {more} 处。模型只见过那个小世界里的中文句子，这里的注意力和预测只是猜测。',
     'tokens.what': '这些词元是什么？',
   },
   en: {
@@ -49,6 +58,13 @@ export const NOTE_TERMS = {
     'note.switchesOff':
       '{switches}: the model was trained and measured with the causal mask on and ÷ √d, so these weights are not its learned behaviour; its measured role ({role}) holds only with both switches on.',
     'note.pronouns': 'In this text: {list}.',
+    'note.scoresLegend':
+      'Scores: pronoun = weight a pronoun puts on the name it refers to; prev = weight on the previous token; induction = weight a repeated token puts on the token after its earlier copy; first = weight on the first token. Each from 0 to 1, averaged over held-out sentences.',
+    'note.onText': 'On this text (rows 1 on, averaged): {first} on the first token, {previous} on the previous token{repeats}.{idle}',
+    'note.onTextRepeats': '; {count} tokens repeat, and put {induction} on the token after their earlier copy',
+    'note.onTextNoRepeats': '; no token repeats',
+    'note.idleInduction': ' Nothing repeats here, so an induction head has nothing to copy.',
+    'note.idlePronoun': ' There is no 他 or 她 here, so a pronoun head has nothing to resolve.',
     'note.pronounRow': '“{pronoun}” (row {row}) → {target} {weight}{parts}',
     'note.parts': ' ({parts})',
     'note.habit':
@@ -64,6 +80,8 @@ export const NOTE_TERMS = {
     'card.tab': 'This model was trained in the Train panel: its head roles were measured at batch {step}.',
     'world.outside':
       'Outside the model’s world: {parts}. It has only seen Chinese sentences of its small world; its attention and predictions here are guesses.',
+    'world.outsideMore':
+      'Outside the model’s world: {parts} and {more} more. It has only seen Chinese sentences of its small world; its attention and predictions here are guesses.',
     'tokens.what': 'What are these tokens?',
   },
 };

@@ -54,6 +54,31 @@ export const WHY_TERMS = {
     'why.attr.top': '写得最多的是 {part}：{value}（总数的 {share}%）。',
     'why.attr.named': '代词头 {part} 写了 {value}（总数的 {share}%）。',
     'why.attr.pair': '答案和错误：{answer}、{wrong}',
+    'why.lens.fromAgain':
+      '“{token}”在 {first} 之后第一次成为第一名（p = {pFirst}），{lost} 之后被超过，从 {layer} 之后又是第一名，一直到最后一层（p = {pLast}）。',
+    'why.patch.jump':
+      '因果追踪（同 ROME）：修补第 {fromPosition} 个位置“{fromToken}”（{from}）恢复 {fromPercent}%；从 {to}起，恢复最多的变成第 {toPosition} 个位置“{toToken}”（{toPercent}%），一直到最后。{block} 这一层一步就把指代的名字搬到了代词上。',
+    'why.patch.move':
+      '因果追踪（同 ROME）：修补第 {fromPosition} 个位置“{fromToken}”（{from}）恢复 {fromPercent}%；从 {to}起，恢复最多的变成第 {toPosition} 个位置“{toToken}”（{toPercent}%）。指代的名字经过 {block} 到 {lastBlock} 这几层才搬到代词上。',
+    'why.patch.lastOnly':
+      '两段文字只在最后一个位置“{token}”不同，所以每一层恢复答案的都是那一格（{percent}%）：这张图看不出指代的名字从哪里来。换名字的文字对才能看出来。',
+    'why.patch.off': '关',
+    'why.patch.offTitle': '{head} 已关掉：两次运行里它的输出都是 0，没有可修补的。',
+    'why.patch.onRequest': '这个模型较大，修补要算一会儿：按“修补”开始。',
+    'why.pair.name':
+      '这对文字来自你的文字：把{referent}换成{replacement}（同性别、同样 {tokens} 个 token、文字里没有出现）。“{pronoun}”之后，答案是{referent}的习惯“{answer}”的第一个 token，错误是{replacement}的“{wrong}”。',
+    'why.pair.pronoun':
+      '这对文字来自你的文字：没有别的同性别、同样 {tokens} 个 token 的名字可以替换{referent}，所以改为翻转代词（{pronoun} → {flipped}）。答案是“{answer}”的第一个 token，错误是“{wrong}”的。',
+    'why.pair.lesson': '这是课程里的默认文字对，不是你的文字：{reason}。',
+    'why.pair.custom': '这是你自己填的文字对。',
+    'why.pair.noPronoun': '你的文字里没有“他”或“她”',
+    'why.pair.noNames': '“{pronoun}”之前没有提到名字',
+    'why.pair.oneGender': '“{pronoun}”之前提到的是 {names}，不是一男一女，靠性别分不出“{pronoun}”是谁',
+    'why.ablated': '已关掉的头：{heads}（输出在 o_proj 之前置 0）。下面的透镜、归因和修补都是没有它们的模型算出的。',
+    'why.updating': '正在按屏幕上的文字重新计算……（下面灰色的是上一次的结果）',
+    'why.story.off': '现在关掉了 {heads}：下面每个视图里它们的输出都是 0，修补图里它们的格子写着“关”。',
+    'why.attr.versusPatch':
+      '修补 {head} 恢复了 {percent}% 的答案，而它直接写进答案的只有 {value}（总数的 {share}%）：修补把经过后面各层传下去的作用都算上了，直接归因只算这个头自己写进最后 logit 的部分。',
   },
   en: {
     'why.title': 'Ask the model why',
@@ -110,5 +135,31 @@ export const WHY_TERMS = {
     'why.attr.top': '{part} writes the most: {value} ({share}% of the total).',
     'why.attr.named': 'The pronoun head {part} writes {value} ({share}% of the total).',
     'why.attr.pair': 'answer and wrong: {answer}, {wrong}',
+    'why.lens.fromAgain':
+      '“{token}” is first on top after {first} (p = {pFirst}), is overtaken after {lost}, and is the top prediction again from after {layer} to the last layer (p = {pLast}).',
+    'why.patch.jump':
+      'Causal tracing (as in ROME): patching position {fromPosition} “{fromToken}” ({from}) restores {fromPercent}%; from {to} on, position {toPosition} “{toToken}” restores the most ({toPercent}%), to the last layer. Block {block} carries the referent to the pronoun in one jump.',
+    'why.patch.move':
+      'Causal tracing (as in ROME): patching position {fromPosition} “{fromToken}” ({from}) restores {fromPercent}%; from {to} on, position {toPosition} “{toToken}” restores the most ({toPercent}%). The referent moves to the pronoun over blocks {block} to {lastBlock}.',
+    'why.patch.lastOnly':
+      'The two texts differ only at the last position “{token}”, so every layer’s answer sits in that cell ({percent}%): this grid cannot show where the referent comes from. A pair that swaps the name can.',
+    'why.patch.off': 'off',
+    'why.patch.offTitle': '{head} is switched off: its output is 0 in both runs, so there is nothing to patch.',
+    'why.patch.onRequest': 'This model is large and patching takes a while: press Patch to run it.',
+    'why.pair.name':
+      'This pair comes from your text: {referent} replaced by {replacement} (same gender, also {tokens} token(s), not in the text). After “{pronoun}”, the answer is the first token of {referent}’s habit “{answer}”, the wrong one {replacement}’s “{wrong}”.',
+    'why.pair.pronoun':
+      'This pair comes from your text: no other name of the same gender with {tokens} token(s) can replace {referent}, so the pronoun is flipped instead ({pronoun} → {flipped}). The answer is the first token of “{answer}”, the wrong one of “{wrong}”.',
+    'why.pair.lesson': 'This is the lesson’s pair, not your text: {reason}.',
+    'why.pair.custom': 'This is a pair you typed.',
+    'why.pair.noPronoun': 'your text has no 他 or 她',
+    'why.pair.noNames': 'no name comes before “{pronoun}”',
+    'why.pair.oneGender': 'before “{pronoun}” the text names {names}, not a man and a woman, so gender cannot tell who “{pronoun}” is',
+    'why.ablated':
+      'Heads switched off: {heads} (their output zeroed before o_proj). The lens, attribution and patching below are of the model without them.',
+    'why.updating': 'Updating for the text on screen… (what is greyed out below is the previous answer)',
+    'why.story.off': '{heads} switched off now: its output is 0 in every view below, and its patching cell says “off”.',
+    'why.attr.versusPatch':
+      'Patching {head} restores {percent}% of the answer, while its direct write is {value} ({share}% of the total): patching counts everything that flows from the head through the later layers; direct attribution only what the head itself writes into the final logits.',
   },
 };

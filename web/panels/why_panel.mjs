@@ -5,30 +5,45 @@
 // patching, why_patch.mjs). On a text of the trained model's world with a
 // pronoun, at the pronoun's row, the three tell the pronoun story: its
 // sentences are gathered at the top. Everything is computed by the worker
-// (why_worker.mjs) with the causal mask and √d as the page's switches are
-// set, and the sentences from those numbers (js/why_text.mjs).
+// (why_worker.mjs) with the causal mask, √d and the heads switched off as the
+// page sets them, and the sentences from those numbers (js/why_text.mjs).
+// Typing asks again after a pause; until the answer for the text on screen
+// is in, the section says it is updating and its old sentences are dimmed.
 // app.mjs calls setupWhyPanel once and hands it the worker's 'lens',
 // 'attribute' and 'patch' answers (receive).
-import { attributionSentences, lensSentence, patchSentences, pronounStory } from '../../js/why_text.mjs';
+import {
+  attributionSentences,
+  lensSentence,
+  measuresDiffer,
+  patchSentences,
+  patchStory,
+  rowStory,
+  wordParams,
+} from '../../js/why_text.mjs';
 import { DEMO } from '../demo_model.mjs';
 import { renderAttribution } from '../views/attribution_view.mjs';
 import { renderLens } from '../views/lens_view.mjs';
+import { showMarks } from '../views/mark_legend.mjs';
 import { errorText } from '../error_text.mjs';
 import { setupWhyPatch } from './why_patch.mjs';
 
-function make(tag, className, parent) {
+function make(tag, className, parent, attributes = {}) {
   const node = document.createElement(tag);
   if (className) node.className = className;
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   parent.append(node);
   return node;
 }
+
+// After a keystroke, the section waits this long for the next one before asking again.
+const TYPING_PAUSE_MS = 250;
 
 function sentenceItems(list, lines, t) {
   list.replaceChildren(
     ...lines.map(({ key, params }) => {
       const item = document.createElement('li');
       item.dataset.key = key;
-      item.textContent = t(key, params);
+      item.textContent = t(key, wordParams(t, params));
       return item;
     }),
   );
@@ -41,6 +56,8 @@ export function setupWhyPanel({ store, t, $, client, input }) {
   const title = make('h3', null, root);
   const intro = make('p', 'hint', root);
   const switches = make('p', 'note why-switches', root);
+  const ablated = make('p', 'note why-ablated', root);
+  const updating = make('p', 'note why-updating', root, { role: 'status' });
   const storyTitle = make('h4', null, root);
   const story = make('ol', 'why-sentences why-story', root);
   const lensPart = make('div', 'why-part why-lens', root);
@@ -78,28 +95,46 @@ export function setupWhyPanel({ store, t, $, client, input }) {
 
   // What an answer is for: the tokens, the row, the token picked and the switches.
   function keyOf(s) {
-    return JSON.stringify([s.result.ids, rowOf(s), chosen, s.causal, s.scale]);
+    return JSON.stringify([s.result.ids, rowOf(s), chosen, s.causal, s.scale, s.ablate]);
   }
 
+  function textual(s) {
+    return hasTokenizer(s) && s.inputMode === 'text';
+  }
+
+  // The story of the row shown (its pronoun's), for the lens, the attribution and the heading.
   function textStory(s) {
-    return hasTokenizer(s) && s.inputMode !== 'ids' ? pronounStory(s.text) : null;
+    return textual(s) ? rowStory(s.text, s.result.tokens, rowOf(s)) : null;
   }
 
   let asked = null;
+  let typedAt = -Infinity; // when the text last changed
+  let pauseTimer = null;
   function request() {
     const s = store.get();
     if (!shownNow(s)) return;
+    const wait = typedAt + TYPING_PAUSE_MS - performance.now();
+    clearTimeout(pauseTimer);
+    if (wait > 0) {
+      pauseTimer = setTimeout(request, wait);
+      return render();
+    }
     const key = keyOf(s);
-    if (key === asked) return;
-    asked = key;
-    const tokens = input.requestTokens(input.currentTokens());
-    const common = { row: rowOf(s), story: textStory(s), causal: s.causal, scale: s.scale, asked: key };
-    client.lens(tokens, { ...common, token: chosen });
-    client.attribute(tokens, { ...common, answer: null, wrong: null });
+    if (key !== asked) {
+      asked = key;
+      const tokens = input.requestTokens(input.currentTokens());
+      const common = { row: rowOf(s), story: textStory(s), causal: s.causal, scale: s.scale, ablate: s.ablate, asked: key };
+      client.lens(tokens, { ...common, token: chosen });
+      client.attribute(tokens, { ...common, answer: null, wrong: null });
+    }
+    if (textual(s)) patch.follow(patchStory(s.text, s.result.tokens, rowOf(s)));
   }
 
   function receive(message) {
-    if (message.request === 'patch' || message.type === 'patch-result') return patch.receive(message);
+    if (message.request === 'patch' || message.type === 'patch-result') {
+      patch.receive(message);
+      return render(); // the story quotes the patching numbers
+    }
     if (message.type === 'error')
       failure = message; // errorFields: worded in the page's language when drawn
     else {
@@ -116,6 +151,15 @@ export function setupWhyPanel({ store, t, $, client, input }) {
   };
   const tokenName = (token) => (token.whole ? t('predict.whole', { label: token.label, whole: token.whole }) : token.label);
 
+  // The token names the section draws ({label, raw, kind}): the lens grid's, the answer and wrong tokens.
+  function namesShown() {
+    const lensNames = lens
+      ? Object.keys(lens.labels).map((id) => ({ label: lens.labels[id], raw: lens.raws?.[id], kind: lens.kinds?.[id] }))
+      : [];
+    const pair = (answered) => (answered ? [answered.answer, answered.wrong] : []);
+    return [...lensNames, ...pair(attribution), ...pair(patch.shown())];
+  }
+
   function render() {
     const s = store.get();
     root.hidden = !shownNow(s);
@@ -124,16 +168,26 @@ export function setupWhyPanel({ store, t, $, client, input }) {
     const off = [...(s.causal ? [] : [t('why.maskOff')]), ...(s.scale ? [] : [t('why.scaleOff')])];
     switches.hidden = off.length === 0;
     switches.textContent = off.length ? t('why.switches', { switches: off.join(t('note.listSeparator')) }) : '';
+    ablated.hidden = s.ablate.length === 0;
+    ablated.textContent = s.ablate.length ? t('why.ablated', { heads: headNames(s.ablate) }) : '';
     error.hidden = !failure;
     error.textContent = failure ? errorText(s.lang, failure).text : '';
     patch.render();
+    showMarks($('mark-legend'), t, 'why', root.hidden ? [] : namesShown());
     if (root.hidden) return;
     const current = keyOf(s);
-    root.dataset.pending = String(lens?.asked !== current || attribution?.asked !== current);
+    const pending = lens?.asked !== current || attribution?.asked !== current;
+    root.dataset.pending = String(pending);
+    // Until the answer for what is on screen is in, the sentences below are of something else: dimmed, and said.
+    root.classList.toggle('why-stale', pending);
+    updating.hidden = !pending;
+    updating.textContent = pending ? t('why.updating') : '';
     renderLensPart();
     renderAttributionPart(s);
     renderStory(s);
   }
+
+  const headNames = (list) => list.map(([layer, head]) => `L${layer}H${head}`).join(t('note.listSeparator'));
 
   function renderLensPart() {
     lensPart.hidden = !lens;
@@ -172,30 +226,39 @@ export function setupWhyPanel({ store, t, $, client, input }) {
   // The pronoun story at the pronoun's row: the lens, patching and attribution sentences that tell it.
   function renderStory(s) {
     const st = textStory(s);
-    const at = st && lens?.storyRow && attribution?.storyRow;
+    const at = st && lens?.storyRow && attribution?.storyRow && lens.asked === keyOf(s);
     storyTitle.hidden = story.hidden = !at;
     if (!at) return;
     storyTitle.textContent = t('why.story', { pronoun: st.pronoun, referent: st.referent, habit: st.answer });
     const token = nameOf(lens.token.id, lens.labels, lens.wholes);
-    const lines = [lensSentence(lens, lens.row, lens.token.id, token)];
-    const patched = patch.shown()?.result;
-    if (patched) lines.push(...patchSentences(patched).filter((line) => !line.key.startsWith('why.patch.residual')));
-    lines.push(...attributionSentences(attribution.attribution, pronounHead(s)).filter((line) => line.key !== 'why.attr.total'));
+    const lines = [];
+    if (s.ablate.length) lines.push({ key: 'why.story.off', params: { heads: headNames(s.ablate) } });
+    lines.push(lensSentence(lens, lens.row, lens.token.id, token));
+    // Patching's sentences only when its pair is this story's (the text up to this row's pronoun).
+    const patched = patch.shown();
+    const pair = patch.current();
+    const ours = patched?.result && pair && pair.kind !== 'lesson' && pair.clean === st.prefix && !patch.pending();
+    if (ours) lines.push(...patchSentences(patched.result).filter((line) => !line.key.startsWith('why.patch.residual')));
+    const named = pronounHead(s);
+    lines.push(...attributionSentences(attribution.attribution, named).filter((line) => line.key !== 'why.attr.total'));
+    if (ours && named) {
+      const versus = measuresDiffer(patched.result, attribution.attribution, named);
+      if (versus) lines.push(versus);
+    }
     sentenceItems(story, lines, t);
   }
 
   let patchedModel = null;
   store.subscribe((s, changed) => {
     if (changed.has('model')) asked = null; // a new model (or a new worker) answers nothing asked before
+    if (changed.has('text')) typedAt = performance.now();
     if (changed.has('result') || changed.has('row')) chosen = null; // a picked token belongs to its row and text
-    const asks = ['result', 'row', 'causal', 'scale', 'generation', 'model', 'inputMode'];
-    if (asks.some((k) => changed.has(k))) request();
-    // A model that has loaded starts patching on its default pair; switches flipped patch again.
     if (s.model.info && s.model.info !== patchedModel) {
       patchedModel = s.model.info;
       patch.reset();
-      if (hasTokenizer(s)) patch.run();
-    } else if ((changed.has('causal') || changed.has('scale')) && patch.shown()) patch.run();
+    }
+    const asks = ['result', 'row', 'causal', 'scale', 'ablate', 'generation', 'model', 'inputMode'];
+    if (asks.some((k) => changed.has(k))) request();
     if (['lang', 'demo', ...asks].some((k) => changed.has(k))) render();
   });
   render();
