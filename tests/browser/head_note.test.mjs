@@ -97,13 +97,14 @@ test('an English sentence on the trained model: a notice names what is outside t
   await typeText(page, ENGLISH);
   await page.waitForFunction(() => !document.getElementById('world-notice').hidden);
   const notice = await page.textContent('#world-notice');
-  // The first five words outside the world, each quoted.
+  // The first five words outside the world, each quoted, and how many more were left out (six words: one).
+  const words = ENGLISH.split(' ');
   assert.ok(
     notice.startsWith(
-      `Outside the model’s world: ${ENGLISH.split(' ')
+      `Outside the model’s world: ${words
         .slice(0, 5)
         .map((w) => `“${w}”`)
-        .join(', ')}.`,
+        .join(', ')} and ${words.length - 5} more.`,
     ),
     notice,
   );

@@ -15,6 +15,8 @@ export default {
     'Type a sentence and watch MiniMind attend, layer by layer, head by head. The default model was trained by this project; the presets have random weights (untrained), so they show shapes and computation, not learned behaviour.',
   'lang.label': 'Language',
   'input.label': 'Your tokens',
+  'input.labelText': 'Your text',
+  'input.labelIds': 'Your token ids',
   'input.placeholder': 'Type words separated by spaces, e.g. 今天 天气 很 好',
   'input.hint': 'Spaces separate tokens. Chinese typed without any spaces is split into single characters.',
   'input.empty': 'Type at least one token to see the attention matrix.',

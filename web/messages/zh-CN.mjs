@@ -15,6 +15,8 @@ export default {
     '输入一句话，看 MiniMind 如何逐层、逐头地分配注意力。默认模型是本项目自己训练的小 MiniMind；预设是随机权重（未训练），只能看形状和计算过程，看不到学到的规律。',
   'lang.label': '语言',
   'input.label': '输入 token',
+  'input.labelText': '输入文本',
+  'input.labelIds': '输入 token id',
   'input.placeholder': '用空格分隔词，例如：今天 天气 很 好',
   'input.hint': '用空格分隔 token；整段中文不含空格时，逐字切成 token。',
   'input.empty': '至少输入一个 token，才能画出注意力矩阵。',

@@ -116,6 +116,10 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
     $('input-mode').value = s.inputMode;
     // MiniMind's tokenizer, or the page's split on spaces: how the text becomes tokens.
     const bpe = hasTokenizer(s);
+    // The box is labelled by what it takes: text for a tokenizer, ids, or words split on spaces.
+    const label = s.inputMode === 'ids' ? 'input.labelIds' : bpe ? 'input.labelText' : 'input.label';
+    $('input-label').dataset.i18n = label; // so a static redraw of the page keeps it
+    $('input-label').textContent = t(label);
     $('input-hint').textContent = t(bpe ? 'input.hintTokenizer' : 'input.hint');
     $('input-mapping').textContent = t(bpe ? 'input.mappingTokenizer' : 'input.mapping');
     $('text').placeholder = t(bpe ? 'input.placeholderTokenizer' : 'input.placeholder');

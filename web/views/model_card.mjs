@@ -35,9 +35,17 @@ export function renderModelCard(card, { model, stats, step, t, lang }) {
   card.root.hidden = model === null;
 }
 
+/** How many parts outside the world the notice quotes; it counts the rest. */
+export const WORLD_PARTS_SHOWN = 5;
+
 /** The one-line notice on text the trained model's world never writes ('' hides it). */
 export function renderWorldNotice(element, { text, active, t }) {
-  const parts = active ? outsideWorld(text) : [];
-  element.textContent = parts.length ? t('world.outside', { parts: parts.map((p) => `“${p}”`).join(t('note.listSeparator')) }) : '';
-  element.hidden = parts.length === 0;
+  const all = active ? outsideWorld(text, { max: Infinity }) : [];
+  const parts = all
+    .slice(0, WORLD_PARTS_SHOWN)
+    .map((p) => `“${p}”`)
+    .join(t('note.listSeparator'));
+  const more = all.length - WORLD_PARTS_SHOWN;
+  element.textContent = all.length === 0 ? '' : more > 0 ? t('world.outsideMore', { parts, more }) : t('world.outside', { parts });
+  element.hidden = all.length === 0;
 }
