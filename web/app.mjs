@@ -178,5 +178,7 @@ setupTrainPanel({
   client,
   loadFiles: files.loadFiles,
   workerUrl: workerUrl('./train_worker.js', import.meta.url, location.search),
+  // A model trained in the panel, put to use: back to the playground, where its matrix is drawn.
+  showPlayground: () => $('heatmap').scrollIntoView({ block: 'center', behavior: 'instant' }),
 });
 loading.load();

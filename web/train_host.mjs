@@ -303,7 +303,9 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
     postSnapshot(session.snapshot());
     const start = startWanted ?? Boolean(startRequested);
     startWanted = null;
-    setState(start ? 'running' : 'paused');
+    // A saved run that had finished, prepared without starting, is done, not paused.
+    const { batchesDone, totalBatches } = session.info();
+    setState(start ? 'running' : batchesDone >= totalBatches ? 'done' : 'paused');
     if (start) schedule();
   }
 

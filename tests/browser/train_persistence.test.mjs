@@ -1,7 +1,7 @@
 // Nothing lost, in headless Chromium: the Train panel saves its run in the
 // browser (IndexedDB) when it pauses; reloading during the run asks first
-// (beforeunload); after the reload the saved run is listed and resumes at
-// its saved batch, with its losses; a second tab sees the run training in
+// (beforeunload); after the reload the panel opens on the saved run,
+// waiting at its saved batch with its losses, and Resume goes on from there; a second tab sees the run training in
 // the first (Web Locks) and cannot resume it there; a saved run downloads as
 // MiniMind's *_resume.pth (read back by the module); deleting removes it.
 import assert from 'node:assert/strict';
@@ -81,19 +81,20 @@ test('a run saved on pause survives a reload (which asks first), resumes at its 
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
   assert.deepEqual(dialogs, ['beforeunload'], 'leaving a running run asks');
 
-  // After the reload: the run is listed (saved at the pause, or later as the page was hidden).
+  // After the reload: the panel opens on the run (saved at the pause, or later as the page was
+  // hidden), waiting at its saved batch; this tab holds it now.
   await page.click('#open-train');
-  await page.waitForSelector('#train [data-run-id]', { timeout: 20000 });
+  await page.waitForSelector('#train[data-state="paused"] [data-run-id][data-live="here"]', { timeout: 20000 });
   items = await savedItems(page);
   assert.equal(items.length, 1);
   assert.equal(items[0].id, id);
   const savedStep = items[0].step;
   assert.ok(savedStep >= pausedAt, `saved at ${savedStep}, paused at ${pausedAt}`);
-  assert.equal(items[0].live, null, 'nobody trains it now');
-  assert.equal(items[0].resumeDisabled, false);
+  assert.equal(Number((await dataset(page)).step), savedStep);
+  assert.equal(items[0].resumeDisabled, true, 'the run bar resumes it');
 
   // Resume: the step goes on from the saved one, with the losses before it.
-  await page.click(`#train [data-run-id="${id}"] [data-train="resume-saved"]`);
+  await page.click('#train [data-train="pause"]');
   await waitFor(
     page,
     (n) => document.getElementById('train').dataset.state === 'running' && Number(document.getElementById('train').dataset.step) >= n + 3,

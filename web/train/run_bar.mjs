@@ -1,6 +1,7 @@
 // The Train panel's run bar: start, "watch an induction head form" (the
 // induction recipe, js/train_recipes.mjs, put into the settings and started)
-// and what that run is, pause / resume, stop, reset; use the model in the
+// and what that run is, pause / resume (first, for a saved run the panel
+// opened: going on is what it is there for), stop, reset; use the model in the
 // playground, download it (F32 or F16); the progress bar, the status line
 // and the error line.
 import { TRAIN_RECIPES, recipeTokens } from '../../js/train_recipes.mjs';
@@ -33,20 +34,19 @@ export class RunBar {
     this.status = make('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' });
     this.message = make('p', { class: 'message', role: 'alert' });
     this.downloadNote = make('p', { class: 'train-help', i18n: 'train.downloadNote' });
-    this.bar = make(
-      'div',
-      { class: 'train-bar' },
-      make('div', { class: 'buttons' }, this.start, this.induction, this.pause, this.stop, this.reset),
-      make('div', { class: 'buttons' }, this.use, this.dtype, this.download),
-    );
+    this.runButtons = make('div', { class: 'buttons' }, this.start, this.induction, this.pause, this.stop, this.reset);
+    this.bar = make('div', { class: 'train-bar' }, this.runButtons, make('div', { class: 'buttons' }, this.use, this.dtype, this.download));
     /** The bar's nodes in the order the panel shows them. */
     this.nodes = [this.bar, this.inductionHelp, this.downloadNote, this.progress, this.status, this.message];
     for (const name of ['start', 'induction', 'pause', 'stop', 'reset', 'use', 'download'])
       this[name].addEventListener('click', () => actions[name]());
   }
 
-  /** run: the TrainRun; error, notice: the panel's lines (or null); fmt(x, digits). */
-  render({ run, error, notice, fmt }) {
+  /**
+   * run: the TrainRun; error, notice: the panel's lines (or null);
+   * resumeFirst: pause / resume leads the buttons; fmt(x, digits).
+   */
+  render({ run, error, notice, resumeFirst = false, fmt }) {
     const t = this.#t;
     const { step, total } = run;
     const running = run.busy;
@@ -59,6 +59,11 @@ export class RunBar {
     this.pause.disabled = !(running || run.state === 'paused');
     this.stop.disabled = !(running || run.state === 'paused');
     this.reset.disabled = run.state === 'idle';
+    const order = resumeFirst ? [this.pause, this.start] : [this.start, this.induction, this.pause];
+    if (order.some((button, k) => this.runButtons.children[k] !== button))
+      this.runButtons.replaceChildren(...new Set([...order, this.start, this.induction, this.pause, this.stop, this.reset]));
+    this.pause.classList.toggle('primary', resumeFirst);
+    this.start.classList.toggle('primary', !resumeFirst);
     const hasModel = Boolean(run.prepared) && run.state !== 'preparing';
     this.use.disabled = !hasModel;
     this.download.disabled = !hasModel;

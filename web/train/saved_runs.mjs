@@ -2,11 +2,14 @@
 // browser (run_store.mjs) every SAVE_EVERY batches and when it pauses or
 // ends (run_autosave.mjs, which also asks before leaving a running run and
 // holds the run's Web Lock); the list (saved_runs_view.mjs) resumes a saved
-// run exactly where it stopped, downloads one as MiniMind's *_resume.pth
-// (js/resume_pth.mjs), deletes one; and MiniMind's own *_resume.pth
-// continues here on the panel's data and settings.
+// run exactly where it stopped, puts its model to use in the playground
+// (finished or not, without resuming it), downloads one as MiniMind's
+// *_resume.pth (js/resume_pth.mjs), deletes one; MiniMind's own
+// *_resume.pth continues here on the panel's data and settings; and a panel
+// opened with no run of its own opens the newest saved run, waiting where it
+// was saved (openNewest).
 import { resumePthOfRun } from '../../js/resume_pth.mjs';
-import { historyState, runSummary, snapshotSummaries } from '../../js/train_run_state.mjs';
+import { checkRun, historyState, runSummary, snapshotSummaries } from '../../js/train_run_state.mjs';
 import { download } from '../export.mjs';
 import { RunAutosave, SAVE_EVERY } from './run_autosave.mjs';
 import { RunStore, newRunId } from './run_store.mjs';
@@ -20,6 +23,7 @@ export class SavedRuns {
   #render;
   #start;
   #forget;
+  #use;
   #store = RunStore.open();
   #autosave;
   #view;
@@ -27,11 +31,14 @@ export class SavedRuns {
   #importing = null; // the name of a MiniMind checkpoint being continued
 
   /**
-   * run: the TrainRun; t(key, params); ui: the panel's {error, notice};
+   * run: the TrainRun; t(key, params); ui: the panel's {error, notice,
+   * opened (the id of the saved run the panel opened, until it is left)};
    * fmt(x, digits); render(); start(model): starts a run from `model` with
-   * the panel's settings; forget(): clears what the views drew of a run.
+   * the panel's settings; forget(): clears what the views drew of a run;
+   * use(record): puts a saved run's model to use in the playground, or
+   * use('live'): the run this tab trains, as it is now.
    */
-  constructor({ run, t, ui, fmt, render, start, forget, target = globalThis }) {
+  constructor({ run, t, ui, fmt, render, start, forget, use, target = globalThis }) {
     this.#run = run;
     this.#t = t;
     this.#ui = ui;
@@ -39,6 +46,7 @@ export class SavedRuns {
     this.#render = render;
     this.#start = start;
     this.#forget = forget;
+    this.#use = use;
     this.#autosave = new RunAutosave({
       store: this.#store,
       capture: () => run.client.captureRun(),
@@ -56,6 +64,7 @@ export class SavedRuns {
       t,
       actions: {
         resume: (id) => this.#resume(id),
+        use: (id) => this.#useSaved(id),
         download: (id) => this.#download(id),
         remove: (id) => this.#remove(id),
         importFile: (file) => this.#import(file),
@@ -119,23 +128,66 @@ export class SavedRuns {
     this.#render();
   }
 
-  async #resume(id) {
+  /**
+   * Opens the newest saved run no tab trains, as a resume would but paused
+   * where it was saved (done if it had finished): its losses, snapshots and
+   * figures are back, and Resume goes on. Only while this tab has no run.
+   * Resolves to whether it opened one.
+   */
+  async openNewest() {
+    await this.refresh();
+    const { runs, live } = this.#list;
+    const newest = runs.find((r) => !live.has(r.id));
+    if (!newest || this.#run.state !== 'idle') return false;
+    return this.#resume(newest.id, { start: false });
+  }
+
+  // start false: the run is opened, waiting (openNewest).
+  async #resume(id, { start = true } = {}) {
     const ui = this.#ui;
-    Object.assign(ui, { error: null, notice: null });
-    const record = await (await this.#store).load(id).catch(() => null);
-    if (!record) {
-      this.#list.message = this.#t('train.saved.missing');
-      return this.refresh();
+    const record = await this.#load(id);
+    if (!record) return false;
+    if (!start) {
+      try {
+        checkRun(record); // a save this page no longer reads stays listed, and is not opened
+      } catch {
+        return false;
+      }
+      if (this.#run.state !== 'idle') return false; // a run started meanwhile
     }
-    const { step } = runSummary(record);
+    Object.assign(ui, { error: null, notice: null, opened: null });
+    const { step, totalBatches } = runSummary(record);
     if (!(await this.#keep(id, step))) {
       ui.error = this.#t('train.saved.liveElsewhere');
-      return this.#render();
+      this.#render();
+      return false;
     }
     this.#forget();
-    this.#run.resume(record);
-    ui.notice = this.#t('train.saved.resumed', { step: this.#fmt(step) });
-    return this.#render();
+    this.#run.resume(record, { start });
+    if (start) ui.notice = this.#t('train.saved.resumed', { step: this.#fmt(step) });
+    else {
+      ui.opened = id;
+      ui.notice = this.#t(step >= totalBatches ? 'train.saved.openedDone' : 'train.saved.opened');
+    }
+    this.#render();
+    return true;
+  }
+
+  // Run `id`'s save, or null (the list says it is gone).
+  async #load(id) {
+    this.#ui.error = null;
+    const record = await (await this.#store).load(id).catch(() => null);
+    if (record) return record;
+    this.#list.message = this.#t('train.saved.missing');
+    this.refresh();
+    return null;
+  }
+
+  // The run this tab trains is used as it is now; any other as it was saved.
+  async #useSaved(id) {
+    if (id === this.#autosave.id) return this.#use('live');
+    const record = await this.#load(id);
+    if (record) await this.#use(record);
   }
 
   async #download(id) {

@@ -1,7 +1,8 @@
 // The Train panel's saved runs (web/train/run_store.mjs): one line per run
 // saved in this browser (its batch, loss, shape and size, when it was
 // saved), whether it is training in this tab or another, and for each
-// Resume, Download as MiniMind's *_resume.pth, Delete; the site's storage
+// Resume, Use this model (in the playground, as saved: a finished run too),
+// Download as MiniMind's *_resume.pth, Delete; the site's storage
 // use; and a file input that continues MiniMind's own resume checkpoint.
 // Every number is read off the saved runs or the browser's estimate.
 import { make, setText } from './dom.mjs';
@@ -19,7 +20,7 @@ export class SavedRunsView {
   #empty;
   #message;
 
-  /** t(key, params); actions: {resume(id), download(id), remove(id), importFile(file)}. */
+  /** t(key, params); actions: {resume(id), use(id), download(id), remove(id), importFile(file)}. */
   constructor({ t, actions }) {
     this.#t = t;
     this.#actions = actions;
@@ -88,6 +89,9 @@ export class SavedRunsView {
         const resume = make('button', { type: 'button', 'data-train': 'resume-saved', text: t('train.saved.resume') });
         resume.disabled = busy || here || elsewhere || s.step >= s.totalBatches;
         resume.addEventListener('click', () => this.#actions.resume(id));
+        const use = make('button', { type: 'button', 'data-train': 'use-saved', text: t('train.saved.use') });
+        use.disabled = busy && here; // this tab's run has no model while it is prepared
+        use.addEventListener('click', () => this.#actions.use(id));
         const download = make('button', { type: 'button', 'data-train': 'download-pth', text: t('train.saved.download') });
         download.addEventListener('click', () => this.#actions.download(id));
         const remove = make('button', { type: 'button', 'data-train': 'delete-saved', text: t('train.saved.delete') });
@@ -99,7 +103,7 @@ export class SavedRunsView {
           { 'data-run-id': id, 'data-step': s.step, 'data-live': elsewhere ? 'elsewhere' : here ? 'here' : null },
           make('span', { text }),
           state ? make('strong', { class: 'train-saved-state', text: ` ${state}` }) : '',
-          make('span', { class: 'buttons' }, resume, download, remove),
+          make('span', { class: 'buttons' }, resume, use, download, remove),
         );
       }),
     );

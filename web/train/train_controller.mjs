@@ -10,7 +10,9 @@
 // running | paused | done), data-step (batches done), data-loss (the last
 // batch's loss) and data-snapshot-step (the snapshot shown): train_run.mjs
 // markRun; exposeRun adds its read-only accessors; each report dispatches
-// `minimind-train-steps` ({detail: {steps}}).
+// `minimind-train-steps` ({detail: {steps}}). Opened with no run of its own,
+// the panel opens the newest saved run where it was saved (Resume first);
+// a model put to use goes to the playground, which is then shown.
 import { bestHead } from '../../js/head_formation_events.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
@@ -40,12 +42,14 @@ export const TRAIN_DRAW = 'minimind:train-draw';
  * store: the page's store (lang, the playground's model); t(key, params);
  * client: the page's ModelClient (the loaded model's files, for "continue
  * training"); loadFiles(files, keep, roles, trained): the playground's files load;
- * workerUrl: the training worker's script; openButton: the page's Train button.
+ * workerUrl: the training worker's script; openButton: the page's Train button;
+ * showPlayground(): brings the playground's matrix into view.
  */
-export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, openButton }) {
+export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, openButton, showPlayground = () => {} }) {
   const ui = {
     error: null,
     notice: null,
+    opened: null, // the id of the saved run the panel opened (Resume comes first), until a run is started or reset
     follow: 'pronoun', // the head shown: the best head of a role in the newest snapshot, or 'pin'
     layer: 0,
     head: 0,
@@ -85,14 +89,26 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     actions: {
       start: () => start(),
       induction: () => (settings.apply(TRAIN_RECIPES.induction), start()),
-      pause: () => run.togglePause(),
+      pause: () => {
+        if (ui.opened !== null && run.state === 'paused') ui.notice = t('train.saved.resumed', { step: fmt(run.step) });
+        run.togglePause();
+      },
       stop: () => run.stop(),
       reset: () => reset(),
       use: () => files.use(),
       download: () => files.download(),
     },
   });
-  const files = trainedModelActions({ run, latest: () => snapshots.latest(), dtype: () => bar.dtype.value, loadFiles, ui, t, render });
+  const files = trainedModelActions({
+    run,
+    latest: () => snapshots.latest(),
+    dtype: () => bar.dtype.value,
+    loadFiles,
+    ui,
+    t,
+    render,
+    showPlayground,
+  });
   const formation = new FormationView({ t });
   const stats = new StatsView({ t });
   const loss = new LossView({ t, history });
@@ -124,7 +140,16 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     onPick: (step) => (slider.select(snapshots.steps().indexOf(step)), render()),
   });
   const compare = new CompareView({ t, snapshots, onMove: () => render() });
-  const saved = new SavedRuns({ run, t, ui, fmt: (x, d) => fmt(x, d), render: () => render(), start, forget: () => forgetDrawn() });
+  const saved = new SavedRuns({
+    run,
+    t,
+    ui,
+    fmt: (x, d) => fmt(x, d),
+    render: () => render(),
+    start,
+    forget: () => forgetDrawn(),
+    use: (record) => (record === 'live' ? files.use() : files.useSaved(record)),
+  });
   const views = { bar, formation, stats, settings, saved, loss, attention, roles, generation, compare };
   layoutPanel(root, { ...views, onClose: () => setOpen(false) });
   markRun(root, run, openButton);
@@ -145,6 +170,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   async function start(chosen = null) {
     ui.error = null;
     ui.notice = null;
+    ui.opened = null;
     let request;
     try {
       request = await runRequest({ settings, probe: attention.probeText, prompts: generation.values(), chosen, client, store, t });
@@ -163,18 +189,22 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     run.reset();
     saved.drop();
     forgetDrawn();
-    Object.assign(ui, { error: null, notice: null });
+    Object.assign(ui, { error: null, notice: null, opened: null });
     settings.open = true;
     render();
   }
 
   // The Train button opens the panel on its settings and the Start button; it starts nothing.
+  // Its first opening in a page with no run opens the newest saved run instead, waiting.
+  let openedBefore = false;
   function setOpen(open) {
     root.hidden = !open;
     openButton?.setAttribute('aria-pressed', String(open));
     if (!open) return;
     if (run.state === 'idle') settings.open = true;
-    saved.refresh();
+    if (!openedBefore && run.state === 'idle') saved.openNewest().then((opened) => opened && ((settings.open = false), render()));
+    else saved.refresh();
+    openedBefore = true;
     render();
     root.scrollIntoView({ block: 'start', behavior: 'instant' });
   }
@@ -210,7 +240,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     const live = run.state !== 'done';
     const events = run.formation.events;
 
-    bar.render({ run, error: ui.error, notice: ui.notice, fmt });
+    bar.render({ run, error: ui.error, notice: ui.notice, resumeFirst: ui.opened !== null && run.state !== 'done', fmt });
     formation.render({ events, hasRun, lang: lang(), fmt });
     settings.render({ state: store.get(), editable: !run.busy, fmt });
     stats.render({ run, smoothedLast: loss.smoothed().at(-1), fmt });

@@ -106,9 +106,10 @@ export class TrainRun {
   /**
    * Goes on with a saved run (a run state of js/train_run_state.mjs, with
    * the page's history and snapshots): they are shown again, and the worker
-   * resumes the run where it was saved.
+   * resumes the run where it was saved; start false: it waits there, paused
+   * (done when it had finished), until resumed.
    */
-  resume(saved) {
+  resume(saved, { start = true } = {}) {
     this.#forget();
     const { history, snapshots, id, savedAt, ...worker } = saved;
     restoreHistory(this.history, history);
@@ -119,7 +120,7 @@ export class TrainRun {
     this.state = 'preparing';
     this.progress = { phase: 'load', done: 0, total: 1 };
     this.options = worker.settings.options;
-    this.#client.prepare({ resume: worker, start: true });
+    this.#client.prepare({ resume: worker, start });
   }
 
   /** Pauses a running run, resumes a paused one. */

@@ -3,7 +3,36 @@
 // playground's own files load, so a cancel can load it again), with the head
 // roles the last snapshot measured; or downloaded as those three files.
 import { rolesFromScores } from '../../js/head_roles.mjs';
+import { runSummary } from '../../js/train_run_state.mjs';
 import { download } from '../export.mjs';
+
+// MiniMind's tokenizer, next to the trained model (the training worker reads the same file).
+const TOKENIZER_URL = new URL('./models/minimind-demo/tokenizer.json', import.meta.url);
+let minimindTokenizer = null;
+
+function minimindTokenizerText() {
+  minimindTokenizer ??= fetch(TOKENIZER_URL).then((response) => {
+    if (!response.ok) throw new Error(`${TOKENIZER_URL.pathname}: HTTP ${response.status}`);
+    return response.text();
+  });
+  minimindTokenizer.catch(() => (minimindTokenizer = null)); // asked again next time
+  return minimindTokenizer;
+}
+
+/**
+ * A saved run (a run state of js/train_run_state.mjs, from run_store.mjs) as
+ * a source of trained files, like the training worker's trainedFiles('F32'):
+ * its saved float32 weights, its tokenizer (MiniMind's unless it had its
+ * own), the batch it was saved at. Nothing is trained or resumed.
+ */
+export function savedRunFiles(record) {
+  return {
+    async trainedFiles() {
+      const tokenizer = record.tokenizer ?? (await minimindTokenizerText());
+      return { config: record.model.config, weights: record.model.weights, tokenizer, step: runSummary(record).step };
+    },
+  };
+}
 
 /**
  * Loads the trained model into the playground. train: the TrainRun (or
@@ -46,27 +75,37 @@ export async function downloadTrainedModel({ train, dtype }) {
 }
 
 /**
- * The run bar's "Use this model" and "Download": each sets the panel's
- * notice (what was done) or error (what failed) and redraws. run: the
- * TrainRun; latest(): its newest snapshot; dtype(): the chosen precision;
- * loadFiles: the playground's files load; ui: the panel's {error, notice}.
+ * The run bar's "Use this model" and "Download", and a saved run's "Use
+ * this model": each sets the panel's notice (what was done) or error (what
+ * failed) and redraws; a model put to use then shows the playground
+ * (showPlayground()). run: the TrainRun; latest(): its newest snapshot;
+ * dtype(): the chosen precision; loadFiles: the playground's files load; ui:
+ * the panel's {error, notice}.
  */
-export function trainedModelActions({ run, latest, dtype, loadFiles, ui, t, render }) {
+export function trainedModelActions({ run, latest, dtype, loadFiles, ui, t, render, showPlayground = () => {} }) {
   const report = async (action, notice) => {
     ui.error = null;
     try {
       ui.notice = notice(await action());
+      render();
+      return true;
     } catch (error) {
       ui.error = t('train.failed', { message: error.message });
+      render();
+      return false;
     }
-    render();
+  };
+  const use = async (train, snapshot) => {
+    const used = await report(
+      () => useTrainedModel({ train, latest: snapshot, loadFiles }),
+      ({ step, name }) => t('train.used', { step, name }),
+    );
+    if (used) showPlayground();
   };
   return {
-    use: () =>
-      report(
-        () => useTrainedModel({ train: run, latest: latest(), loadFiles }),
-        ({ step, name }) => t('train.used', { step, name }),
-      ),
+    use: () => use(run, latest()),
+    /** A saved run's model (its run state), its roles measured at its last saved snapshot. */
+    useSaved: (record) => use(savedRunFiles(record), record.snapshots?.at(-1) ?? null),
     download: () =>
       report(
         () => downloadTrainedModel({ train: run, dtype: dtype() }),
