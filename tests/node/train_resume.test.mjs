@@ -239,6 +239,19 @@ test("through the worker's protocol: pause, capture, resume in a new worker: the
   const second = (await recaptured).run;
   assert.deepEqual(second.data.ids, run.data.ids);
   assert.equal(second.trainer.epoch, 2, 'done: past the last epoch');
+
+  // Prepared without starting (the panel opening a saved run after a reload): an unfinished run
+  // waits, paused at its batch; a finished one is done. Neither trains a batch.
+  for (const [saved, state, step] of [
+    [run, 'paused', savedStep],
+    [second, 'done', ready.trainer.totalBatches],
+  ]) {
+    const c = host();
+    const settled = c.next((m) => m.type === 'state' && m.state !== 'preparing');
+    await c.handle({ type: 'prepare', id: 1, resume: structuredClone(saved), start: false });
+    assert.deepEqual(await settled, { type: 'state', state, step });
+    assert.equal(c.losses().length, 0);
+  }
 });
 
 test('a stream run (fresh corpus lines for a number of batches) resumes in a new worker bit for bit', async () => {
