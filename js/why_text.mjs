@@ -345,7 +345,7 @@ export function patchSentences(result) {
     { key: 'why.patch.head', params: { head: `L${head.row}H${head.col}`, percent: percent(head.value) } },
     {
       key: cell.row === 0 ? 'why.patch.residualEmb' : 'why.patch.residual',
-      params: { layer: layerName(cell.row), position: cell.col, token: result.tokens.corrupt[cell.col], percent: percent(cell.value) },
+      params: { layer: layerName(cell.row), position: cell.col, token: result.tokens.clean[cell.col], percent: percent(cell.value) },
     },
   ];
   const journey = residualJourney(result);

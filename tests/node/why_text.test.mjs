@@ -128,8 +128,8 @@ test('the patch result is normalised cell by cell, and the sentence names the he
   assert.deepEqual(largest(normal.heads), { row: 1, col: 0, value: 0.93 });
   const lines = patchSentences(PATCH);
   assert.deepEqual(lines[1], { key: 'why.patch.head', params: { head: 'L1H0', percent: '93' } });
-  // The first residual cell with the largest value: layer 0 (the embeddings) at position 2.
-  assert.deepEqual(lines[2], { key: 'why.patch.residualEmb', params: { layer: 'emb', position: 2, token: '他', percent: '100' } });
+  // The first residual cell with the largest value: layer 0 (the embeddings) at position 2, the clean text's token (patched in).
+  assert.deepEqual(lines[2], { key: 'why.patch.residualEmb', params: { layer: 'emb', position: 2, token: '她', percent: '100' } });
   const later = patchSentences({
     ...PATCH,
     residual: [
@@ -138,10 +138,10 @@ test('the patch result is normalised cell by cell, and the sentence names the he
       [-1, 2, 3.2],
     ],
   });
-  assert.deepEqual(later[2], { key: 'why.patch.residual', params: { layer: 'L0', position: 2, token: '他', percent: '100' } });
+  assert.deepEqual(later[2], { key: 'why.patch.residual', params: { layer: 'L0', position: 2, token: '她', percent: '100' } });
   assert.equal(
     translate('en', later[2].key, later[2].params),
-    'In the residual stream, the cell after L0 at position 2 “他” restores the most (100%).',
+    'In the residual stream, the cell after L0 at position 2 “她” restores the most (100%).',
   );
   assert.equal(translate('en', lines[1].key, lines[1].params), 'Patching L1H0 restores 93% of the answer, the most of any head.');
   assert.match(translate('zh-CN', lines[1].key, lines[1].params), /修补 L1H0 恢复了 93% 的答案/);

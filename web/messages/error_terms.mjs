@@ -60,6 +60,7 @@ export const ERROR_KINDS = [
   'interp.top_out_of_range',
   'interp.head_out_of_range',
   'interp.residual_out_of_range',
+  'ablate.head_out_of_range',
   'binding.size_mismatch',
 ];
 
@@ -138,6 +139,7 @@ export const ERROR_TERMS = {
     'interp.top_out_of_range': 'top 必须在 1 到词表大小 {vocab} 之间，这里是 {top}。',
     'interp.head_out_of_range': '要修补的头（第 {layer} 层第 {head} 个头）不在模型的 {layers} 层 × {heads} 个头之内。',
     'interp.residual_out_of_range': '要修补的残差（第 {layer} 层、位置 {position}）超出了 0–{layers} 层 × {tokens} 个位置。',
+    'ablate.head_out_of_range': '要关掉的头（第 {layer} 层第 {head} 个头）不在模型的 {layers} 层 × {heads} 个头之内。',
     'binding.size_mismatch': '{argument} 有 {got} 个元素，应为 {expected} 个。',
   },
   en: {
@@ -219,6 +221,8 @@ export const ERROR_TERMS = {
     'interp.position_out_of_range': 'Position {position} is outside the {tokens} tokens.',
     'interp.top_out_of_range': 'top must be between 1 and the vocabulary size {vocab}, got {top}.',
     'interp.head_out_of_range': "The patched head (layer {layer}, head {head}) is outside the model's {layers} layers × {heads} heads.",
+    'ablate.head_out_of_range':
+      "The head to switch off (layer {layer}, head {head}) is outside the model's {layers} layers × {heads} heads.",
     'interp.residual_out_of_range':
       'The patched residual (layer {layer}, position {position}) is outside layers 0–{layers} × {tokens} positions.',
     'binding.size_mismatch': '{argument} has {got} entries, expected {expected}.',

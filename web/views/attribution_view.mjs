@@ -28,6 +28,7 @@ function barRow(name, value, maxAbs, color, kind) {
   row.className = `attribution-row ${kind}`;
   row.setAttribute('role', 'listitem');
   row.dataset.kind = kind;
+  row.dataset.name = name;
   row.dataset.value = String(value);
   const label = document.createElement('span');
   label.className = 'attribution-name';
