@@ -10,10 +10,13 @@
 //   JSON  the same as fields, and the values (null: −∞ or not computed)
 //
 // A description ("view") is what app.mjs hands over:
-//   {model: {name, preset?, seed?, config?, files?, ablate?}, tokens, ids,
+//   {model: {name, preset?, seed?, config?, files?, ablate?}, tokens, rawTokens?, ids,
 //    values: Float32Array [T·T] of the stage shown, masked(i, j), T, H,
 //    layer, head, stage, stageName, causal, scale, hasNotComputed,
 //    generation: null | {prompt, generated}}
+// tokens are the labels the page draws (a byte token by its character: 唱),
+// and the figure draws them too; rawTokens the tokenizer's own text
+// (<0xE5><0x94>), which the data (CSV, JSON, the figures' metadata) keeps.
 import { canvasMeasure, figureLayout, FIGURE_FONT } from './export_figure.mjs';
 import { hatchPattern } from './colors.mjs';
 
@@ -21,7 +24,8 @@ export const PNG_RATIO = 2;
 
 /** What every export records (JSON fields; the CSV header; PNG and SVG metadata). */
 export function exportMeta(view) {
-  const { model, tokens, ids, layer, head, stage, stageName, causal, scale, T, H, generation } = view;
+  const { model, ids, layer, head, stage, stageName, causal, scale, T, H, generation } = view;
+  const tokens = view.rawTokens ?? view.tokens;
   return {
     format: 'minimind-playground/attention-matrix',
     model,
@@ -58,7 +62,8 @@ const onOff = (on) => (on ? 'on' : 'off');
 
 /** The CSV: "# key: value" lines (one line each, newlines escaped), then the matrix. */
 export function matrixCsv(view) {
-  const { tokens, values } = view;
+  const { values } = view;
+  const tokens = view.rawTokens ?? view.tokens;
   const meta = exportMeta(view);
   const T = tokens.length;
   const header = [

@@ -9,6 +9,7 @@
 // app.mjs calls setupPrediction once; this reads the store and sends
 // 'predict' requests to the worker.
 import { renderCandidates } from './views/candidates.mjs';
+import { showMarks } from './views/mark_legend.mjs';
 
 /** tokens(): the current input as the worker's request wants it ({ids, labels} or {text}). */
 export function setupPrediction({ store, t, $, client, tokens }) {
@@ -51,6 +52,7 @@ export function setupPrediction({ store, t, $, client, tokens }) {
       $('prediction').replaceChildren();
       renderSwitches(null);
       $('prediction-note').textContent = '';
+      showMarks($('mark-legend'), t, 'prediction', []);
       return;
     }
     $('prediction-title').textContent = t('predict.title', { token: p.query });
@@ -68,6 +70,7 @@ export function setupPrediction({ store, t, $, client, tokens }) {
             pAfter: top.p.toFixed(3),
           })
         : '';
+    showMarks($('mark-legend'), t, 'prediction', [...p.candidates, ...(p.causal ? [] : p.masked), p.on]);
     // Until the answer for what is shown arrives, the older one stays, marked as pending.
     box.dataset.pending = String(JSON.stringify([p.ids, p.row, p.ablate, p.causal, p.scale]) !== keyOf(s));
   }

@@ -10,7 +10,7 @@
 //                 {type: 'patch', id, clean, corrupt ({ids} | {text}), answer, wrong, story, causal, scale}
 //   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
 //   story: pronounStory() of the text ({pronoun, referent, other, answer, wrong} habits) or null
-// worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, storyRow, causal, scale}
+// worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, raws, kinds, storyRow, causal, scale}
 //                 {type: 'attribution', id, row, attribution, answer, wrong, storyRow, causal, scale}
 //                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, causal, scale}
 import { MiniMindError } from '../js/minimind_error.mjs';
@@ -20,7 +20,7 @@ import { encodeText } from '../js/text_encoding.mjs';
 
 const LENS_TOP = 5;
 
-/** ctx: {model, tokenizer, tokensOf(message), labelOf(id)} of the worker now. */
+/** ctx: {model, tokenizer, tokensOf(message), labelOf(id), predictedName(ids, row, id, options), sequenceLabels(ids)} of the worker now. */
 export function handleLens(ctx, message) {
   const { ids, labels } = ready(ctx).tokensOf(message);
   const row = Math.min(message.row, ids.length - 1);
@@ -30,10 +30,7 @@ export function handleLens(ctx, message) {
   let token = message.token ?? (atStory ? habitToken(ctx, message.story, 'answer') : null);
   if (token === null) token = ctx.model.lens(ids, { top: 1, ...switches }).lens.at(-1)[row][0].id;
   const lens = ctx.model.lens(ids, { top: LENS_TOP, token, ...switches });
-  const labelsOf = {};
-  for (const layer of lens.lens) for (const entry of layer[row]) labelsOf[entry.id] ??= ctx.labelOf(entry.id);
-  labelsOf[token] ??= ctx.labelOf(token);
-  const whole = atStory && message.token === null ? wholeOf(ctx, token, message.story.answer) : null;
+  const { labels: labelsOf, raws, kinds } = lensNames(ctx, ids, row, lens, token, switches);
   self.postMessage({
     type: 'lens-result',
     id: message.id,
@@ -42,7 +39,8 @@ export function handleLens(ctx, message) {
     ...lens,
     tokens: labels,
     labels: labelsOf,
-    wholes: whole ? { [token]: whole } : {},
+    raws,
+    kinds,
     storyRow: atStory,
   });
 }
@@ -69,8 +67,8 @@ export function handleAttribute(ctx, message) {
     row,
     tokens: labels,
     attribution,
-    answer: named(ctx, answer, atStory && !message.answer ? message.story.answer : null),
-    wrong: named(ctx, wrong, atStory && !message.wrong ? message.story.wrong : null),
+    answer: named(ctx, ids, row, answer, switches),
+    wrong: named(ctx, ids, row, wrong, switches),
     storyRow: atStory,
   });
 }
@@ -85,12 +83,12 @@ export function handlePatch(ctx, message) {
   const wrong = resolve(ctx, message.wrong) ?? (message.story ? habitToken(ctx, message.story, 'wrong') : null);
   if (answer === null || wrong === null) throw new Error('patching needs an answer token and a wrong token');
   const result = ctx.model.patch({ clean, corrupt, answer, wrong, ...switchesOf(message) });
-  const label = (list) => list.map((id) => ctx.labelOf(id));
+  const label = (list) => ctx.sequenceLabels(list).map((l) => l.label);
   self.postMessage({
     ...base,
     result: { ...result, tokens: { clean: label(clean), corrupt: label(corrupt) } },
-    answer: named(ctx, answer, message.answer ? null : message.story?.answer),
-    wrong: named(ctx, wrong, message.wrong ? null : message.story?.wrong),
+    answer: named(ctx, clean, clean.length - 1, answer, switchesOf(message)),
+    wrong: named(ctx, clean, clean.length - 1, wrong, switchesOf(message)),
   });
 }
 
@@ -147,11 +145,32 @@ function resolve(ctx, field) {
   return id;
 }
 
-// {id, label, whole}: whole the habit's first character when the token is only its first bytes (唱 is <0xE5><0x94><0xB1>).
-function named(ctx, id, habit = null) {
-  return { id, label: ctx.labelOf(id), whole: habit ? wholeOf(ctx, id, habit) : null };
+// {id, label, raw, kind}: a token that is only a character's first bytes
+// (唱 is <0xE5><0x94> + <0xB1>) by the character the model's greedy next
+// tokens complete after ids[0..row], under the causal mask (唱…).
+function named(ctx, ids, row, id, switches) {
+  return { id, ...ctx.predictedName(ids, row, id, { ...switches, causalMask: true }) };
 }
 
-function wholeOf(ctx, id, habit) {
-  return ctx.tokenizer?.display([id])[0].partial ? [...habit][0] : null;
+// The lens grid's tokens at `row`: {labels, raws, kinds}, each {id: label | raw | kind}.
+// Byte tokens are completed greedily (one to three forwards each), the
+// mapped token and the last layers' first, at most LENS_COMPLETIONS of them;
+// the rest read as bytes (E5 94).
+const LENS_COMPLETIONS = 12;
+function lensNames(ctx, ids, row, lens, token, switches) {
+  const labels = {};
+  const raws = {};
+  const kinds = {};
+  let budget = LENS_COMPLETIONS;
+  const order = [token, ...lens.lens.toReversed().flatMap((layer) => layer[row].map((entry) => entry.id))];
+  for (const id of order) {
+    if (Object.hasOwn(labels, id)) continue;
+    const complete = budget > 0 && ctx.tokenizer?.display([id])[0].partial;
+    if (complete) budget -= 1;
+    const name = ctx.predictedName(ids, row, id, complete ? { ...switches, causalMask: true } : null);
+    labels[id] = name.label;
+    raws[id] = name.raw;
+    kinds[id] = name.kind;
+  }
+  return { labels, raws, kinds };
 }

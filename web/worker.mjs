@@ -31,7 +31,7 @@ import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
 import { errorFields } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
-import { completedCharacter, splitText } from '../js/token_text.mjs';
+import { byteForm, greedyCompletion, predictedLabel, splitText, tokenLabels } from '../js/token_text.mjs';
 import { topK } from '../js/top_k.mjs';
 import { loadRuntime, runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
 import { DEMO, lessonPositions } from './demo_model.mjs';
@@ -120,8 +120,10 @@ function buildFromFiles(mm, { files }, report) {
 }
 
 // Ids and their labels (at most maxTokens): the tokenizer's when there is
-// one (the bos first, or the chat template), else the page's. `dropped`
-// counts the tokens left out; `special` marks special tokens (the bos).
+// one (the bos first, or the chat template), else the page's. A byte token
+// is labelled by the character its bytes complete in the text (`raw` keeps
+// the tokenizer's <0x..> text, for tooltips and exports: js/token_text.mjs).
+// `dropped` counts the tokens left out; `special` marks special tokens (the bos).
 function tokensOf(message, chat = false) {
   const max = message.maxTokens ?? Infinity;
   let ids = message.ids;
@@ -133,12 +135,20 @@ function tokensOf(message, chat = false) {
   const dropped = Math.max(0, ids.length - max);
   ids = ids.slice(0, max);
   let special = null;
+  let raw = null;
   if (tokenizer && ids.length) {
     const shown = tokenizer.display(ids);
-    labels = shown.map((t) => t.text);
+    labels = tokenLabels(shown).map((l) => l.label);
+    raw = shown.map((t) => t.text);
     special = shown.map((t) => t.special);
   }
-  return { ids, labels: labels ? labels.slice(0, ids.length) : ids.map((id) => `#${id}`), dropped, special };
+  labels = labels ? labels.slice(0, ids.length) : ids.map((id) => `#${id}`);
+  return { ids, labels, raw: raw ?? labels, dropped, special };
+}
+
+// The labels of a sequence's tokens, each as the text shows it (tokenLabels).
+function sequenceLabels(ids) {
+  return tokenizer ? tokenLabels(tokenizer.display(ids)) : ids.map((id) => ({ label: `#${id}`, raw: `#${id}`, kind: 'text' }));
 }
 
 // The forward's options for what is switched off.
@@ -150,12 +160,32 @@ function labelOf(id) {
   return tokenizer ? tokenizer.display([id])[0].text : `#${id}`;
 }
 
+// A predicted token's {label, raw, kind}: a byte token by the character the
+// model's greedy next tokens complete after ids[0..row] (唱…), when `options`
+// (the forward's switches) are given, else by its bytes (E5 94).
+function predictedName(ids, row, id, options = null) {
+  if (!tokenizer) return { label: `#${id}`, raw: `#${id}`, kind: 'text' };
+  const whole = options ? completion(ids, row, id, options) : null;
+  return predictedLabel(tokenizer.display([id])[0], whole);
+}
+
 function handleForward(message) {
   if (!model) throw new Error('no model is loaded');
   const started = performance.now();
-  const { ids, labels, dropped, special } = tokensOf(message);
+  const { ids, labels, raw, dropped, special } = tokensOf(message);
   if (ids.length === 0) {
-    self.postMessage({ type: 'result', id: message.id, ids, labels, dropped, special, logitsShape: [1, 0, 0], entries: [], computeMs: 0 });
+    self.postMessage({
+      type: 'result',
+      id: message.id,
+      ids,
+      labels,
+      raw,
+      dropped,
+      special,
+      logitsShape: [1, 0, 0],
+      entries: [],
+      computeMs: 0,
+    });
     return;
   }
   const { logits, trace } = model.forward(ids, {
@@ -167,7 +197,7 @@ function handleForward(message) {
   const entries = trace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
   const computeMs = performance.now() - started;
   self.postMessage(
-    { type: 'result', id: message.id, ids, labels, dropped, special, logitsShape: logits.shape, entries, computeMs },
+    { type: 'result', id: message.id, ids, labels, raw, dropped, special, logitsShape: logits.shape, entries, computeMs },
     entries.map((e) => e.data.buffer),
   );
 }
@@ -190,19 +220,10 @@ function nextProbabilities(ids, row, options) {
 }
 
 // A candidate that is part of a character's bytes (<0xE5><0x94>) is read
-// on greedily until the character is whole: {text} of that character.
-const MAX_COMPLETION = 3;
+// on greedily until the character is whole: the text of that character.
 function completion(ids, row, id, options) {
-  if (!tokenizer || !tokenizer.display([id])[0].partial) return null;
-  const sequence = [...ids.slice(0, row + 1), id];
-  for (let k = 0; k < MAX_COMPLETION; k += 1) {
-    sequence.push(argmax(nextProbabilities(sequence, sequence.length - 1, options)));
-    // Whole once the group's text is a character, not its bytes.
-    const shown = tokenizer.display(sequence.slice(row + 1));
-    const bytes = shown.filter((t) => t.group === shown[0].group).map((t) => t.text);
-    if (shown[0].groupText !== bytes.join('')) return shown[0].groupText;
-  }
-  return null;
+  const next = (sequence) => argmax(nextProbabilities(sequence, sequence.length - 1, options));
+  return greedyCompletion(tokenizer, ids.slice(0, row + 1), id, next);
 }
 
 function argmax(p) {
@@ -228,7 +249,7 @@ function handlePredict(message) {
   const masked = { ...ablation(message), causalMask: true, scaleScores: scale };
   const switches = { ...masked, causalMask: causal };
   const seen = causal ? ids.slice(0, row + 1) : ids;
-  const listed = (p, on) => candidates(p).map((c) => ({ ...c, whole: completion(ids, row, c.id, masked), pOn: on ? on[c.id] : null }));
+  const listed = (p, on) => candidates(p, 5, ids, row, masked).map((c) => ({ ...c, pOn: on ? on[c.id] : null }));
   const everyHead = ({ ablate, ...rest }) => rest;
   const on = switches.ablate ? nextProbabilities(seen, row, everyHead(switches)) : null;
   const best = on && argmax(on);
@@ -238,7 +259,7 @@ function handlePredict(message) {
     ...asked,
     query: labels[row],
     candidates: listed(nextProbabilities(seen, row, switches), on),
-    on: on ? { id: best, label: labelOf(best), whole: completion(ids, row, best, everyHead(masked)), p: on[best] } : null,
+    on: on ? { id: best, ...predictedName(ids, row, best, everyHead(masked)), p: on[best] } : null,
     masked: causal ? null : listed(nextProbabilities(ids.slice(0, row + 1), row, masked), null),
     future: ids.length - 1 - row, // tokens after the row, which it reads with the mask off
   });
@@ -252,23 +273,28 @@ function handleDescribe(mm, message) {
 
 const GENERATION_TRACE = { layers: 'all', stages: TRACE_STAGES };
 
-// The top next-token candidates of a distribution: [{id, label, p}].
-function candidates(probabilities, k = 5) {
+// The top next-token candidates of a distribution after ids[0..row]:
+// [{id, p, label, raw, kind}]; with `options` (the forward's switches) a byte
+// token is named by its greedy completion, else by its bytes.
+function candidates(probabilities, k = 5, ids = [], row = -1, options = null) {
   return topK(probabilities, k)
     .filter((c) => c.value > 0)
-    .map(({ id, value: p }) => ({ id, p, label: labelOf(id) }));
+    .map(({ id, value: p }) => ({ id, p, ...predictedName(ids, row, id, options) }));
 }
 
-// The text so far, {prompt, generated}, as the tokenizer decodes it; null without one.
+// The text so far, {prompt, generated}, as the tokenizer decodes it, the
+// bytes of a character not yet complete in the short byte form (E5 94); null without a tokenizer.
 function decodedText(ids, promptTokens) {
-  return tokenizer ? splitText(tokenizer.display(ids), promptTokens) : null;
+  if (!tokenizer) return null;
+  const { prompt, generated } = splitText(tokenizer.display(ids), promptTokens);
+  return { prompt: byteForm(prompt), generated: byteForm(generated) };
 }
 
 function handleGenStart(message) {
   if (!model) throw new Error('no model is loaded');
   generator?.dispose();
   generator = null;
-  const { ids, labels } = tokensOf(message, message.chat && tokenizer !== null);
+  const { ids, labels, raw } = tokensOf(message, message.chat && tokenizer !== null);
   if (ids.length === 0) throw new Error('the prompt is empty');
   generator = model.generator(ids, message.sampling, { prefillTrace: GENERATION_TRACE });
   promptLength = ids.length;
@@ -279,6 +305,7 @@ function handleGenStart(message) {
       id: message.id,
       ids,
       labels,
+      raw,
       entries,
       cache: generator.cache,
       candidates: candidates(generator.nextProbabilities()),
@@ -290,20 +317,25 @@ function handleGenStart(message) {
 
 // A step's token and its attention rows. The end-of-sequence token, or a
 // token chosen at the position limit, ends generation unfed: it has no rows
-// (`entries` empty) and `end` says why ('eos' | 'positions').
+// (`entries` empty) and `end` says why ('eos' | 'positions'). `labels` and
+// `raw` are every token's so far: a byte token that completes a character
+// relabels the tokens before it that hold its first bytes.
 function handleGenStep(message) {
   if (!generator) throw new Error('generation has not started');
   const step = generator.step({ trace: GENERATION_TRACE });
   const entries = step.trace.map(({ layer, stage, shape, data }) => ({ layer, stage, shape, data }));
   const end = step.isEos ? 'eos' : generator.finished ? 'positions' : null;
   const ids = generator.ids;
+  const named = sequenceLabels(ids);
   self.postMessage(
     {
       type: 'gen-token',
       id: message.id,
       token: step.token,
-      label: labelOf(step.token),
-      whole: tokenizer ? completedCharacter(tokenizer.display(ids), ids.length - 1) : null,
+      label: named.at(-1).label,
+      kind: named.at(-1).kind,
+      labels: named.map((l) => l.label),
+      raw: named.map((l) => l.raw),
       isEos: step.isEos,
       end,
       chosenP: step.probabilities[step.token],
@@ -342,7 +374,7 @@ function handleModelFiles(message) {
 // "Ask the model why": the model and tokenizer of now, and how this worker reads tokens.
 const WHY_REQUESTS_HANDLED = { lens: handleLens, attribute: handleAttribute, patch: handlePatch };
 const WHY_REQUESTS = Object.keys(WHY_REQUESTS_HANDLED);
-const whyContext = () => ({ model, tokenizer, tokensOf, labelOf });
+const whyContext = () => ({ model, tokenizer, tokensOf, labelOf, predictedName, sequenceLabels });
 
 // Only the newest request of each kind is worth doing; a load must come before
 // the forward that follows it. Each older one is answered 'superseded', so

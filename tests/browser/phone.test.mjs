@@ -3,9 +3,12 @@
 // embed view, its lab and lesson views and the gallery are never wider than
 // the screen (long lines wrap, wide tables scroll inside their box and say
 // so); the playground's text box and then its attention matrix start within
-// the first 1.5 screens, above the side controls; tapping a cell shows its
-// numbers (q·k, ÷√d, weight: the table's) by the cell and selects its row. Everything is measured on the page's real
-// layout. Screenshots go to test-artifacts/.
+// the first 1.5 screens, above the side controls, with Step and Play right
+// under it; tapping a cell shows its numbers (q·k, ÷√d, weight: the table's)
+// by the cell, above or below the tapped and the selected row (never over
+// them), and selects its row; the "why" section's grids scroll sideways with
+// the table's cue, scrolled to the positions they are about. Everything is
+// measured on the page's real layout. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
@@ -28,13 +31,11 @@ const FIGURE_COUNT = SECTIONS.flatMap((s) => s.examples).reduce((n, e) => n + (e
 const TEXT = {
   'zh-CN': {
     cell: /^(.+) → (.+)：q·k = (-?\d+\.\d{3})，÷√d = (-?\d+\.\d{3})，权重 = (\d\.\d{3})$/,
-    noRow: /^选择一行/,
     scroll: '左右滑动查看更多 →',
     hint: /^点一下格子/,
   },
   en: {
     cell: /^(.+) → (.+): q·k = (-?\d+\.\d{3}), ÷√d = (-?\d+\.\d{3}), weight = (\d\.\d{3})$/,
-    noRow: /^Select a row/,
     scroll: 'Scroll sideways for more →',
     hint: /^Tap a cell/,
   },
@@ -124,6 +125,25 @@ async function tapCell(page, geometry, i, j) {
   await page.touchscreen.tap(rect.x + left + (j + 0.5) * cell, rect.y + top + (i + 0.5) * cell);
 }
 
+// The tooltip's box, and whether it covers any of the matrix's `rows` (each across the whole matrix).
+async function tipOver(page, geometry, rows) {
+  const tip = await page.evaluate(() => {
+    const r = document.getElementById('cell-info').getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+  });
+  const { rect, left, top, cell, T } = geometry;
+  const covered = rows.filter((i) => {
+    const row = {
+      top: rect.y + top + i * cell,
+      bottom: rect.y + top + (i + 1) * cell,
+      left: rect.x + left,
+      right: rect.x + left + T * cell,
+    };
+    return tip.top < row.bottom && tip.bottom > row.top && tip.left < row.right && tip.right > row.left;
+  });
+  return { tip, covered };
+}
+
 for (const lang of LANGUAGES) {
   test(`playground on a phone (${lang}): no sideways scrolling, the text box then the matrix within 1.5 screens, above the controls`, async () => {
     const { page, errors, close } = await openPlayground('', lang);
@@ -139,6 +159,8 @@ for (const lang of LANGUAGES) {
         matrix: box('#heatmap'),
         controls: box('.controls'),
         view: box('.view'),
+        step: box('#gen-step'),
+        play: box('#gen-play'),
         wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
       };
     });
@@ -154,6 +176,12 @@ for (const lang of LANGUAGES) {
     );
     assert.ok(layout.matrix.bottom < layout.controls.top, 'the matrix comes before the side controls');
     assert.ok(layout.matrix.right <= layout.view.right && !layout.wrapScrolls, 'the matrix fits its panel');
+    // Step and Play right under the matrix (its hint and legend between), not among the controls below.
+    for (const button of [layout.step, layout.play]) {
+      const gap = button.top - layout.matrix.bottom;
+      assert.ok(gap > 0 && gap < HEIGHT / 4, `a generation button starts ${Math.round(gap)} px under the matrix`);
+      assert.ok(button.bottom < layout.controls.top, 'the generation buttons come before the side controls');
+    }
     // The cells are big enough to tap, and the hint says to tap them.
     const geometry = await matrixGeometry(page);
     assert.ok(geometry.cell >= 14, `cells of ${geometry.cell} px`);
@@ -176,21 +204,32 @@ for (const lang of LANGUAGES) {
       assert.equal(m[5], (await tableValue(page, i, j)).toFixed(3), 'the weight is the table’s');
     };
     // The last row: its last cell, then another of its cells (the row stays selected), then that cell again.
+    // The numbers hide neither the tapped row nor the selected one, and stay on the screen.
+    const expectClear = async (rows, what) => {
+      const { tip, covered } = await tipOver(page, geometry, rows);
+      assert.deepEqual(covered, [], `${what}: the numbers (${Math.round(tip.top)}–${Math.round(tip.bottom)} px) cover row ${covered}`);
+      assert.ok(
+        tip.top >= 0 && tip.bottom <= HEIGHT,
+        `${what}: the numbers are on screen (${Math.round(tip.top)}–${Math.round(tip.bottom)} px)`,
+      );
+    };
     await tapCell(page, geometry, T - 1, T - 1);
     let shown = await read();
     await expectCell(shown.cell, T - 1, T - 1);
     assert.ok(shown.row.startsWith(`output(${tokens[T - 1]})`), shown.row);
+    await expectClear([T - 1], 'the last row, selected');
     await tapCell(page, geometry, T - 1, 1);
     shown = await read();
     await expectCell(shown.cell, T - 1, 1);
     assert.ok(shown.row.startsWith(`output(${tokens[T - 1]})`), 'tapping another cell of the selected row keeps it selected');
-    const cellBox = await page.evaluate(() => document.getElementById('cell-info').getBoundingClientRect().bottom);
-    assert.ok(cellBox <= HEIGHT, `the numbers are on screen with the matrix (their line ends at ${cellBox} px)`);
+    await expectClear([T - 1], 'another cell of the selected row');
     await tapCell(page, geometry, T - 1, 1);
-    assert.match((await read()).row, TEXT[lang].noRow, 'tapping the same cell again unselects the row');
+    // Tapping it again keeps the row selected: deselecting would leave the outline on the note's row.
+    assert.ok((await read()).row.startsWith(`output(${tokens[T - 1]})`), 'tapping the same cell again keeps the row selected');
     // The scores of a future cell are masked.
     await tapCell(page, geometry, 0, T - 1);
     assert.match((await read()).cell, /−∞/);
+    await expectClear([0], 'the top row, selected');
     await page.screenshot({ path: `${ARTIFACTS}phone-tap-${lang}.png` });
     assert.deepEqual(errors, []);
     await close();
@@ -214,6 +253,56 @@ for (const lang of LANGUAGES) {
     await page.$eval('.view > .table-details .table-scroll', (box) => box.scrollTo({ left: box.scrollWidth }));
     await page.waitForFunction(() => document.querySelector('.view > .table-details .table-scroll').dataset.overflow === 'left');
     await assertNoSidewaysScroll(page, 'the playground with its table open');
+
+    // "Why": the lens map and the residual grid (a column per position) are wider than a phone; each
+    // says so as the table does and is scrolled to its columns: the lens map to the row it reads
+    // (its marked cells), the residual to the last position and the one restoring the most before it.
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.why-lens-map .value-cell.marked').length > 0 &&
+        document.querySelectorAll('.why-patch-residual .value-cell[data-value]').length > 0,
+      null,
+      { timeout: 60000 },
+    );
+    await afterFrames(page);
+    const grids = await page.evaluate(() => {
+      const inView = (box, col) => {
+        const b = box.getBoundingClientRect();
+        const c = box.querySelector(`.value-cell[data-row="0"][data-col="${col}"]`).getBoundingClientRect();
+        return c.left >= b.left - 0.5 && c.right <= b.right + 0.5;
+      };
+      const read = (selector, columns) => {
+        const box = document.querySelector(selector);
+        const hint = box.previousElementSibling;
+        return {
+          wider: box.scrollWidth > box.clientWidth + 1,
+          cue: box.dataset.overflow !== undefined,
+          hint: hint?.classList.contains('scroll-hint') && !hint.hidden ? hint.textContent : null,
+          columns: Object.fromEntries(columns(box).map((col) => [col, inView(box, col)])),
+        };
+      };
+      const lens = read('.why-lens-map', (box) => [Number(box.querySelector('.value-cell.marked').dataset.col)]);
+      const residual = read('.why-patch-residual', (box) => {
+        const cells = [...box.querySelectorAll('.value-cell[data-value]')].filter((c) => c.dataset.value !== 'null');
+        const T = Math.max(...cells.map((c) => Number(c.dataset.col))) + 1;
+        const before = cells.filter((c) => Number(c.dataset.col) < T - 1);
+        const best = before.reduce((a, c) => (Number(c.dataset.value) > Number(a.dataset.value) ? c : a));
+        return [T - 1, Number(best.dataset.col)];
+      });
+      return { lens, residual };
+    });
+    for (const [name, grid] of Object.entries(grids)) {
+      assert.deepEqual(
+        { wider: grid.wider, cue: grid.cue, hint: grid.hint },
+        { wider: true, cue: true, hint: TEXT[lang].scroll },
+        `${name}: scrolls with the table's cue`,
+      );
+      for (const [col, seen] of Object.entries(grid.columns)) assert.ok(seen, `${name}: position ${col} is in view`);
+    }
+    assert.ok(Number(Object.keys(grids.lens.columns)[0]) > 4, 'the lens map’s row is one a phone starts off-screen');
+    await page.locator('.why-patch-residual').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}phone-why-residual-${lang}.png` });
+    assert.deepEqual(errors, []);
     await close();
 
     // Lesson 11's lab record: its long lines wrap, the table scrolls in its box and says so.

@@ -2,6 +2,7 @@
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
+import { TOKEN_TERMS } from './token_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
@@ -9,6 +10,7 @@ export default {
   ...DEMO_TERMS['en'],
   ...TRAIN_TERMS['en'],
   ...WHY_TERMS['en'],
+  ...TOKEN_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',
   'app.gallery': 'Gallery: every lesson example',
   'app.subtitle':
@@ -235,7 +237,8 @@ export default {
   'embedView.open': 'open in playground',
   'input.hintTokenizer':
     'MiniMind’s own tokenizer (byte-level BPE) splits the text; no spaces needed. The first token, <|im_start|>, is the bos: MiniMind reads every pretraining text after it, and so does this page; its column often takes much of the attention (a “sink”).',
-  'input.mappingTokenizer': 'Token ids are tokenizer.json’s; a character may be split into byte tokens, shown as bytes like <0xE5><0x94>.',
+  'input.mappingTokenizer':
+    'Token ids are tokenizer.json’s; a character may be split into byte tokens, each labelled by the character its bytes complete (唱), or by its bytes (E5 94) while none does; its raw form is in the tooltip and the exports.',
   'input.placeholderTokenizer': 'Type a sentence, e.g. 小明把苹果给了小红，她很开心',
   'chips.bos': 'bos: a pretrained MiniMind reads every text after it',
   'model.downloading': 'Downloading {name}: {percent}%',

@@ -2,6 +2,7 @@
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
+import { TOKEN_TERMS } from './token_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
@@ -9,6 +10,7 @@ export default {
   ...DEMO_TERMS['zh-CN'],
   ...TRAIN_TERMS['zh-CN'],
   ...WHY_TERMS['zh-CN'],
+  ...TOKEN_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
   'app.gallery': '图库：课程里的每个例子',
   'app.subtitle':
@@ -228,7 +230,8 @@ export default {
   'embedView.open': '在 Playground 中打开',
   'input.hintTokenizer':
     '文本由 MiniMind 自己的 tokenizer（字节级 BPE）切分，不用加空格。第一个 token <|im_start|> 是开始符（bos）：MiniMind 预训练时每段文本都以它开头，这里也一样；它那一列常常收下很多注意力（“sink”）。',
-  'input.mappingTokenizer': 'Token id 是 tokenizer.json 里的 id；一个汉字可能被拆成几个字节 token，显示为 <0xE5><0x94> 这样的字节。',
+  'input.mappingTokenizer':
+    'Token id 是 tokenizer.json 里的 id；一个汉字可能被拆成几个字节 token，每个都标成它的字节补成的字（唱），还没补成时标成字节（E5 94）；原始写法在提示框和导出文件里。',
   'input.placeholderTokenizer': '输入一句话，例如：小明把苹果给了小红，她很开心',
   'chips.bos': '开始符（bos）：预训练的 MiniMind 读的每段文本都以它开头',
   'model.downloading': '正在下载 {name}：{percent}%',

@@ -29,7 +29,8 @@ export function setupExportButtons({ store, t, $ }) {
         ...spec,
         ...(s.ablate.length && !g ? { ablate: s.ablate } : {}), // heads switched off (generation runs with every head on)
       },
-      tokens,
+      tokens, // as the page draws them
+      rawTokens: view.raw ?? tokens, // the tokenizer's text (<0xE5><0x94>): the data keeps it
       ids,
       values,
       masked: (i, j) => causalMask(i, j) || Number.isNaN(values[i * T + j]),

@@ -68,10 +68,11 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   }
 
   // The worker's answers: the prompt's state, then one token at a time.
-  function started({ ids, labels, entries, cache, candidates, text }) {
+  function started({ ids, labels, raw, entries, cache, candidates, text }) {
     const generation = {
       ids,
-      tokens: labels,
+      tokens: labels, // a byte token by the character it completes (js/token_text.mjs)
+      raw: raw ?? labels, // the tokenizer's text, for tooltips and exports
       entries: withLookup(entries),
       T: ids.length,
       promptT: ids.length,
@@ -88,7 +89,8 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   }
 
   // A token fed through the cache adds its row; one that ended generation
-  // unfed (the eos, or the last position) adds none.
+  // unfed (the eos, or the last position) adds none. The worker labels every
+  // token again: a byte that completes a character relabels its first bytes.
   function stepped(message) {
     const g = store.get().generation;
     if (!g) return store.set({ busy: null }); // reset or replaced meanwhile
@@ -110,7 +112,8 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
     return {
       ...g,
       ids,
-      tokens: fed ? [...g.tokens, message.label] : g.tokens,
+      tokens: fed ? (message.labels?.slice(0, ids.length) ?? [...g.tokens, message.label]) : g.tokens,
+      raw: fed ? (message.raw?.slice(0, ids.length) ?? [...g.raw, message.label]) : g.raw,
       entries: fed ? appendRows(g.entries, message.entries) : g.entries,
       T: ids.length,
       cache: message.cache,

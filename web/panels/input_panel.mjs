@@ -22,10 +22,21 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
   let lastComputeMs = 0;
 
   // A forward pass's answer, from the worker or from the main-thread twin of a tiny model.
-  function showResult({ ids, labels, special, dropped, entries, computeMs, sentAt }) {
+  // tokens: the labels drawn (a byte token by its character); raw: the tokenizer's text, for tooltips and exports.
+  function showResult({ ids, labels, raw, special, dropped, entries, computeMs, sentAt }) {
     lastComputeMs = computeMs;
     const result = ids.length
-      ? { tokens: labels, ids, special: special ?? null, dropped, entries: withLookup(entries), T: ids.length, computeMs, sentAt }
+      ? {
+          tokens: labels,
+          raw: raw ?? labels,
+          ids,
+          special: special ?? null,
+          dropped,
+          entries: withLookup(entries),
+          T: ids.length,
+          computeMs,
+          sentAt,
+        }
       : null;
     if (!result) redrawTimer.drawn(sentAt);
     store.set({ result, computeError: null, busy: null, stale: false });

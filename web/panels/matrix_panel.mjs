@@ -57,7 +57,9 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     const { tokens, entries, T } = view;
     if (cell.i >= T || cell.j >= T) return;
     const value = (stage) => headMatrix(entries.get(s.layer, stage), s.head, T)[cell.i * T + cell.j];
-    const params = { query: tokens[cell.i], key: tokens[cell.j] };
+    // The tooltip keeps a byte token's raw bytes beside its label: 唱 (<0xE5><0x94>).
+    const named = (k) => (view.raw && view.raw[k] !== tokens[k] ? `${tokens[k]} (${view.raw[k]})` : tokens[k]);
+    const params = { query: named(cell.i), key: named(cell.j) };
     $('cell-info').textContent = isMasked('attn_weights', causalShown(s))(cell.i, cell.j)
       ? t('matrix.cellMasked', params)
       : t('matrix.cell', {

@@ -1,7 +1,8 @@
 // Next-token candidates as a list, most likely first: "label (#id): p". A
-// candidate that is a character's first bytes also shows the character the
-// model goes on to make (<0xE5><0x94> → 唱); with heads switched off, each
-// also shows its probability with every head on.
+// candidate that is a character's first bytes is labelled by the character
+// the model's own next tokens complete (唱…, js/token_text.mjs), its raw
+// bytes in the item's tooltip; with heads switched off, each also shows its
+// probability with every head on.
 export function renderCandidates(list, candidates, t) {
   list.replaceChildren(
     ...candidates.map((c) => {
@@ -12,6 +13,8 @@ export function renderCandidates(list, candidates, t) {
       const token = label === `#${c.id}` ? label : `${label} (#${c.id})`;
       item.textContent =
         c.pOn === null || c.pOn === undefined ? `${token}: ${p}` : t('predict.withOn', { token, p, pOn: c.pOn.toFixed(3) });
+      if (c.kind) item.dataset.kind = c.kind;
+      if (c.raw && c.raw !== c.label) item.title = c.raw;
       return item;
     }),
   );

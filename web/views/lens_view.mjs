@@ -4,7 +4,7 @@
 // (colors.mjs); the chosen token's cells are outlined.
 import { scaleFor } from '../colors.mjs';
 import { layerName } from '../../js/why_text.mjs';
-import { renderValueGrid } from './value_grid.mjs';
+import { renderValueGrid, scrollToColumns } from './value_grid.mjs';
 
 const probability = scaleFor('attn_weights', []);
 
@@ -15,7 +15,9 @@ export function layerLabels(layers, t) {
 
 /**
  * lens: the worker's lens-result ({row, lens: [L + 1][T][5], token: {id, p},
- * labels: {id: label}, tokens}); onPick(id) when a top-5 token is clicked.
+ * labels: {id: label}, raws: {id: raw}, tokens}); onPick(id) when a top-5
+ * token is clicked. A byte token reads as its label (唱…, E5 94), its raw
+ * bytes in the cell's tooltip.
  */
 export function renderLens(topBox, mapBox, { lens, t, onPick }) {
   const { row, labels } = lens;
@@ -24,6 +26,7 @@ export function renderLens(topBox, mapBox, { lens, t, onPick }) {
   const top = lens.lens.map((layer) => layer[row]);
   const k = Math.max(...top.map((entries) => entries.length));
   const name = (id) => labels[id] ?? `#${id}`;
+  const raw = (id) => lens.raws?.[id] ?? name(id);
   renderValueGrid(topBox, {
     rows,
     cols: Array.from({ length: k }, (_, j) => String(j + 1)),
@@ -35,7 +38,7 @@ export function renderLens(topBox, mapBox, { lens, t, onPick }) {
       return {
         value: entry.p,
         text: `${name(entry.id)} ${entry.p.toFixed(2)}`,
-        title: `${name(entry.id)} (#${entry.id}): p = ${entry.p.toFixed(4)}`,
+        title: `${raw(entry.id)} (#${entry.id}): p = ${entry.p.toFixed(4)}`,
         color: probability.color(entry.p),
         marked: entry.id === lens.token.id,
       };
@@ -54,4 +57,7 @@ export function renderLens(topBox, mapBox, { lens, t, onPick }) {
       return { value: p, text: p.toFixed(2), color: probability.color(p), marked: position === row };
     },
   });
+  // A phone's narrow grids scroll: the map to the row's position.
+  scrollToColumns(topBox, [], t);
+  scrollToColumns(mapBox, [row], t);
 }

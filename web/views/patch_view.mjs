@@ -4,9 +4,9 @@
 // Signed values on the diverging PuOr scale of colors.mjs, centred on 0 and
 // reaching at least ±100%, so 100% always has the same colour.
 import { scaleFor } from '../colors.mjs';
-import { normalisePatch } from '../../js/why_text.mjs';
+import { largest, normalisePatch } from '../../js/why_text.mjs';
 import { layerLabels } from './lens_view.mjs';
-import { renderValueGrid } from './value_grid.mjs';
+import { renderValueGrid, scrollToColumns } from './value_grid.mjs';
 
 /** result: the API's patch result with tokens {clean, corrupt}; returns the normalised grids. */
 export function renderPatch(headsBox, residualBox, { result, t }) {
@@ -41,3 +41,9 @@ export function renderPatch(headsBox, residualBox, { result, t }) {
   });
   return normal;
 }
+  // A phone's narrow grids scroll: the residual to the last position (where the answer is read)
+  // and the one that restores the most before it.
+  const T = corrupt.length;
+  const before = largest(normal.residual.map((row) => row.slice(0, T - 1)));
+  scrollToColumns(headsBox, [], t);
+  scrollToColumns(residualBox, [T - 1, before?.col ?? T - 1], t);

@@ -3,6 +3,7 @@
 // top-5, layers × positions and layers × heads. Each cell carries its row,
 // column and value as data attributes, so it can be read back and clicked.
 import { textColorOn } from '../colors.mjs';
+import { cueOverflow, revealColumns } from './scroll_cue.mjs';
 
 /**
  * rows, cols: the labels; cell(r, c): {value, text, title?, color (a CSS
@@ -26,6 +27,19 @@ export function renderValueGrid(container, { rows, cols, cell, onClick = null, c
   });
   container.replaceChildren(grid);
   return grid;
+}
+
+/**
+ * A grid wider than its box (a phone) says so, as the page's table does (the
+ * faded edge and the hint, t('table.scrollHint')), and is scrolled to show
+ * the columns (indexes) a view is about: the first when not all fit.
+ */
+export function scrollToColumns(container, columns, t) {
+  cueOverflow(container, t('table.scrollHint'));
+  revealColumns(
+    container,
+    columns.map((c) => container.querySelector(`.value-cell[data-row="0"][data-col="${c}"]`)),
+  );
 }
 
 function labelCell(text, className) {
