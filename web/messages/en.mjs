@@ -1,6 +1,7 @@
 // English UI text. Keys are shared with zh-CN.mjs; {name} marks a parameter.
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
+import { PLACEMENT_TERMS } from './placement_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
@@ -11,6 +12,7 @@ export default {
   ...TRAIN_TERMS['en'],
   ...WHY_TERMS['en'],
   ...TOKEN_TERMS['en'],
+  ...PLACEMENT_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',
   'app.gallery': 'Gallery: every lesson example',
   'app.subtitle':

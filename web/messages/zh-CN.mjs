@@ -1,6 +1,7 @@
 // 简体中文界面文本。键与 en.mjs 相同；{name} 是参数。
 import { DEMO_TERMS } from './demo_terms.mjs';
 import { LESSON_TERMS } from './lesson_terms.mjs';
+import { PLACEMENT_TERMS } from './placement_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
@@ -11,6 +12,7 @@ export default {
   ...TRAIN_TERMS['zh-CN'],
   ...WHY_TERMS['zh-CN'],
   ...TOKEN_TERMS['zh-CN'],
+  ...PLACEMENT_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
   'app.gallery': '图库：课程里的每个例子',
   'app.subtitle':

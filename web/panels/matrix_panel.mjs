@@ -28,6 +28,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
   // The model whose matrix is on screen ({files, preset, config, seed}), null when none is.
   let drawnSpec = null;
   let focusedCell = null; // the heatmap's cell under the pointer or focus
+  let highlightedRow = null; // the row drawn as selected (the store's, or the head note's)
 
   const heatmap = new HeatmapView($('heatmap'), {
     onCellFocus: (cell) => {
@@ -69,7 +70,17 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
           weight: value('attn_weights').toFixed(3),
         });
     // The tooltip by the cell (its text is also the live region's).
-    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(cell));
+    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(cell), rowsBand(cell));
+  }
+
+  // The rows a tooltip must leave in view: the cell's and the highlighted one, as {y, h} on the canvas.
+  function rowsBand(cell) {
+    const boxes = [cell, highlightedRow === null ? null : { i: highlightedRow, j: 0 }]
+      .map((c) => (c ? heatmap.cellBox(c) : null))
+      .filter(Boolean);
+    if (boxes.length === 0) return null;
+    const y = Math.min(...boxes.map((b) => b.y));
+    return { y, h: Math.max(...boxes.map((b) => b.y + b.h)) - y };
   }
 
   function renderSelectors() {
@@ -148,16 +159,17 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       scale: s.scale,
       stage: s.stage,
     });
+    highlightedRow = s.row ?? note.row ?? null;
     heatmap.render({
       tokens,
       values,
       masked,
       scale,
       decimals: s.stage === 'attn_weights' ? 2 : 1,
-      selectedRow: s.row ?? note.row,
+      selectedRow: highlightedRow,
       titles: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
     });
-    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(focusedCell));
+    placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(focusedCell), rowsBand(focusedCell));
     renderLegend($('legend'), {
       scale,
       stage: s.stage,
