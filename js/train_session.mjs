@@ -13,6 +13,7 @@
 import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
 import { continuePrompts, repeatedSpanPrompt } from './snapshot_generation.mjs';
 import { encodeText } from './text_encoding.mjs';
+import { predictedLabel, tokenLabels } from './token_text.mjs';
 import { topK } from './top_k.mjs';
 
 /** The probe sentence of the lessons: 她 refers to 小红. */
@@ -157,7 +158,7 @@ export class TrainSession {
   setProbe(text) {
     const ids = encodeText(this.#tokenizer, text).slice(0, 64);
     if (ids.length < 2) throw new Error('the probe sentence needs at least one token');
-    const tokens = this.#tokenizer.display(ids).map((t) => t.text);
+    const tokens = tokenLabels(this.#tokenizer.display(ids)).map((t) => t.label); // a byte token by its character
     this.#probe = { text, ids, tokens };
     return tokens;
   }
@@ -194,8 +195,9 @@ export class TrainSession {
   /**
    * What the model does now on the probe: {step, text, ids, tokens, layers,
    * heads, kvHeads, T, attention: Float32Array [L, H, T, T], top: per position
-   * the next-token candidates [{id, label, p, logit, whole}] (whole: the
-   * character a partial token goes on to make, or null), scores: {previousToken,
+   * the next-token candidates [{id, label, raw, kind, p, logit}] (a byte
+   * token labelled by the character the model goes on to make, 唱…, or by
+   * its bytes, E5 94: js/token_text.mjs), scores: {previousToken,
    * induction, pronoun} as [L][H] (or null), generated: the model's greedy
    * continuation of the probe and of each prompt (snapshot_generation.mjs
    * continuePrompt; null without prompts), ms}. Its time counts as training time.
@@ -218,7 +220,7 @@ export class TrainSession {
       const labels = this.#tokenizer.display(row.map((c) => c.id));
       top[t] = row.map((c, k) => {
         const whole = labels[k].partial && wholeBudget > 0 ? (wholeBudget--, this.#whole(ids, t, c.id)) : null;
-        return { ...c, label: labels[k].text, whole };
+        return { ...c, ...predictedLabel(labels[k], whole) };
       });
     }
     const scores = this.#roleProbes ? scoreHeadRoles(this.#model, this.#roleProbes) : null;
