@@ -8,14 +8,17 @@
 // main -> worker: {type: 'lens', id, ids | text, row, token: id | null, story, causal, scale}
 //                 {type: 'attribute', id, ids | text, row, answer, wrong, story, causal, scale}
 //                 {type: 'patch', id, clean, corrupt ({ids} | {text}), answer, wrong, story, causal, scale}
+//                 {type: 'patch', id, pairFrom: {story}, causal, scale}: the pair storyPair() derives
+//                   from the story (js/why_text.mjs; the lesson's when story is null), with its habits
 //   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
-//   story: pronounStory() of the text ({pronoun, referent, other, answer, wrong} habits) or null
+//   story: rowStory() of the text ({pronoun, at, row, referent, other, answer, wrong} habits) or null
+//   every request may carry ablate: [[layer, head], ...], the heads switched off
 // worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, raws, kinds, storyRow, causal, scale}
 //                 {type: 'attribution', id, row, attribution, answer, wrong, storyRow, causal, scale}
-//                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, causal, scale}
+//                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, pair?, causal, scale}
 import { MiniMindError } from '../js/minimind_error.mjs';
 import { nextToken } from '../js/pronoun_pair.mjs';
-import { storyRow } from '../js/why_text.mjs';
+import { storyPair, storyRow } from '../js/why_text.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
 
 const LENS_TOP = 5;
@@ -75,12 +78,16 @@ export function handleAttribute(ctx, message) {
 
 export function handlePatch(ctx, message) {
   ready(ctx);
-  const clean = idsOf(ctx, message.clean);
-  const corrupt = idsOf(ctx, message.corrupt);
-  const base = { type: 'patch-result', id: message.id, ...echo(message) };
+  // A pair derived from the text on screen: its texts, and its habits' first tokens as the defaults.
+  const pair = message.pairFrom ? derivedPair(ctx, message.pairFrom.story) : null;
+  const story = pair ? { prefix: pair.clean, answer: pair.answer, wrong: pair.wrong } : message.story;
+  const clean = idsOf(ctx, pair ? { text: pair.clean } : message.clean);
+  const corrupt = idsOf(ctx, pair ? { text: pair.corrupt } : message.corrupt);
+  const base = { type: 'patch-result', id: message.id, ...echo(message), pair };
   if (clean.length !== corrupt.length) return self.postMessage({ ...base, lengths: { clean: clean.length, corrupt: corrupt.length } });
-  const answer = resolve(ctx, message.answer) ?? (message.story ? habitToken(ctx, message.story, 'answer') : null);
-  const wrong = resolve(ctx, message.wrong) ?? (message.story ? habitToken(ctx, message.story, 'wrong') : null);
+  if (message.pairOnly) return self.postMessage(base); // a large model: the pair now, the sweeps on request
+  const answer = resolve(ctx, message.answer) ?? (story ? habitToken(ctx, story, 'answer') : null);
+  const wrong = resolve(ctx, message.wrong) ?? (story ? habitToken(ctx, story, 'wrong') : null);
   if (answer === null || wrong === null) throw new Error('patching needs an answer token and a wrong token');
   const result = ctx.model.patch({ clean, corrupt, answer, wrong, ...switchesOf(message) });
   const label = (list) => ctx.sequenceLabels(list).map((l) => l.label);
@@ -92,18 +99,30 @@ export function handlePatch(ctx, message) {
   });
 }
 
+// storyPair() with the worker's tokenizer, as plain data for the page: {kind, clean, corrupt, answer,
+// wrong (habits), pronoun, referent, other, replacement?, tokens?}.
+function derivedPair(ctx, story) {
+  if (!ctx.tokenizer) throw new Error('this model has no tokenizer: give token ids');
+  const pair = storyPair(story, ctx.tokenizer);
+  const { pronoun, referent, other } = pair.story;
+  const { kind, clean, corrupt, answer, wrong, replacement = null, tokens = null } = pair;
+  return { kind, clean, corrupt, answer, wrong, pronoun, referent, other, replacement, tokens };
+}
+
 function ready(ctx) {
   if (!ctx.model) throw new Error('no model is loaded');
   return ctx;
 }
 
+// The page's switches: the causal mask, √d, and the heads switched off (only when some are).
 function switchesOf(message) {
-  return { causalMask: message.causal !== false, scaleScores: message.scale !== false };
+  const switches = { causalMask: message.causal !== false, scaleScores: message.scale !== false };
+  return message.ablate?.length ? { ...switches, ablate: message.ablate } : switches;
 }
 
 // What the answer is for: the page draws only an answer to what it shows now.
 function echo(message) {
-  return { causal: message.causal !== false, scale: message.scale !== false, asked: message.asked ?? null };
+  return { causal: message.causal !== false, scale: message.scale !== false, ablate: message.ablate ?? [], asked: message.asked ?? null };
 }
 
 // A text's ids as the page's matrix reads it (the bos first), or ids as given.

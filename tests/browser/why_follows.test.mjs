@@ -148,6 +148,8 @@ for (const lang of ['zh-CN', 'en']) {
 
       // A typed sentence: its pronoun's row is selected, and its own pair and story follow.
       await page.fill('#text', TYPED);
+      // Until the answer for the typed text is in, the section says it is updating.
+      await page.waitForSelector('#why .why-updating:not([hidden])', { timeout: 10000 });
       const expected = await expectedStory(TYPED, lang);
       await page.waitForFunction((row) => new URLSearchParams(location.search).get('row') === String(row), expected.row);
       const typed = await whySettled(page);

@@ -2,6 +2,7 @@
 // the forward pass that turns them into matrices. The other panels ask it
 // for the current tokens (generation starts from them, the run bar counts
 // them) and to compute again when a switch changes.
+import { defaultRow } from '../../js/why_text.mjs';
 import { DEMO } from '../demo_model.mjs';
 import { withLookup } from '../generation_matrix.mjs';
 import { idCollisions, tokenize } from '../tokenize.mjs';
@@ -21,6 +22,7 @@ const MAX_TYPING_DEBOUNCE_MS = 150;
 export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer, hooks }) {
   let lastComputeMs = 0;
 
+  let selectAfterTyping = false; // the text changed: its first answer picks the row
   // A forward pass's answer, from the worker or from the main-thread twin of a tiny model.
   // tokens: the labels drawn (a byte token by its character); raw: the tokenizer's text, for tooltips and exports.
   function showResult({ ids, labels, raw, special, dropped, entries, computeMs, sentAt }) {
@@ -39,7 +41,13 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
         }
       : null;
     if (!result) redrawTimer.drawn(sentAt);
-    store.set({ result, computeError: null, busy: null, stale: false });
+    // After typing, the first answer selects the row the note talks about (the last pronoun with a
+    // story, else the last token), so the outline, the note, the prediction and the why section agree.
+    const s = store.get();
+    const row =
+      selectAfterTyping && result && s.row === null ? { row: defaultRow(s.inputMode === 'text' ? s.text : '', result.tokens) } : {};
+    if (result) selectAfterTyping = false;
+    store.set({ result, computeError: null, busy: null, stale: false, ...row });
   }
 
   // What to send for the current input: {ids, tokens} computed here, or
@@ -172,6 +180,7 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
   $('text').addEventListener('input', (event) => {
     redrawTimer.keystroke(event);
     store.set({ text: event.target.value, row: null });
+    selectAfterTyping = true;
     if (store.get().generation) hooks.resetGeneration();
     computeSoon();
   });

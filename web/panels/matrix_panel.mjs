@@ -24,6 +24,12 @@ import { renderRowExplanation } from '../views/row_explanation.mjs';
  * redrawTimer: keystroke-to-redraw timing, ended when a matrix is drawn.
  */
 export function setupMatrixPanel({ store, t, $, loading, input, generation, redrawTimer }) {
+  // The one-line legend of the role scores the note quotes, right under it.
+  const noteLegend = document.createElement('p');
+  noteLegend.id = 'head-note-legend';
+  noteLegend.className = 'hint note-legend';
+  noteLegend.hidden = true;
+  $('head-note').after(noteLegend);
   let firstMatrixDrawn = false;
   // The model whose matrix is on screen ({files, preset, config, seed}), null when none is.
   let drawnSpec = null;
@@ -35,7 +41,8 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       focusedCell = cell;
       renderCellInfo(cell);
     },
-    onRowSelect: (row) => store.set({ row: store.get().row === row ? null : row }),
+    // Clicking the selected row keeps it: a silent deselection would leave the outline on the note's row.
+    onRowSelect: (row) => store.set({ row }),
   });
 
   // Switching a head off (or on again) from the overview.
@@ -119,6 +126,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       $('view-title').textContent = '';
       $('stage-caption').textContent = '';
       $('head-note').textContent = '';
+      noteLegend.hidden = true;
       // The matrix drawn before stays only while the next one is on its way, marked as the previous model's.
       const waiting = loadingAnother(s) || (s.model.status === 'ready' && !s.computeError && hasInput(s));
       showMatrixState(drawnSpec && waiting ? 'previous' : 'empty', s);
@@ -196,6 +204,8 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     const untrained = !heads && !s.files && s.preset !== DEMO && s.inputMode === 'text';
     $('head-note').textContent = untrained ? `${t('model.untrainedNote')}${t('note.sentenceSeparator')}${note.text}` : note.text;
     $('head-note').dataset.row = String(note.row);
+    noteLegend.hidden = !note.legend;
+    noteLegend.textContent = note.legend ?? '';
     renderOverview($('overview'), {
       entries,
       layers: info.num_hidden_layers,

@@ -8,14 +8,19 @@ import { largest, normalisePatch } from '../../js/why_text.mjs';
 import { layerLabels } from './lens_view.mjs';
 import { renderValueGrid, scrollToColumns } from './value_grid.mjs';
 
-/** result: the API's patch result with tokens {clean, corrupt}; returns the normalised grids. */
-export function renderPatch(headsBox, residualBox, { result, t }) {
+/**
+ * result: the API's patch result with tokens {clean, corrupt}; ablate: the
+ * heads switched off ([[layer, head], ...]), whose cells say "off" (their z
+ * is zero in both runs: there is nothing to patch). Returns the normalised grids.
+ */
+export function renderPatch(headsBox, residualBox, { result, t, ablate = [] }) {
+  const off = new Set(ablate.map(([layer, head]) => `${layer}:${head}`));
   const normal = normalisePatch(result);
   const all = [...normal.heads.flat(), ...normal.residual.flat()].filter((v) => v !== null);
   const scale = scaleFor('restoration', [...all, 1, -1]);
   const spec = (value, raw) =>
     value === null
-      ? { value: 'null', text: '—', color: '#eeeeee', title: raw.toFixed(3) }
+      ? { value: 'null', text: '—', color: '#eeeeee', title: raw === null ? '' : raw.toFixed(3) }
       : {
           value,
           text: `${Math.round(value * 100)}%`,
@@ -28,7 +33,10 @@ export function renderPatch(headsBox, residualBox, { result, t }) {
     rows: Array.from({ length: L }, (_, l) => `L${l}`),
     cols: Array.from({ length: H }, (_, h) => `H${h}`),
     label: t('why.patch.headsTitle'),
-    cell: (l, h) => spec(normal.heads[l][h], result.heads[l][h]),
+    cell: (l, h) =>
+      off.has(`${l}:${h}`)
+        ? { value: 'off', text: t('why.patch.off'), color: '#eeeeee', title: t('why.patch.offTitle', { head: `L${l}H${h}` }) }
+        : spec(normal.heads[l][h], result.heads[l][h]),
   });
   const { clean, corrupt } = result.tokens;
   renderValueGrid(residualBox, {
@@ -39,11 +47,11 @@ export function renderPatch(headsBox, residualBox, { result, t }) {
     label: t('why.patch.residualTitle'),
     cell: (l, position) => spec(normal.residual[l][position], result.residual[l][position]),
   });
-  return normal;
-}
   // A phone's narrow grids scroll: the residual to the last position (where the answer is read)
   // and the one that restores the most before it.
   const T = corrupt.length;
   const before = largest(normal.residual.map((row) => row.slice(0, T - 1)));
   scrollToColumns(headsBox, [], t);
   scrollToColumns(residualBox, [T - 1, before?.col ?? T - 1], t);
+  return normal;
+}
