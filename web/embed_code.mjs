@@ -7,6 +7,7 @@
 import { DEMO } from './demo_model.mjs';
 import { exampleById } from './lesson_examples.mjs';
 import { writeUrlState } from './url_state.mjs';
+import { matrixLayout } from './views/matrix_layout.mjs';
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -52,8 +53,28 @@ export function hostingNote(lang, siteBase) {
   return isLocalUrl(siteBase) ? `${note} ${text.local.replace('{host}', new URL(siteBase).host || siteBase)}` : note;
 }
 
-export function iframeSnippet(state, pageUrl, title) {
-  return `<iframe src="${escapeHtml(embedUrl(state, pageUrl))}" width="100%" height="420" style="border:0" loading="lazy" title="${escapeHtml(title)}"></iframe>`;
+// The frame's height, in CSS px. The embed view (style.css, body.embed)
+// gives its square matrix the frame's height less 12.5rem (the title, the
+// caption, the head's note and the legend of a frame 500+ px wide), and no
+// more than the frame's width: a wide frame needs the matrix's width + 200 px,
+// a phone-wide one (the note wrapped to ~10 lines above the matrix) its
+// height + 280 px. At one label line per cell (17 px at the labels' 13 px,
+// matrix_layout.mjs; 18 for rounding) every row and column is labelled.
+export const FRAME_HEIGHT = 420; // the least, and the lesson's and lab's views'
+const LABELLED_CELL = 18;
+const WIDE_CHROME = 200;
+const NARROW_CHROME = 280;
+
+/** tokens: the matrix's labels; measure(text, size) -> px; titles: the axes' {query, key}. */
+export function frameHeight(tokens, measure, titles = null) {
+  if (!tokens?.length) return FRAME_HEIGHT;
+  const layout = matrixLayout({ tokens, measure, titles, cell: LABELLED_CELL });
+  const needed = Math.max(layout.width + WIDE_CHROME, layout.height + NARROW_CHROME);
+  return Math.max(FRAME_HEIGHT, Math.ceil(needed / 20) * 20);
+}
+
+export function iframeSnippet(state, pageUrl, title, height = FRAME_HEIGHT) {
+  return `<iframe src="${escapeHtml(embedUrl(state, pageUrl))}" width="100%" height="${height}" style="border:0" loading="lazy" title="${escapeHtml(title)}"></iframe>`;
 }
 
 /**

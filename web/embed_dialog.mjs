@@ -3,7 +3,11 @@
 // the text selected for Ctrl+C where the clipboard is not allowed); and the
 // compact embed view's "open in playground" link. A note above the snippets
 // says that their URLs (this page's) must point to where the files are hosted.
-import { componentSnippet, hostingNote, iframeSnippet, playgroundUrl } from './embed_code.mjs';
+// The iframe is as tall as the matrix on screen needs to label every row
+// (frameHeight), and a preview under its snippet shows that frame.
+import { FRAME_HEIGHT, componentSnippet, embedUrl, frameHeight, hostingNote, iframeSnippet, playgroundUrl } from './embed_code.mjs';
+import { shown } from './shown_matrix.mjs';
+import { labelFont } from './views/matrix_layout.mjs';
 
 export function setupEmbed({ store, t, $ }) {
   const dialog = $('embed-dialog');
@@ -19,10 +23,36 @@ export function setupEmbed({ store, t, $ }) {
     return t('embedCode.frameTitle', { preset: s.config ? `${s.preset} + ${t('model.custom')}` : s.preset, layer: s.layer, head: s.head });
   }
 
+  const context = document.createElement('canvas').getContext('2d');
+  const measure = (text, size) => {
+    context.font = labelFont(size);
+    return context.measureText(text).width;
+  };
+
+  // The lesson's and the lab's views fit the least height; the matrix its labels.
+  function heightFor(s) {
+    const tokens = s.inputMode === 'manual' || s.lab ? null : shown(s)?.tokens;
+    return tokens ? frameHeight(tokens, measure, { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') }) : FRAME_HEIGHT;
+  }
+
+  // The preview loads a whole playground: only while the dialog is open, and again only when its address or height changes.
+  function fillPreview(s, height) {
+    const preview = $('embed-preview');
+    const src = embedUrl(s, pageUrl());
+    if (preview.getAttribute('src') !== src) preview.src = src;
+    preview.height = String(height);
+    preview.title = frameTitle(s);
+    $('embed-preview-title').textContent = t('embedCode.preview', { height });
+  }
+
+  let filledHeight = null; // the snippet's height: a new result (new tokens) may change it
+
   function fill() {
     const s = store.get();
     hosting.textContent = hostingNote(s.lang, siteBase());
-    $('embed-iframe').value = iframeSnippet(s, pageUrl(), frameTitle(s));
+    const height = (filledHeight = heightFor(s));
+    $('embed-iframe').value = iframeSnippet(s, pageUrl(), frameTitle(s), height);
+    fillPreview(s, height);
     $('embed-iframe-note').textContent = s.files ? t('embedCode.iframeFiles') : '';
     const { snippet, caveat } = componentSnippet(s, { siteBase: siteBase(), pageUrl: pageUrl() });
     $('embed-component').value = snippet ?? '';
@@ -50,6 +80,7 @@ export function setupEmbed({ store, t, $ }) {
   $('copy-iframe').addEventListener('click', () => copy($('embed-iframe'), $('copy-iframe-status')));
   $('copy-component').addEventListener('click', () => copy($('embed-component'), $('copy-component-status')));
   $('embed-close').addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => $('embed-preview').removeAttribute('src'));
 
   function renderEmbedView() {
     const s = store.get();
@@ -59,10 +90,10 @@ export function setupEmbed({ store, t, $ }) {
     if (s.embed) link.href = playgroundUrl(s, pageUrl());
   }
 
-  // What the snippets are made of; other changes (results, progress) leave them, and a copy status, alone.
+  // What the snippets are made of; other changes (progress, a result of the same tokens) leave them, and a copy status, alone.
   const SNIPPET_KEYS = ['text', 'inputMode', 'preset', 'seed', 'config', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'lang'];
   store.subscribe((s, changed) => {
-    if (dialog.open && [...SNIPPET_KEYS, 'lesson', 'lab', 'files'].some((k) => changed.has(k))) fill();
+    if (dialog.open && ([...SNIPPET_KEYS, 'lesson', 'lab', 'files'].some((k) => changed.has(k)) || heightFor(s) !== filledHeight)) fill();
     if (s.embed) renderEmbedView();
   });
   renderEmbedView();

@@ -24,7 +24,7 @@
 // after the bos, with a sentence on what the head does (from heads.json);
 // the presets are random weights, and their model line says so.
 import { scaleFor } from '../colors.mjs';
-import { browserLanguage } from '../browser_language.mjs';
+import { hostLanguage } from '../browser_language.mjs';
 import { DEMO, tokenizeText } from '../demo_model.mjs';
 import { switchMarks } from '../../js/head_note.mjs';
 import { headNote } from '../demo_text.mjs';
@@ -192,7 +192,7 @@ export class MiniMindAttention extends ElementBase {
     const run = ++this.#run;
     const t = (key, params) => embedText(this.#spec.lang, key, params);
     try {
-      const { spec, problems } = readAttributes((name) => this.getAttribute(name), browserLanguage());
+      const { spec, problems } = readAttributes((name) => this.getAttribute(name), hostLanguage(this));
       this.#spec = spec;
       this.#parts.frame.lang = spec.lang;
       this.#parts.frame.classList.toggle('fixed', spec.height !== null);
