@@ -1,4 +1,4 @@
-// After a reload, the Train panel opens on the run saved in the browser, in
+// After a reload, the Train panel opens on the run the tab trained, as saved in the browser, in
 // headless Chromium (zh-CN on a phone, 390×844; en on a desktop, 1400×1000):
 // its losses, loss chart and figures are back, waiting at the saved batch
 // with Resume first; a finished saved run, which cannot resume, puts its
@@ -123,7 +123,11 @@ for (const { lang, name, width, height } of CASES) {
         chart,
         translate(lang, 'train.lossLabel', { n, loss: paused.losses[n - 1].toFixed(4), first: paused.losses[0].toFixed(4) }),
       );
-      assert.ok((await page.$$('#train .train-stats > div')).length >= 8, 'the run’s figures are drawn');
+      const figures = await page.$$eval('#train .train-stats > div', (items) => items.map((d) => d.textContent));
+      assert.ok(figures.length >= 8, 'the run’s figures are drawn');
+      // One epoch of LONGER batches: the last batch's place in it.
+      const place = translate(lang, 'train.epochOf', { epoch: 1, epochs: 1, batch: paused.step, per: LONGER });
+      assert.ok(figures.includes(`${translate(lang, 'train.stat.epoch')}${place}`), figures.join(' | '));
       assert.deepEqual(await rows(page), [
         { step: paused.step, live: 'here', resume: false, use: true },
         { step: FINISHED, live: null, resume: false, use: true }, // finished: no resume, but a use of its own

@@ -5,15 +5,30 @@
 // run exactly where it stopped, puts its model to use in the playground
 // (finished or not, without resuming it), downloads one as MiniMind's
 // *_resume.pth (js/resume_pth.mjs), deletes one; MiniMind's own
-// *_resume.pth continues here on the panel's data and settings; and a panel
-// opened with no run of its own opens the newest saved run, waiting where it
-// was saved (openNewest).
+// *_resume.pth continues here on the panel's data and settings; and after a
+// reload the panel opens the run this tab trained, waiting where it was
+// saved (openRemembered; the tab remembers its run in sessionStorage).
 import { resumePthOfRun } from '../../js/resume_pth.mjs';
 import { checkRun, historyState, runSummary, snapshotSummaries } from '../../js/train_run_state.mjs';
 import { download } from '../export.mjs';
 import { RunAutosave, SAVE_EVERY } from './run_autosave.mjs';
 import { RunStore, newRunId } from './run_store.mjs';
 import { SavedRunsView } from './saved_runs_view.mjs';
+
+// The run this tab trains, kept across its reloads (a new tab starts with none).
+const TAB_RUN = 'minimind-train-run';
+
+function tabRun(id) {
+  try {
+    const storage = globalThis.sessionStorage;
+    if (id === undefined) return storage?.getItem(TAB_RUN) ?? null;
+    if (id === null) storage?.removeItem(TAB_RUN);
+    else storage?.setItem(TAB_RUN, id);
+  } catch {
+    // storage refused (a sandboxed frame): a reload then opens no run
+  }
+  return null;
+}
 
 export class SavedRuns {
   #run;
@@ -29,6 +44,7 @@ export class SavedRuns {
   #view;
   #list = { runs: [], live: new Set(), usage: null, message: null };
   #importing = null; // the name of a MiniMind checkpoint being continued
+  #openCancelled = false; // a run was started or reset while a saved one was being opened
 
   /**
    * run: the TrainRun; t(key, params); ui: the panel's {error, notice,
@@ -105,8 +121,9 @@ export class SavedRuns {
     return this.#keep(newRunId());
   }
 
-  /** The run was dropped (reset): its save stays, its lock goes. */
+  /** The run was dropped (reset): its save stays, its lock goes, and a reload opens none. */
   async drop() {
+    tabRun(null);
     await this.#autosave.drop();
     this.refresh();
   }
@@ -115,6 +132,7 @@ export class SavedRuns {
   async #keep(id, savedStep = -1) {
     if (this.#autosave.id !== null && this.#autosave.id !== id) await this.#autosave.save();
     const ours = await this.#autosave.adopt(id, savedStep);
+    if (ours) tabRun(id);
     this.refresh();
     return ours;
   }
@@ -129,17 +147,24 @@ export class SavedRuns {
   }
 
   /**
-   * Opens the newest saved run no tab trains, as a resume would but paused
-   * where it was saved (done if it had finished): its losses, snapshots and
-   * figures are back, and Resume goes on. Only while this tab has no run.
+   * After a reload: opens the run this tab trained, as a resume would but
+   * paused where it was saved (done if it had finished): its losses,
+   * snapshots and figures are back, and Resume goes on. Not when another
+   * tab trains it, nor once this tab starts or resets a run (cancelOpen).
    * Resolves to whether it opened one.
    */
-  async openNewest() {
+  async openRemembered() {
+    this.#openCancelled = false;
     await this.refresh();
+    const id = tabRun();
     const { runs, live } = this.#list;
-    const newest = runs.find((r) => !live.has(r.id));
-    if (!newest || this.#run.state !== 'idle') return false;
-    return this.#resume(newest.id, { start: false });
+    if (!runs.some((r) => r.id === id) || live.has(id) || this.#run.state !== 'idle') return false;
+    return this.#resume(id, { start: false });
+  }
+
+  /** A run was started or reset: a saved run still being opened is not. */
+  cancelOpen() {
+    this.#openCancelled = true;
   }
 
   // start false: the run is opened, waiting (openNewest).
@@ -153,13 +178,18 @@ export class SavedRuns {
       } catch {
         return false;
       }
-      if (this.#run.state !== 'idle') return false; // a run started meanwhile
+      if (this.#openCancelled || this.#run.state !== 'idle') return false; // a run started meanwhile
     }
     Object.assign(ui, { error: null, notice: null, opened: null });
     const { step, totalBatches } = runSummary(record);
     if (!(await this.#keep(id, step))) {
       ui.error = this.#t('train.saved.liveElsewhere');
       this.#render();
+      return false;
+    }
+    if (!start && this.#openCancelled) {
+      // A run started meanwhile: it keeps its own id (keepNew); this one is let go, unopened.
+      if (this.#autosave.id === id) await this.#autosave.drop();
       return false;
     }
     this.#forget();

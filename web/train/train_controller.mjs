@@ -10,8 +10,8 @@
 // running | paused | done), data-step (batches done), data-loss (the last
 // batch's loss) and data-snapshot-step (the snapshot shown): train_run.mjs
 // markRun; exposeRun adds its read-only accessors; each report dispatches
-// `minimind-train-steps` ({detail: {steps}}). Opened with no run of its own,
-// the panel opens the newest saved run where it was saved (Resume first);
+// `minimind-train-steps` ({detail: {steps}}). Opened after a reload, the
+// panel opens the run this tab trained where it was saved (Resume first);
 // a model put to use goes to the playground, which is then shown.
 import { bestHead } from '../../js/head_formation_events.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
@@ -168,6 +168,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   // Starts a new run with the settings as they are (a paused or finished run is left behind);
   // chosen: the model to start from instead of the settings' (a MiniMind checkpoint).
   async function start(chosen = null) {
+    saved.cancelOpen();
     ui.error = null;
     ui.notice = null;
     ui.opened = null;
@@ -186,6 +187,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   }
 
   function reset() {
+    saved.cancelOpen();
     run.reset();
     saved.drop();
     forgetDrawn();
@@ -195,14 +197,14 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
   }
 
   // The Train button opens the panel on its settings and the Start button; it starts nothing.
-  // Its first opening in a page with no run opens the newest saved run instead, waiting.
+  // Its first opening after a reload opens the run this tab trained instead, waiting.
   let openedBefore = false;
   function setOpen(open) {
     root.hidden = !open;
     openButton?.setAttribute('aria-pressed', String(open));
     if (!open) return;
     if (run.state === 'idle') settings.open = true;
-    if (!openedBefore && run.state === 'idle') saved.openNewest().then((opened) => opened && ((settings.open = false), render()));
+    if (!openedBefore && run.state === 'idle') saved.openRemembered();
     else saved.refresh();
     openedBefore = true;
     render();

@@ -7,7 +7,7 @@
 // read it; the controller changes it.
 import { FormationTracker } from '../../js/head_formation_events.mjs';
 import { SnapshotStore, StepHistory } from '../../js/train_history.mjs';
-import { restoreHistory, restoreSnapshots } from '../../js/train_run_state.mjs';
+import { restoreHistory, restoreSnapshots, runSummary } from '../../js/train_run_state.mjs';
 import { TrainClient } from '../train_client.mjs';
 
 export class TrainRun {
@@ -116,7 +116,11 @@ export class TrainRun {
     restoreSnapshots(this.snapshots, snapshots);
     for (const snapshot of snapshots) this.formation.add(snapshot);
     const n = history.loss.length;
-    this.last = n ? { step: n, loss: history.loss[n - 1], lr: history.lr[n - 1] } : null;
+    // The last batch's place in its epoch, as the trainer reports a step's (batch 1-based).
+    const { step } = runSummary(saved);
+    const perEpoch = Math.ceil(worker.data.count / worker.settings.options.batchSize);
+    const place = step > 0 ? { epoch: Math.floor((step - 1) / perEpoch), batch: ((step - 1) % perEpoch) + 1 } : {};
+    this.last = n ? { step: n, loss: history.loss[n - 1], lr: history.lr[n - 1], ...place } : null;
     this.state = 'preparing';
     this.progress = { phase: 'load', done: 0, total: 1 };
     this.options = worker.settings.options;
