@@ -4,7 +4,8 @@
 // model ended its text, the run bar is gone, the generated text is what the
 // JS API generates in Node, decoded (real characters, no <0x..> bytes), and
 // the matrix holds one row per token fed (the end token has none). Reset then
-// Play runs to the same end again, and Step works on a new text.
+// Play runs to the same end again, and Step works on a new text. Step, Play
+// and their line sit right under the matrix.
 // Screenshots (desktop 1400×1000, phone 390×844) go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -88,6 +89,15 @@ for (const lang of ['zh-CN', 'en']) {
     assert.equal(shown.play, lang === 'en' ? 'Play' : '播放', 'Play is not left on Pause');
     assert.equal(shown.stepDisabled, true);
     await page.waitForFunction(() => document.getElementById('run-status').hidden);
+    // Step, Play and the line they write sit right under the matrix they grow, at the matrix's left.
+    const under = await page.evaluate(() => {
+      const matrix = document.getElementById('heatmap').getBoundingClientRect();
+      return ['gen-step', 'gen-play', 'gen-status'].map((id) => {
+        const r = document.getElementById(id).getBoundingClientRect();
+        return { id, gap: Math.round(r.top - matrix.bottom), left: r.left >= matrix.left - 40 && r.left < matrix.right };
+      });
+    });
+    for (const { id, gap, left } of under) assert.ok(gap > 0 && gap < 200 && left, `#${id} is ${gap} px under the matrix`);
     await page.screenshot({ path: `${ARTIFACTS}generation-end-${lang}.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('#gen-status').scrollIntoViewIfNeeded();
