@@ -46,6 +46,26 @@ function referentAccuracy(model, probes, ablate) {
   return right / probes.length;
 }
 
+/**
+ * The induction probes of measureHeads(): `count` sequences of `length`
+ * random tokens from the corpus's own vocabulary (the ids of its first 400
+ * lines at `seed`), said twice after the bos. Each is {ids, lead, cells}:
+ * lead the bos's length, cells [{query, key}] the length - 1 induction cells,
+ * the second occurrence of half[j] (lead + length + j) and the token after
+ * its first occurrence (lead + j + 1).
+ */
+export function inductionProbes(tokenizer, { seed = 7, length = 20, count = 40 } = {}) {
+  const pool = [...new Set(makeCorpusLines(400, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
+  return repeatedTokenProbes(count, seed, { length, pool }).map((probe) => {
+    const ids = withBos(tokenizer, probe.ids);
+    const n = probe.length;
+    const lead = ids.length - probe.ids.length;
+    const cells = [];
+    for (let j = 0; j + 1 < n; j += 1) cells.push({ query: lead + n + j, key: lead + 1 + j });
+    return { ids, lead, cells };
+  });
+}
+
 /** The score at which a head takes each role (roleOf), by score name. */
 export const ROLE_THRESHOLDS = Object.freeze({ pronoun: 0.5, induction: 0.4, previousToken: 0.6, sink: 0.6 });
 
@@ -98,19 +118,13 @@ export function measureHeads(model, tokenizer, { count = 500, seed = 7, inductio
       sink.push({ ids, query: i, keys: [0] });
     }
   }
-  // Random tokens from the corpus's own vocabulary, said twice after the bos.
-  const pool = [...new Set(makeCorpusLines(400, seed).flatMap((line) => tokenizer.encode(line)))].filter((id) => id > 2);
   const induction = [];
   // The previous-token score on these random sequences too, as induction-head
   // studies often measure it: a previous-token head of natural text may also
   // look elsewhere there, where the sentence tells it to.
   const previousRandom = [];
-  for (const probe of repeatedTokenProbes(40, seed, { length: inductionLength, pool })) {
-    const ids = withBos(tokenizer, probe.ids);
-    const n = probe.length;
-    const lead = ids.length - probe.ids.length;
-    // Second occurrence of half[j] at lead + n + j; the token after its first occurrence at lead + j + 1.
-    for (let j = 0; j + 1 < n; j += 1) induction.push({ ids, query: lead + n + j, keys: [lead + 1 + j] });
+  for (const { ids, lead, cells } of inductionProbes(tokenizer, { seed, length: inductionLength })) {
+    for (const { query, key } of cells) induction.push({ ids, query, keys: [key] });
     for (let i = lead + 1; i < ids.length; i += 1) previousRandom.push({ ids, query: i, keys: [i - 1] });
   }
   const pronoun = heldOut.map((p) => ({ ids: p.ids, query: p.pronoun, keys: p.referent }));
