@@ -4,6 +4,7 @@ import { LESSON_TERMS } from './lesson_terms.mjs';
 import { PLACEMENT_TERMS } from './placement_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
+import { QK_TERMS } from './qk_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
@@ -11,6 +12,7 @@ export default {
   ...DEMO_TERMS['en'],
   ...TRAIN_TERMS['en'],
   ...WHY_TERMS['en'],
+  ...QK_TERMS['en'],
   ...TOKEN_TERMS['en'],
   ...PLACEMENT_TERMS['en'],
   'app.title': 'MiniMind Attention Playground',

@@ -4,6 +4,7 @@ import { LESSON_TERMS } from './lesson_terms.mjs';
 import { PLACEMENT_TERMS } from './placement_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
+import { QK_TERMS } from './qk_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
 
 export default {
@@ -11,6 +12,7 @@ export default {
   ...DEMO_TERMS['zh-CN'],
   ...TRAIN_TERMS['zh-CN'],
   ...WHY_TERMS['zh-CN'],
+  ...QK_TERMS['zh-CN'],
   ...TOKEN_TERMS['zh-CN'],
   ...PLACEMENT_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
