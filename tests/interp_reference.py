@@ -52,6 +52,9 @@ class Attention(torch.nn.Module):
         self.o_proj = torch.nn.Linear(H * Dh, D, bias=False)
         if c["gen"] == 3:
             self.q_norm, self.k_norm = RMSNorm(Dh, c["eps"]), RMSNorm(Dh, c["eps"])
+        # Hook points (TransformerLens's hook_attn_scores, hook_pattern): identities that a
+        # forward hook reads. scores: [B, H, T, T] after ÷√Dh, before the mask; pattern: softmax.
+        self.hook_attn_scores, self.hook_pattern = torch.nn.Identity(), torch.nn.Identity()
 
     def forward(self, x, cos, sin):
         # x: [B, T, D] -> [B, T, D]; o_proj's input [B, T, H·Dh] holds head h at h·Dh..(h+1)·Dh.
@@ -70,9 +73,10 @@ class Attention(torch.nn.Module):
         scores = qh @ kh.transpose(-2, -1)                                # [B, H, T, T]
         if self.switches["scale"]:
             scores = scores / math.sqrt(Dh)
+        scores = self.hook_attn_scores(scores)
         if self.switches["causal"]:
             scores = scores + torch.full((T, T), float("-inf")).triu(1)
-        heads = torch.softmax(scores.float(), dim=-1) @ vh                # [B, H, T, Dh]
+        heads = self.hook_pattern(torch.softmax(scores.float(), dim=-1)) @ vh   # [B, H, T, Dh]
         return self.o_proj(heads.transpose(1, 2).reshape(B, T, H * Dh))
 
 

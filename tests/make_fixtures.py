@@ -834,6 +834,8 @@ def main():
         make_train_case(c)
     import interp_reference             # interp.safetensors per case, hooks on the weights just written
     interp_reference.main()
+    import qk_reference                 # qk.json per case: QK attribution by the same hooks
+    qk_reference.main()
     import resume_reference             # resume/: MiniMind's resume checkpoint of a train case
     resume_reference.write()
     print("wrote fixtures to", FIXTURES_DIR)
