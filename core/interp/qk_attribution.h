@@ -61,6 +61,16 @@ struct QKAttribution {
   std::vector<RankedKey> ranked;    // best first, with rank_keys > 0
 };
 
+// The component names of block `layer`'s input, in the order above: [C].
+std::vector<std::string> qk_component_names(const ModelConfig& config, int64_t layer);
+
+// The components of the residual stream entering block `layer` at each of
+// `positions`, from a run of ids: [n, C, D]. They sum to run's residual
+// there (to float rounding); options.ablate's heads are zero.
+std::vector<float> qk_components(const Model& model, const std::vector<int32_t>& ids, const Activations& run,
+                                 int64_t layer, const std::vector<int64_t>& positions,
+                                 const InterpOptions& options = {});
+
 // Errors (minimind::Error with a kind and values, the model stays usable):
 // qk.layer_out_of_range, qk.head_out_of_range, qk.position_out_of_range
 // (query, key or versus past the tokens), qk.rank_needs_block0 (rank_keys
