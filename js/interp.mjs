@@ -142,3 +142,51 @@ export function directLogitAttribution(native, info, ids, options = {}) {
     ffn: Array.from(out.ffn),
   };
 }
+
+/**
+ * QK attribution: the score of head `head` of block `layer` (from 0) from
+ * query position `query` to key position `key` (after q/k norm and RoPE,
+ * before the mask), split into a table [C][C] of q-side component × k-side
+ * component (embed, then per earlier block L{k}H0 .. L{k}H{H-1}, L{k}ffn)
+ * at the run's frozen norm scales: the table sums to the score. ropePairs
+ * [Dh/2]: the part of the score from dims p and p + Dh/2, rotated as the
+ * model has them and with RoPE removed. versus (a key position or 'mean'):
+ * the same split of score(query, key) - score(query, versus), where 'mean' is
+ * the row's attention-weighted mean over its keys. rankKeys (block 0 only):
+ * the rankKeys vocabulary ids whose key, placed at `key`, scores highest.
+ * Ranges are the core's to check (errors with kinds: qk.layer_out_of_range ...).
+ */
+export function qkAttribution(native, info, ids, options) {
+  const request = switches(options);
+  for (const name of ['layer', 'head', 'query', 'key']) {
+    if (options[name] === undefined) throw new TypeError(`${name} is required: give an integer`);
+    request[name] = integer(options[name], name, -(2 ** 31), 2 ** 31 - 1);
+  }
+  if (options.versus !== undefined && options.versus !== null) {
+    request.versus = options.versus === 'mean' ? 'mean' : integer(options.versus, 'versus (a key position or "mean")', -(2 ** 31));
+  }
+  if (options.rankKeys !== undefined) request.rankKeys = integer(options.rankKeys, 'rankKeys', 0, info.vocab_size);
+  const out = native.qk(ids, JSON.stringify(request));
+  const C = out.components.length;
+  const result = {
+    layer: out.layer,
+    head: out.head,
+    query: out.query,
+    key: out.key,
+    score: out.score,
+    weight: out.weight,
+    masked: out.masked,
+    components: out.components,
+    table: nest(out.table, [C, C]),
+    ropePairs: Array.from(out.ropePairs),
+    ropePairsUnrotated: Array.from(out.ropePairsUnrotated),
+  };
+  if (out.versus)
+    result.versus = {
+      key: out.versus.key < 0 ? 'mean' : out.versus.key,
+      score: out.versus.score,
+      table: nest(out.versus.table, [C, C]),
+    };
+  if (request.rankKeys > 0) result.ranked = Array.from(out.rankedIds, (id, i) => ({ id, score: out.rankedScores[i] }));
+  return result;
+}

@@ -1,5 +1,5 @@
-// The CLI's interpretability commands (lens, patch, attribute), on the JS
-// API's Model.lens / patch / attribute. cli.mjs hands in its model and
+// The CLI's interpretability commands (lens, patch, attribute, qk), on the JS
+// API's Model.lens / patch / attribute / qk. cli.mjs hands in its model and
 // input helpers, so the flags (--ablate too) read exactly as they do for `run`.
 import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
 
@@ -16,7 +16,19 @@ export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top
   attribute MODEL (--ids ... | --text "...") [--position P] --answer ID|TEXT --wrong ID|TEXT [--json]
             direct logit attribution: what the embedding, each head and each FFN
             add to logit(answer) - logit(wrong) at position P (default: the last)
-            lens, patch and attribute take --no-causal-mask and --no-scale (the
+  qk        MODEL (--ids ... | --text "...") --layer L --head H --query I --key J
+            [--versus J2|mean] [--rank-keys K] [--json]
+            QK attribution: the score of head H of block L (from 0) from position I
+            to position J (after q/k norm and RoPE, before the mask), split into
+            [q-side component][k-side component] (embed, then L{k}H{h} and L{k}ffn
+            of each earlier block) at the run's frozen norm scales: a
+            linearisation, not the effect of removing a component; the table sums
+            to the score. rope_pairs: the score's part from dims p and p + Dh/2
+            (rotated, and with RoPE removed). --versus: the same split of
+            score(I, J) - score(I, J2), or against the row's weighted mean.
+            --rank-keys (block 0 only): the K vocabulary tokens whose key at J
+            scores highest against the query at I
+            lens, patch, attribute and qk take --no-causal-mask and --no-scale (the
             page's switches; MiniMind runs with both on) and --ablate L:H,...
             (heads switched off as run switches them; patch prints "off" for them)`;
 
@@ -30,6 +42,12 @@ export const INTERP_OPTIONS = {
   corrupt: { type: 'string' },
   'clean-ids': { type: 'string' },
   'corrupt-ids': { type: 'string' },
+  layer: { type: 'string' },
+  head: { type: 'string' },
+  query: { type: 'string' },
+  key: { type: 'string' },
+  versus: { type: 'string' },
+  'rank-keys': { type: 'string' },
   'no-causal-mask': { type: 'boolean' },
   'no-scale': { type: 'boolean' },
 };
@@ -164,5 +182,68 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
     });
   }
 
-  return { lens, patch, attribute };
+  async function qk(mm, values) {
+    for (const name of ['layer', 'head', 'query', 'key'])
+      if (values[name] === undefined) throw new UsageError(`qk needs --${name} (an integer from 0)`);
+    let versus;
+    if (values.versus !== undefined) versus = values.versus.trim() === 'mean' ? 'mean' : integerOption(values, 'versus');
+    const request = {
+      layer: integerOption(values, 'layer'),
+      head: integerOption(values, 'head'),
+      query: integerOption(values, 'query'),
+      key: integerOption(values, 'key'),
+      ...(versus === undefined ? {} : { versus }),
+      ...(values['rank-keys'] === undefined ? {} : { rankKeys: integerOption(values, 'rank-keys') }),
+    };
+    if (request.rankKeys > 0 && request.layer > 0)
+      throw new Error(
+        `--rank-keys needs block 0: in block ${request.layer} a key depends on more than its token ` +
+          '(the blocks before it wrote into the residual stream at that position)',
+      );
+    await withModel(mm, values, async (model, tokenizer) => {
+      const { ids, labels } = inputTokens(values, tokenizer);
+      const r = model.qk({ ids, ...request, ...switches(values) });
+      const out = {
+        score: r.score,
+        components: r.components,
+        table: r.table,
+        rope_pairs: r.ropePairs,
+        rope_pairs_unrotated: r.ropePairsUnrotated,
+        weight: r.weight,
+        masked: r.masked,
+        ...(r.versus ? { versus: r.versus } : {}),
+        ...(r.ranked ? { ranked: r.ranked } : {}),
+      };
+      if (values.json) return console.log(JSON.stringify(out));
+      const at = (t) => `${labels[t]} (${t})`;
+      console.log(
+        `block ${r.layer} head ${r.head}, query ${at(r.query)} -> key ${at(r.key)}: score ${r.score.toFixed(3)}, ` +
+          (r.masked ? 'weight 0 (the causal mask hides a key after the query)' : `weight ${r.weight.toFixed(3)}`),
+      );
+      // The largest cells of a table, by size: "q-side x k-side value".
+      const largest = (table, n) =>
+        table
+          .flatMap((row, a) => row.map((v, b) => ({ a, b, v })))
+          .sort((x, y) => Math.abs(y.v) - Math.abs(x.v))
+          .slice(0, n)
+          .map(({ a, b, v }) => `    ${r.components[a]} x ${r.components[b]}  ${v.toFixed(3)}`);
+      console.log('  largest parts [q-side x k-side], at frozen norm scales (they sum to the score):');
+      console.log(largest(r.table, 8).join('\n'));
+      const pairs = r.ropePairs.map((v, p) => ({ p, v, u: r.ropePairsUnrotated[p] }));
+      pairs.sort((x, y) => Math.abs(y.v) - Math.abs(x.v));
+      console.log('  RoPE pairs (dims p and p + Dh/2; pair 0 turns fastest): rotated, and with RoPE removed');
+      for (const { p, v, u } of pairs.slice(0, 6)) console.log(`    pair ${p}: ${v.toFixed(3)}  (${u.toFixed(3)})`);
+      if (r.versus) {
+        const other = r.versus.key === 'mean' ? "the row's weighted mean" : at(r.versus.key);
+        console.log(`  against ${other}: ${r.versus.score.toFixed(3)} more; largest parts of the difference:`);
+        console.log(largest(r.versus.table, 8).join('\n'));
+      }
+      if (r.ranked) {
+        console.log(`  keys at position ${r.key} that would score highest against the query:`);
+        r.ranked.forEach((k, n) => console.log(`    ${String(n + 1).padStart(3)}. ${tokenName(tokenizer, k.id)}  ${k.score.toFixed(3)}`));
+      }
+    });
+  }
+
+  return { lens, patch, attribute, qk };
 }

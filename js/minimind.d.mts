@@ -175,6 +175,50 @@ export interface AttributeResult {
   ffn: number[];
 }
 
+export interface QKOptions extends InterpSwitches {
+  ids: ArrayLike<number>;
+  /** Block, from 0. */
+  layer: number;
+  head: number;
+  /** Positions index the ids as given. */
+  query: number;
+  key: number;
+  /** Contrast with another key position, or the row's attention-weighted mean. */
+  versus?: number | 'mean';
+  /** Block 0 only: the vocabulary ids whose key at `key` scores highest. */
+  rankKeys?: number;
+}
+
+/**
+ * One attention score split into [q-side component][k-side component] at the
+ * run's frozen norm scales: a linearisation, not the effect of removing a
+ * component. The table sums to score.
+ */
+export interface QKResult {
+  layer: number;
+  head: number;
+  query: number;
+  key: number;
+  /** After q/k norm and RoPE (÷√Dh unless scaleScores is false), before mask and softmax. */
+  score: number;
+  /** The softmax weight of (query, key) in the run. */
+  weight: number;
+  /** The key is after the query under the causal mask: weight 0, score still given. */
+  masked: boolean;
+  /** [C]: embed, then L{k}H0 .. L{k}H{H-1}, L{k}ffn for each earlier block. */
+  components: string[];
+  /** [C][C] */
+  table: number[][];
+  /** [Dh/2]: the score's part from dims p and p + Dh/2 (RoPE's pair p). */
+  ropePairs: number[];
+  /** [Dh/2]: the same with RoPE removed (both vectors before rotation). */
+  ropePairsUnrotated: number[];
+  /** score(query, key) - score(query, versus), split the same way. */
+  versus?: { key: number | 'mean'; score: number; table: number[][] };
+  /** Best first. */
+  ranked?: { id: number; score: number }[];
+}
+
 export interface SamplingOptions {
   /** argmax instead of sampling. */
   greedy?: boolean;
@@ -410,6 +454,8 @@ export class Model {
   patch(request: PatchRequest): PatchResult;
   /** Direct logit attribution at one position. */
   attribute(ids: ArrayLike<number>, options: AttributeOptions): AttributeResult;
+  /** QK attribution of one attention score (the last run is kept for the next cell of the same text). */
+  qk(options: QKOptions): QKResult;
   /** config.json text with MiniMind's key names. */
   configJson(): string;
   /** Frees the Wasm memory of the model; generators made from it stay usable. */

@@ -11,7 +11,7 @@
 // function checks its arguments here and throws TypeError/RangeError first.
 // What the core rejects arrives as a MiniMindError with a kind and values.
 
-import { activationPatching, directLogitAttribution, logitLens } from './interp.mjs';
+import { activationPatching, directLogitAttribution, logitLens, qkAttribution } from './interp.mjs';
 import { MiniMindError } from './minimind_error.mjs';
 import { throwPendingErrors } from './native_errors.mjs';
 
@@ -791,6 +791,22 @@ export class Model {
    */
   attribute(ids, options = {}) {
     return directLogitAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
+  }
+
+  /**
+   * QK attribution ("why this weight"): the score of head `head` of block
+   * `layer` (from 0) from position `query` to position `key`, split into
+   * [q-side component][k-side component] at the run's frozen norm scales (a
+   * linearisation, not the effect of removing a component); the table sums
+   * to `score`. Returns {layer, head, query, key, score, weight, masked,
+   * components, table: [C][C], ropePairs, ropePairsUnrotated: [Dh/2],
+   * versus?: {key, score, table}, ranked?: [{id, score}]}. Options: versus
+   * (a key position or 'mean'), rankKeys (block 0), causalMask, scaleScores,
+   * ablate. The last run is kept: another cell of the same text and switches
+   * does not run the model again.
+   */
+  qk({ ids, ...options } = {}) {
+    return qkAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
   }
 
   /** The config as config.json text, with MiniMind's key names. */

@@ -34,7 +34,8 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("attentionEntropy", &WasmModel::attention_entropy_js)
       .function("lens", &interp_lens)
       .function("patch", &interp_patch)
-      .function("attribute", &interp_attribute);
+      .function("attribute", &interp_attribute)
+      .function("qk", &interp_qk);
   emscripten::class_<WasmPth>("NativePth")
       .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())
       .function("inferConfig", &WasmPth::infer)

@@ -28,7 +28,7 @@ WasmTrainer* WasmModel::trainer(const std::string& data, const std::string& form
     data_options.eos_id = int32_t(model_->config().eos_token_id);
     PretrainDataset dataset = PretrainDataset::parse(data, format == "jsonl" ? DataFormat::Jsonl : DataFormat::Text,
                                                      tokenizer ? &tokenizer->tokenizer() : nullptr, data_options);
-    return new WasmTrainer(model_, std::move(dataset), parse_trainer_options(options));
+    return new WasmTrainer(model_, std::move(dataset), parse_trainer_options(options), weights_version_);
   });
 }
 

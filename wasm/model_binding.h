@@ -11,6 +11,7 @@
 
 #include "checkpoint/model_export.h"
 #include "formats/safetensors.h"
+#include "interp/hooks.h"
 #include "js_options.h"
 #include "js_values.h"
 #include "model/head_scores.h"
@@ -180,9 +181,25 @@ class WasmModel {
   }
 
   const std::shared_ptr<Model>& model() const { return model_; }
+  // Counts the trainer's steps on these weights: a run cached for them is
+  // stale once it moves.
+  const std::shared_ptr<uint64_t>& weights_version() const { return weights_version_; }
+
+  // The last hooked run qk explained, with what it was run on (the page
+  // clicks cell after cell of one text: the model runs once for them all).
+  struct HookedRun {
+    std::vector<int32_t> ids;
+    bool causal_mask = true, scale_scores = true;
+    std::vector<HeadId> ablate;
+    uint64_t weights_version = 0;
+    Activations run;
+  };
+  std::unique_ptr<HookedRun>& hooked_run() { return hooked_run_; }
 
  private:
   std::shared_ptr<Model> model_;
+  std::shared_ptr<uint64_t> weights_version_ = std::make_shared<uint64_t>(0);
+  std::unique_ptr<HookedRun> hooked_run_;
   std::vector<std::string> warnings_;
   std::string about_;
   json inferred_;

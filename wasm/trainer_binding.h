@@ -19,13 +19,18 @@ namespace minimind::wasm {
 // model alive, and writes each optimizer step into it.
 class WasmTrainer {
  public:
-  WasmTrainer(std::shared_ptr<Model> model, PretrainDataset data, const TrainerOptions& options)
-      : model_(std::move(model)), trainer_(std::make_unique<Trainer>(*model_, std::move(data), options)) {}
+  // weights_version: the model's counter (WasmModel::weights_version), moved on every step.
+  WasmTrainer(std::shared_ptr<Model> model, PretrainDataset data, const TrainerOptions& options,
+              std::shared_ptr<uint64_t> weights_version)
+      : model_(std::move(model)),
+        trainer_(std::make_unique<Trainer>(*model_, std::move(data), options)),
+        weights_version_(std::move(weights_version)) {}
 
   // {epoch, batch, loss, lr, gradNorm (null when the optimizer did not
   // step), tokens, optimizerStep, optimizerSteps, ms}
   val step() {
     return guarded([&] {
+      ++*weights_version_;  // first: a step that throws may have written some weights
       const TrainStep s = trainer_->step();
       val out = val::object();
       out.set("epoch", double(s.epoch));
@@ -157,6 +162,7 @@ class WasmTrainer {
  private:
   std::shared_ptr<Model> model_;
   std::unique_ptr<Trainer> trainer_;
+  std::shared_ptr<uint64_t> weights_version_;
 };
 
 }  // namespace minimind::wasm

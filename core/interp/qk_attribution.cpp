@@ -16,18 +16,18 @@ namespace minimind {
 
 namespace {
 
-constexpr int64_t kPanel = PanelsView::kPanelRows;
+constexpr int64_t kRowsPerPanel = PanelsView::kPanelRows;
 
 // Rows first..first+count-1 of W [rows, cols] (one head's rows of q_proj or
 // k_proj): a view into W when they are whole panels, else a float32 copy in
 // `storage`. Either way linear_rows sums each output in the same order as
 // with the whole W, so the head's q equals the forward's to the bit.
-PanelsView row_block(const WeightMatrix& W, int64_t first, int64_t count, WeightMatrix& storage) {
+PanelsView head_rows(const WeightMatrix& W, int64_t first, int64_t count, WeightMatrix& storage) {
   const PanelsView all = W.view();
-  if (first % kPanel == 0 && (count % kPanel == 0 || first + count == W.rows())) {
+  if (first % kRowsPerPanel == 0 && (count % kRowsPerPanel == 0 || first + count == W.rows())) {
     PanelsView v = all;
     v.rows = count;
-    const int64_t at = (first / kPanel) * all.cols * kPanel;
+    const int64_t at = (first / kRowsPerPanel) * all.cols * kRowsPerPanel;
     if (all.f32) v.f32 += at;
     if (all.half) v.half += at;
     return v;
@@ -43,16 +43,16 @@ PanelsView row_block(const WeightMatrix& W, int64_t first, int64_t count, Weight
 // columns of o_proj within one panel of 8 output rows are contiguous.
 PanelsView panel_columns(const PanelsView& W, int64_t p, int64_t c0, int64_t n) {
   PanelsView v = W;
-  v.rows = std::min<int64_t>(kPanel, W.rows - p * kPanel);
+  v.rows = std::min<int64_t>(kRowsPerPanel, W.rows - p * kRowsPerPanel);
   v.cols = n;
-  const int64_t at = p * W.cols * kPanel + c0 * kPanel;
+  const int64_t at = p * W.cols * kRowsPerPanel + c0 * kRowsPerPanel;
   if (W.f32) v.f32 += at;
   if (W.half) v.half += at;
   return v;
 }
 
 // 1/sqrt(mean(x²) + eps) summed in order, as rms_norm_inplace sums q and k.
-float inverse_rms(const float* x, int64_t n, float eps) {
+float qk_inverse_rms(const float* x, int64_t n, float eps) {
   float sum = 0.0f;
   for (int64_t i = 0; i < n; ++i) sum += x[i] * x[i];
   return 1.0f / std::sqrt(sum / float(n) + eps);
@@ -82,12 +82,12 @@ HeadSide head_side(const Model& model, const LayerWeights& w, const float* x, co
   s.rms.resize(static_cast<size_t>(n));
   s.head_norm.assign(size_t(n), 1.0f);
   s.unrotated.resize(size_t(n * Dh));
-  for (int64_t r = 0; r < n; ++r) s.rms[size_t(r)] = inverse_rms(x + positions[size_t(r)] * D, D, eps);
+  for (int64_t r = 0; r < n; ++r) s.rms[size_t(r)] = qk_inverse_rms(x + positions[size_t(r)] * D, D, eps);
   linear_rows(normed.data(), n, D, W, s.unrotated.data(), Dh);
   if (c.use_qk_norm) {
     for (int64_t r = 0; r < n; ++r) {
       float* v = s.unrotated.data() + r * Dh;  // [Dh]
-      s.head_norm[size_t(r)] = inverse_rms(v, Dh, eps);
+      s.head_norm[size_t(r)] = qk_inverse_rms(v, Dh, eps);
       rms_norm_inplace(v, head_norm_weight.data(), 1, Dh, eps);
     }
   }
@@ -135,7 +135,7 @@ std::vector<float> qk_components(const Model& model, const std::vector<int32_t>&
         std::copy(zh + positions[size_t(r)] * Dh, zh + (positions[size_t(r)] + 1) * Dh, z.data() + r * Dh);
       // written[:, 8p .. 8p+7] = z · O[8p .. 8p+7, h·Dh .. (h+1)·Dh]ᵀ, panel by panel.
       for (int64_t p = 0; p < O.panels(); ++p) {
-        linear_rows(z.data(), n, Dh, panel_columns(O, p, h * Dh, Dh), written.data() + p * kPanel, D);
+        linear_rows(z.data(), n, Dh, panel_columns(O, p, h * Dh, Dh), written.data() + p * kRowsPerPanel, D);
       }
       for (int64_t r = 0; r < n; ++r)
         std::copy(written.data() + r * D, written.data() + (r + 1) * D, out.data() + (r * C + a) * D);
@@ -190,7 +190,7 @@ void project_components(const Model& model, const LayerWeights& w, const std::ve
 
 // out [A, B] = a [A, Dh] · b [B, Dh]ᵀ, each a sequential sum, then ÷√Dh
 // as the forward scales its scores (unless scaling is off).
-void products(const float* a, int64_t A, const float* b, int64_t B, int64_t Dh, bool scale_scores, float* out) {
+void score_products(const float* a, int64_t A, const float* b, int64_t B, int64_t Dh, bool scale_scores, float* out) {
   const float scale = float(std::sqrt(double(Dh)));  // math.sqrt(self.head_dim)
   for (int64_t x = 0; x < A; ++x) {
     for (int64_t y = 0; y < B; ++y) {
@@ -228,7 +228,7 @@ std::vector<RankedKey> rank_vocabulary(const Model& model, const float* query, i
       row(static_cast<size_t>(D));  // [V]: input_layernorm's scale of each embedding
   for (int64_t v = 0; v < V; ++v) {
     E.row(v, row.data());
-    rms[size_t(v)] = inverse_rms(row.data(), D, eps);
+    rms[size_t(v)] = qk_inverse_rms(row.data(), D, eps);
   }
   const float scale = scale_scores ? float(std::sqrt(double(Dh))) : 1.0f;
   std::vector<float> scores(static_cast<size_t>(V));  // [V]
@@ -312,8 +312,8 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
   const int64_t kv = request.head / c.n_rep();  // repeat_kv: q head h reads kv head h / R
   const LayerWeights& w = model.weights().layers[size_t(l)];
   WeightMatrix q_rows, k_rows;
-  const PanelsView Wq = row_block(w.q_proj, request.head * Dh, Dh, q_rows);  // [Dh, D]
-  const PanelsView Wk = row_block(w.k_proj, kv * Dh, Dh, k_rows);            // [Dh, D]
+  const PanelsView Wq = head_rows(w.q_proj, request.head * Dh, Dh, q_rows);  // [Dh, D]
+  const PanelsView Wk = head_rows(w.k_proj, kv * Dh, Dh, k_rows);            // [Dh, D]
   const RotaryEmbedding rope(c);
   const float* x = run.residual_at(l, D);  // [T, D]: the residual stream entering block l
 
@@ -355,7 +355,7 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
   project_components(model, w, qk_components(model, ids, run, l, {j}, options), C, {j}, key, Wk, w.k_norm, rope,
                      k_parts, nullptr);
   r.table.resize(size_t(C * C));
-  products(q_parts.data(), C, k_parts.data(), C, Dh, options.scale_scores, r.table.data());
+  score_products(q_parts.data(), C, k_parts.data(), C, Dh, options.scale_scores, r.table.data());
 
   // RoPE's pairs: dims p and p + Dh/2 turn together (rotate_half).
   const int64_t half = Dh / 2;
@@ -412,7 +412,7 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
     std::vector<float> difference(size_t(C * Dh));  // [C, Dh]
     for (size_t e = 0; e < difference.size(); ++e) difference[e] = k_parts[e] - other[e];
     r.versus_table.resize(size_t(C * C));
-    products(q_parts.data(), C, difference.data(), C, Dh, options.scale_scores, r.versus_table.data());
+    score_products(q_parts.data(), C, difference.data(), C, Dh, options.scale_scores, r.versus_table.data());
   }
 
   if (request.rank_keys > 0) {

@@ -12,6 +12,7 @@ import {
   type LensResult,
   type ModelInfo,
   type PatchResult,
+  type QKResult,
   type TrainStep,
 } from '../../js/minimind.mjs';
 
@@ -36,6 +37,9 @@ async function usage(): Promise<number> {
   const lens: LensResult = model.lens([3, 4, 5], { top: 3, token: 7, causalMask: true, ablate: [[0, 1]] });
   const patched: PatchResult = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 7, wrong: 8, ablate: [[1, 0]] });
   const dla: AttributeResult = model.attribute([3, 4, 5], { position: 2, answer: 7, wrong: 8, scaleScores: false, ablate: [] });
+  const qk: QKResult = model.qk({ ids: [3, 4, 5], layer: 0, head: 1, query: 2, key: 1, versus: 'mean', rankKeys: 3 });
+  const qkParts: number = qk.table[0][0] + qk.ropePairs[0] + (qk.versus?.score ?? 0) + (qk.ranked?.[0].score ?? 0);
+  void qkParts;
   const interp: number =
     lens.lens[0][0][0].p +
     (lens.token?.p[0][0] ?? 0) +
