@@ -23,6 +23,7 @@ import { setupModelCardPanel } from './panels/model_card_panel.mjs';
 import { setupModelLoading } from './panels/model_loading.mjs';
 import { setupModelPanel } from './panels/model_panel.mjs';
 import { setupRunBar } from './panels/run_bar.mjs';
+import { setupQKPanel } from './panels/qk_panel.mjs';
 import { setupWhyPanel } from './panels/why_panel.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -61,6 +62,7 @@ const client = new ModelClient(workerUrl('./worker.js', import.meta.url, locatio
   onGenerationStart: (message) => generation.started(message),
   onGenerationStep: (message) => generation.stepped(message),
   onWhy: (message) => why.receive(message),
+  onQK: (message) => qk.receive(message),
   // Every request is answered: tests read this settle back to 0.
   onPending: (count) => (document.body.dataset.pendingRequests = String(count)),
   onError: (error) => {
@@ -116,6 +118,7 @@ const SHAREABLE = [
   'causal',
   'scale',
   'row',
+  'cell',
   'ablate',
   'lang',
   'lesson',
@@ -170,6 +173,7 @@ const lesson = setupLessonPanel({
 setupEmbed({ store, t, $ });
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
 const why = setupWhyPanel({ store, t, $, client, input });
+const qk = setupQKPanel({ store, t, $, client, input });
 setupTrainPanel({
   root: $('train'),
   openButton: $('open-train'),

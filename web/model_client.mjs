@@ -22,6 +22,7 @@ const REQUEST_OF = {
   'lens-result': 'lens',
   attribution: 'attribute',
   'patch-result': 'patch',
+  'qk-result': 'qk',
 };
 // "Ask the model why" (web/panels/why_panel.mjs): its answers and errors go to onWhy.
 const WHY_REQUESTS = ['lens', 'attribute', 'patch'];
@@ -48,7 +49,7 @@ export class ModelClient {
 
   /**
    * handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart,
-   * onGenerationStep, onWhy, onError, onPending(count of requests not answered yet)}
+   * onGenerationStep, onWhy, onQK ("why this weight": its answers and errors), onError, onPending(count of requests not answered yet)}
    */
   constructor(workerUrl, handlers) {
     this.#workerUrl = workerUrl;
@@ -176,6 +177,11 @@ export class ModelClient {
     return this.#send('patch', options);
   }
 
+  /** Why one weight: the score of (layer, head) from `query` to `key` split by what wrote it (model.qk); see why_worker.mjs. */
+  qk(tokens, options) {
+    return this.#send('qk', { ...tokens, ...options });
+  }
+
   describe(preset, config) {
     return this.#send('describe', { preset, config });
   }
@@ -241,7 +247,8 @@ export class ModelClient {
     message.sentAt = this.#sentAt[request];
     if (message.type !== 'progress') delete this.#sentAt[request];
     const h = this.#handlers;
-    if (WHY_REQUESTS.includes(request)) h.onWhy?.(message);
+    if (request === 'qk') h.onQK?.(message);
+    else if (WHY_REQUESTS.includes(request)) h.onWhy?.(message);
     else if (message.type === 'progress') h.onProgress?.(message);
     else if (message.type === 'loaded') h.onLoaded?.(message);
     else if (message.type === 'result') h.onResult?.(message);

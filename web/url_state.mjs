@@ -20,6 +20,7 @@ export const DEFAULTS = {
   causal: true,
   scale: true,
   row: null, // selected query row; undefined (a URL without one): the model's own
+  cell: null, // {query, key}: the cell "why this weight" explains, or null
   ablate: [], // [[layer, head], ...] switched off (their outputs zeroed before o_proj)
   lang: null, // null: follow the browser
   // Lesson mode's typed matrices (texts as typed); `example` names the
@@ -141,6 +142,8 @@ export function readUrlState(search) {
   state.causal = q.get('causal') !== '0';
   state.scale = q.get('scale') !== '0';
   state.row = !q.has('row') ? undefined : integer(q.get('row'), null); // "none": no row
+  const cell = /^(\d{1,5}):(\d{1,5})$/.exec(q.get('cell') ?? '');
+  state.cell = cell ? { query: Number(cell[1]), key: Number(cell[2]) } : null;
   state.ablate = readAblation(q.get('ablate'));
   if (q.get('lang') === 'en' || q.get('lang') === 'zh-CN') state.lang = q.get('lang');
   return state;
@@ -165,6 +168,7 @@ export function writeUrlState(state) {
   if (!state.causal) q.set('causal', '0');
   if (!state.scale) q.set('scale', '0');
   if (state.row !== undefined && state.row !== own.row) q.set('row', state.row === null ? 'none' : String(state.row));
+  if (state.cell) q.set('cell', `${state.cell.query}:${state.cell.key}`);
   if (state.ablate?.length) q.set('ablate', writeAblation(state.ablate));
   if (state.lang) q.set('lang', state.lang);
   const text = q.toString();

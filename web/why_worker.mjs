@@ -12,10 +12,12 @@
 //                   from the story (js/why_text.mjs; the lesson's when story is null), with its habits
 //   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
 //   story: rowStory() of the text ({pronoun, at, row, referent, other, answer, wrong} habits) or null
+//                 {type: 'qk', id, ids | text, layer, head, query, key, rankKeys, causal, scale}: why one weight (model.qk)
 //   every request may carry ablate: [[layer, head], ...], the heads switched off
 // worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, raws, kinds, storyRow, causal, scale}
 //                 {type: 'attribution', id, row, attribution, answer, wrong, storyRow, causal, scale}
 //                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, pair?, causal, scale}
+//                 {type: 'qk-result', id, ids, tokens, qk, labels: {id: label} of the ranked tokens, causal, scale}
 import { MiniMindError } from '../js/minimind_error.mjs';
 import { nextToken } from '../js/pronoun_pair.mjs';
 import { storyPair, storyRow } from '../js/why_text.mjs';
@@ -97,6 +99,17 @@ export function handlePatch(ctx, message) {
     answer: named(ctx, clean, clean.length - 1, answer, switchesOf(message)),
     wrong: named(ctx, clean, clean.length - 1, wrong, switchesOf(message)),
   });
+}
+
+// One attention score of (layer, head) from query to key, split by what wrote
+// them, against the row's weighted mean; block 0 also ranks the vocabulary's keys.
+export function handleQK(ctx, message) {
+  const { ids, labels } = ready(ctx).tokensOf(message);
+  const { layer, head, query, key } = message;
+  const rank = layer === 0 && message.rankKeys > 0 ? { rankKeys: message.rankKeys } : {};
+  const qk = ctx.model.qk({ ids, layer, head, query, key, versus: 'mean', ...rank, ...switchesOf(message) });
+  const rankedLabels = Object.fromEntries((qk.ranked ?? []).map(({ id }) => [id, ctx.labelOf(id)]));
+  self.postMessage({ type: 'qk-result', id: message.id, ...echo(message), ids, tokens: labels, qk, labels: rankedLabels });
 }
 
 // storyPair() with the worker's tokenizer, as plain data for the page: {kind, clean, corrupt, answer,

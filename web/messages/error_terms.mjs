@@ -61,6 +61,10 @@ export const ERROR_KINDS = [
   'interp.head_out_of_range',
   'interp.residual_out_of_range',
   'ablate.head_out_of_range',
+  'qk.layer_out_of_range',
+  'qk.head_out_of_range',
+  'qk.position_out_of_range',
+  'qk.rank_needs_block0',
   'binding.size_mismatch',
 ];
 
@@ -140,6 +144,10 @@ export const ERROR_TERMS = {
     'interp.head_out_of_range': '要修补的头（第 {layer} 层第 {head} 个头）不在模型的 {layers} 层 × {heads} 个头之内。',
     'interp.residual_out_of_range': '要修补的残差（第 {layer} 层、位置 {position}）超出了 0–{layers} 层 × {tokens} 个位置。',
     'ablate.head_out_of_range': '要关掉的头（第 {layer} 层第 {head} 个头）不在模型的 {layers} 层 × {heads} 个头之内。',
+    'qk.layer_out_of_range': '第 {layer} 层不在模型的 {layers} 层之内（层从 0 数起）。',
+    'qk.head_out_of_range': '第 {head} 个头不在这一层的 {heads} 个头之内（头从 0 数起）。',
+    'qk.position_out_of_range': '位置 {position} 不在这 {tokens} 个 token 之内（位置从 0 数起）：这个格子不在现在的文字里。',
+    'qk.rank_needs_block0': '只有第 0 层能给整个词表的键排名：第 {layer} 层的键还取决于前面各层写进来的东西，不只是它的 token。',
     'binding.size_mismatch': '{argument} 有 {got} 个元素，应为 {expected} 个。',
   },
   en: {
@@ -223,6 +231,11 @@ export const ERROR_TERMS = {
     'interp.head_out_of_range': "The patched head (layer {layer}, head {head}) is outside the model's {layers} layers × {heads} heads.",
     'ablate.head_out_of_range':
       "The head to switch off (layer {layer}, head {head}) is outside the model's {layers} layers × {heads} heads.",
+    'qk.layer_out_of_range': "Layer {layer} is outside the model's {layers} layers (counted from 0).",
+    'qk.head_out_of_range': "Head {head} is outside the block's {heads} heads (counted from 0).",
+    'qk.position_out_of_range': 'Position {position} is outside the {tokens} tokens (counted from 0): that cell is not in the text now.',
+    'qk.rank_needs_block0':
+      "Only block 0 can rank the whole vocabulary's keys: in block {layer} a key depends on what the blocks before wrote into it, not only on its token.",
     'interp.residual_out_of_range':
       'The patched residual (layer {layer}, position {position}) is outside layers 0–{layers} × {tokens} positions.',
     'binding.size_mismatch': '{argument} has {got} entries, expected {expected}.',

@@ -43,6 +43,8 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     },
     // Clicking the selected row keeps it: a silent deselection would leave the outline on the note's row.
     onRowSelect: (row) => store.set({ row }),
+    // The cell whose weight "why this weight" explains (qk_panel.mjs).
+    onCellSelect: ({ i, j }) => store.set({ cell: { query: i, key: j } }),
   });
 
   // Switching a head off (or on again) from the overview.

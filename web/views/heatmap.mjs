@@ -2,8 +2,9 @@
 // heatmap: queries are rows, keys are columns, token labels on both axes
 // and axis titles (laid out by matrix_layout.mjs, as the exports), masked
 // future cells hatched. Hover or focus (arrow keys) a cell to read
-// it; click a row or press Enter to select it. A tap (no hover on a phone)
-// reads the cell and selects its row; tapping other cells of the selected
+// it; click a row or press Enter to select it, and a click on a cell or Enter
+// on the focused one also opens "why this weight" for it (onCellSelect). A
+// tap (no hover on a phone) reads the cell and selects its row; tapping other cells of the selected
 // row reads them without unselecting it, tapping the same cell again does. Labels are drawn with
 // fillText, so token text is never parsed as HTML. A redraw reads no
 // layout (the container's width comes from a ResizeObserver) and keeps the
@@ -39,6 +40,7 @@ export class HeatmapView {
       const cell = this.#cellAt(e, true);
       if (!cell) return;
       const inside = this.#cellAt(e);
+      if (inside) handlers.onCellSelect?.(inside);
       if (e.pointerType === 'touch' && inside) {
         const before = this.#focusAtPress;
         const again = before && before.i === inside.i && before.j === inside.j;
@@ -220,6 +222,7 @@ export class HeatmapView {
       event.preventDefault();
     } else if (event.key === 'Enter' || event.key === ' ') {
       this.#handlers.onRowSelect?.(f.i);
+      if (event.key === 'Enter') this.#handlers.onCellSelect?.(f);
       event.preventDefault();
     }
   }
