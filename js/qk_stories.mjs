@@ -80,7 +80,8 @@ export function summariseKeySide(cells) {
       return { component, ...s, share: s.mean / contrast.mean };
     })
     .sort((x, y) => y.mean - x.mean);
-  return { cells: cells.length, contrast, weight: spread(cells.map((c) => c.weight)), parts, largest };
+  const notAbove = cells.filter((c) => !(c.contrast > 0)).length;
+  return { cells: cells.length, contrast, notAbove, weight: spread(cells.map((c) => c.weight)), parts, largest };
 }
 
 const headName = ({ layer, head }) => `L${layer}H${head}`;
@@ -91,7 +92,7 @@ const headName = ({ layer, head }) => `L${layer}H${head}`;
  * (inductionProbes(): `count` sequences of `length` corpus tokens at `seed`),
  * the contrast against the row's weighted mean split on the key side.
  * Returns {seed, length, sequences, previousTokenHeads: ['L1H1', ...],
- * heads: [{head: 'L3H2', layer, ...summariseKeySide()}]}.
+ * heads: [{name: 'L3H2', layer, head, ...summariseKeySide()}]}.
  */
 export function inductionStory(model, tokenizer, headsRecord, { seed = 7, length = 20, count = 40 } = {}) {
   const probes = inductionProbes(tokenizer, { seed, length, count });
@@ -105,7 +106,7 @@ export function inductionStory(model, tokenizer, headsRecord, { seed = 7, length
         cells.push({ contrast: r.versus.score, weight: r.weight, components: r.components, table: r.versus.table });
       }
     }
-    return { head: headName({ layer, head }), layer, ...summariseKeySide(cells) };
+    return { name: headName({ layer, head }), layer, head, ...summariseKeySide(cells) };
   });
   return { seed, length, sequences: probes.length, previousTokenHeads, heads };
 }
@@ -165,8 +166,8 @@ export function pronounCell(answer, keyId, starts, top = 20) {
  * The pronoun story on `model`: the pronoun head of heads.json, at each of
  * the lesson's four sentences (lessonProbes(): 她 and 他, the referent first
  * and second), the query at the pronoun and the key at the referent's first
- * token, ranked against the whole vocabulary. Returns {head: 'L0H3', layer,
- * top, sentences: [{text, pronoun, referent, query, key, keyId, keyToken,
+ * token, ranked against the whole vocabulary. Returns {name: 'L0H3', layer,
+ * head, top, sentences: [{text, pronoun, referent, query, key, keyId, keyToken,
  * ...pronounCell() with each top token's text}]}.
  */
 export function pronounStory(model, tokenizer, headsRecord, { top = 20 } = {}) {
@@ -191,16 +192,73 @@ export function pronounStory(model, tokenizer, headsRecord, { top = 20 } = {}) {
       ...cell,
     };
   });
-  return { head: headName({ layer, head }), layer, top, sentences };
+  return { name: headName({ layer, head }), layer, head, top, sentences };
+}
+
+/**
+ * An induction probe the playground can show as typed text: the first of
+ * inductionProbes() at `seed` whose tokens, decoded and read again with the
+ * bos, are its own ids (random tokens side by side may merge into others),
+ * and its middle induction cell. Returns {seed, sequence (its index), text,
+ * query, key, queryToken, keyToken} (positions count the bos), or null.
+ */
+export function inductionFigure(tokenizer, { seed = 7, length = 20, count = 40 } = {}) {
+  const probes = inductionProbes(tokenizer, { seed, length, count });
+  for (let n = 0; n < probes.length; n += 1) {
+    const { ids, lead, cells } = probes[n];
+    const text = tokenizer.decode(ids.slice(lead));
+    const again = tokenizer.encode(text);
+    if (again.length !== ids.length - lead || again.some((id, i) => id !== ids[lead + i])) continue;
+    const { query, key } = cells[Math.floor(cells.length / 2)];
+    return { seed, sequence: n, text, query, key, queryToken: tokenizer.decode([ids[query]]), keyToken: tokenizer.decode([ids[key]]) };
+  }
+  return null;
 }
 
 /**
  * Both stories of `model`, as qk_stories.json records them: {induction:
- * [inductionStory() per seed of `seeds`], pronoun: pronounStory()}.
+ * [inductionStory() per seed of `seeds`], pronoun: pronounStory(), figure:
+ * inductionFigure() at the last seed (the held-out one, where the sentences
+ * read the numbers)}.
  */
 export function measureQkStories(model, tokenizer, headsRecord, { seeds = [7], length = 20, count = 40, top = 20 } = {}) {
   return {
     induction: seeds.map((seed) => inductionStory(model, tokenizer, headsRecord, { seed, length, count })),
     pronoun: pronounStory(model, tokenizer, headsRecord, { top }),
+    figure: inductionFigure(tokenizer, { seed: seeds[seeds.length - 1], length, count }),
   };
+}
+
+/**
+ * What an induction head's summary shows about K-composition through the
+ * previous-token heads (names as 'L1H1'): {previous: the largest of their
+ * parts (or null), top: the largest part of all, kind}: 'no-contrast' (the
+ * mean contrast is not positive: the head does not prefer the induction key),
+ * 'most' (a previous-token head's part is the largest and at least half the
+ * mean contrast), 'largest' (the largest, under half), 'not-largest' (another
+ * component's is larger), 'none' (no previous-token head precedes the head).
+ */
+export function inductionReading(summary, previousTokenHeads) {
+  const previous = summary.parts.find((p) => previousTokenHeads.includes(p.component)) ?? null;
+  const top = summary.parts[0];
+  let kind;
+  if (!(summary.contrast.mean > 0)) kind = 'no-contrast';
+  else if (!previous) kind = 'none';
+  else if (top.component !== previous.component) kind = 'not-largest';
+  else kind = previous.share >= 0.5 ? 'most' : 'largest';
+  return { previous, top, kind };
+}
+
+/**
+ * What a pronoun sentence's ranking shows: {own, other, kind}: own the top
+ * tokens that start only a name of the pronoun's gender (她: female), other
+ * those of the other gender; kind 'own' (own is at least half of the top and
+ * more than other), 'other' (other more than own) or 'mixed'.
+ */
+export function pronounReading(sentence) {
+  const female = sentence.pronoun === '她';
+  const own = female ? sentence.starts.female : sentence.starts.male;
+  const other = female ? sentence.starts.male : sentence.starts.female;
+  const kind = own > other && own * 2 >= sentence.top.length ? 'own' : other > own ? 'other' : 'mixed';
+  return { own, other, kind };
 }

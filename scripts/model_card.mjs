@@ -2,8 +2,9 @@
 // MODEL_CARD.md (corpus, hyperparameters, the loss curve, head roles) and
 // loss_curve.svg, from config.json, train_log.jsonl, train_run.json (the
 // run's time, threads, batch size, CPU and load), heads.json, shape_runs.json
-// (scripts/shape_runs.mjs) and corpus_stats.json (scripts/make_corpus.mjs
-// --stats). Every number about the model comes from those files.
+// (scripts/shape_runs.mjs), qk_stories.json (scripts/qk_stories.mjs) and
+// corpus_stats.json (scripts/make_corpus.mjs --stats). Every number about the
+// model comes from those files.
 //
 //   node scripts/model_card.mjs [--model models/minimind-demo]
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { parseArgs } from 'node:util';
 
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
 import { previousTokenCap } from '../js/prev_token_cap.mjs';
+import { inductionReading, pronounReading } from '../js/qk_stories.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +27,7 @@ const log = readFileSync(join(dir, 'train_log.jsonl'), 'utf8').trim().split('\n'
 const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
 const run = JSON.parse(readFileSync(join(dir, 'train_run.json'), 'utf8'));
 const shapeRuns = JSON.parse(readFileSync(join(dir, 'shape_runs.json'), 'utf8'));
+const qkStories = JSON.parse(readFileSync(join(dir, 'qk_stories.json'), 'utf8'));
 const recipe = JSON.parse(readFileSync(new URL('demo_recipe.json', import.meta.url), 'utf8'));
 const seconds = run.seconds;
 // Where the best previous-token head looks on sentences: at a name's second
@@ -186,11 +189,123 @@ function probeSeedText() {
   return `The probes are drawn with seed ${seed}${seed === developmentSeed ? `, the development set: its probes drove the retrains, the corpus's design and the shape above, so these scores are not an unbiased measure (the held-out seed is ${heldOutSeed})` : ''}.`;
 }
 
+// Why the heads attend where they do: QK attribution over many probes
+// (qk_stories.json), each sentence computed from its numbers.
+const f2 = (v) => v.toFixed(2);
+const spreadText = (s) => `${f2(s.mean)} (sd ${f2(s.sd)}; ${f2(s.min)} … ${f2(s.max)})`;
+const seedName = (seed) => (seed === recipe.probes.heldOutSeed ? `${seed} (held out)` : `${seed} (development)`);
+
+function inductionText() {
+  const records = qkStories.induction;
+  const prevNames = records[0].previousTokenHeads;
+  const rows = records.flatMap((r) =>
+    r.heads.map((h) => {
+      const { previous } = inductionReading(h, r.previousTokenHeads);
+      const part = previous
+        ? `${previous.component}: ${spreadText(previous)} | ${pct(previous.share)} | ${h.largest[previous.component]} of ${h.cells}`
+        : '— | — | —';
+      return `| ${h.name} | ${seedName(r.seed)} | ${h.cells} | ${f2(h.weight.mean)} | ${spreadText(h.contrast)} | ${part} |`;
+    }),
+  );
+  const heldOut = records.find((r) => r.seed === recipe.probes.heldOutSeed) ?? records[0];
+  const others = records.filter((r) => r !== heldOut);
+  const sentences = heldOut.heads.map((h) => {
+    const { previous, top, kind } = inductionReading(h, heldOut.previousTokenHeads);
+    const rest = h.parts
+      .filter((p) => p !== previous)
+      .slice(0, 2)
+      .map((p) => `${p.component} ${f2(p.mean)}`)
+      .join(', ');
+    const lowest = h.parts[h.parts.length - 1];
+    const against = lowest.mean < 0 ? `; against it, ${lowest.component} ${f2(lowest.mean)}` : '';
+    const also = others
+      .map((r) => {
+        const o = r.heads.find((x) => x.name === h.name);
+        const reading = inductionReading(o, r.previousTokenHeads);
+        return reading.previous
+          ? `on seed ${r.seed}'s, ${f2(reading.previous.mean)} of ${f2(o.contrast.mean)}, ${pct(reading.previous.share)}, largest in ${o.largest[reading.previous.component]}`
+          : '';
+      })
+      .filter(Boolean)
+      .join('; ');
+    const small =
+      h.weight.mean >= 0.5
+        ? ". The contrast is small because the weighted mean is mostly the key's own score; its split is what matters"
+        : '';
+    const lead = `- **${h.name}** (mean weight ${f2(h.weight.mean)} on the induction key): the key's score is above the row's weighted mean by ${f2(h.contrast.mean)} on average, and not above it in ${h.notAbove} of ${h.cells} cells${small}`;
+    if (kind === 'no-contrast')
+      return `${lead}. On these probes it does not prefer the induction key on average: there is no key-side story to tell.`;
+    if (kind === 'none')
+      return `${lead}. No previous-token head precedes it; the key side's largest part is ${top.component}'s, ${f2(top.mean)} (${pct(top.share)}).`;
+    const prevRecord = heads.heads.find((x) => `L${x.layer}H${x.head}` === previous.component);
+    const prevRole =
+      prevRecord?.previousTokenRandom === undefined
+        ? ''
+        : ` (${f2(prevRecord.previousTokenRandom)} of its attention on the token before, on these random sequences)`;
+    const over = previous.share > 1 ? `; more than the whole, the other parts together giving ${f2(h.contrast.mean - previous.mean)}` : '';
+    const writes = `${previous.component}, the previous-token head${prevRole}, writes on average ${f2(previous.mean)} of it on the key side (${pct(previous.share)}${over}), from ${f2(previous.min)} to ${f2(previous.max)} (sd ${f2(previous.sd)}), and its part is the largest in ${h.largest[previous.component]} of ${h.cells} cells${also ? ` (${also})` : ''}`;
+    const verdict = {
+      most: `. So the largest single part of what makes the induction key stand out is usually what ${previous.component} wrote at the key's position: the pattern of K-composition, though not in every cell. Next on the key side: ${rest}${against}.`,
+      largest: `. It is the largest part, but under half: the rest comes from ${rest} and others, so K-composition through ${previous.component} is one path among several.`,
+      'not-largest': `, but ${top.component}'s part is larger, ${f2(top.mean)} (${pct(top.share)}): these numbers do not show K-composition through ${previous.component} as the main path.`,
+    }[kind];
+    return `${lead}. ${writes}${verdict}`;
+  });
+  return [
+    `On the \`heads\` command's induction probes (${heldOut.sequences} sequences of ${heldOut.length} of the corpus's tokens said twice after the bos; at each token's second occurrence, the query, and the token after its first occurrence, the key: ${heldOut.heads[0].cells} cells per seed), each induction head's contrast split by the component that wrote the key (summed over the query side); the sentences read the held-out seed, the table gives both. The previous-token head${prevNames.length === 1 ? '' : 's'} of the table above: ${prevNames.join(', ') || 'none'}.`,
+    '',
+    "| head | probe seed | cells | mean weight on the key | contrast: mean (sd; min … max) | previous-token head's key-side part: mean (sd; min … max) | share of the mean contrast | cells where it is the largest part |",
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...sentences,
+  ].join('\n');
+}
+
+// A token in a table cell: quoted when it holds whitespace or a control
+// character, its | escaped so that it does not end the cell.
+const tokenCell = (token) => (/[\s\p{Cc}]/u.test(token) ? JSON.stringify(token) : token).replace(/\|/g, '\\|');
+
+function pronounText() {
+  const p = qkStories.pronoun;
+  const rows = p.sentences.map((s) => {
+    const tops = s.top
+      .slice(0, 5)
+      .map((t) => `${tokenCell(t.token)} ${f2(t.score)}`)
+      .join(', ');
+    return `| ${s.text} | ${s.pronoun} (${s.query}) → ${s.keyToken === s.referent ? s.referent : `${s.keyToken} of ${s.referent}`} (${s.key}) | ${f2(s.score)} | ${s.rank} | ${s.starts.female} / ${s.starts.male} / ${s.starts.both} / ${s.starts.neither} | ${tops} | ${f2(s.content)} / ${f2(s.distance)} | ${s.bestPair.pair}: ${f2(s.bestPair.rotated)} / ${f2(s.bestPair.unrotated)} |`;
+  });
+  const sentences = p.sentences.map((s) => {
+    const { own, other, kind } = pronounReading(s);
+    const gender = s.pronoun === '她' ? 'female' : 'male';
+    const otherGender = s.pronoun === '她' ? 'male' : 'female';
+    const what = {
+      own: `its query looks for the first token of a ${gender} name: ${own} of the top ${s.top.length} start only ${gender} names, ${other} only ${otherGender} ones`,
+      other: `${other} of the top ${s.top.length} start only ${otherGender} names and ${own} only ${gender} ones: the ranking does not show it looking for ${gender} names`,
+      mixed: `of the top ${s.top.length}, ${own} start only ${gender} names and ${other} only ${otherGender} ones: the ranking does not single out one gender`,
+    }[kind];
+    const share = s.content >= 0 && s.distance >= 0 ? ` (${pct(s.content / s.score)} content)` : '';
+    const name = s.keyToken === s.referent ? `${s.referent}, one token` : `${s.keyToken}, the first token of ${s.referent}`;
+    return `- ${s.text}: ${what}; ${name}, ranks ${s.rank} with ${f2(s.score)}. Of that score, ${f2(s.content)} is content (RoPE removed: as if both tokens stood at one position) and ${f2(s.distance)} distance${share}.`;
+  });
+  return [
+    `${p.name}, the pronoun head, reads the embeddings only (block 0), so its key at a position is its token's: ranked over the whole vocabulary (special tokens included), each token's key placed where the referent's first token stands, scored against the pronoun's query. Per lesson sentence: the score, the key token's rank, how many of the top ${p.top} start only a female name / only a male name / names of both / none, the top 5, the score split into content (RoPE's rotation removed) and distance (the rest), and the largest RoPE pair rotated / unrotated.`,
+    '',
+    '| sentence | query → key | score | rank | top ' +
+      p.top +
+      ': female / male / both / none | top 5 | content / distance | largest pair: rotated / unrotated |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...sentences,
+  ].join('\n');
+}
+
 const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
 
-Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
+Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`qk_stories.json\` (\`node scripts/qk_stories.mjs\`: why the heads attend where they do, below), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
 
 ## Why this shape
 
@@ -239,6 +354,18 @@ ${table}
 - Best previous-token head: layer ${best('previousToken').layer} head ${best('previousToken').head} (${best('previousToken').previousToken.toFixed(2)} on held-out sentences${best('previousToken').previousTokenRandom === undefined ? '' : `, ${best('previousToken').previousTokenRandom.toFixed(2)} on the induction probe's random sequences, where the best is layer ${best('previousTokenRandom').layer} head ${best('previousTokenRandom').head} with ${best('previousTokenRandom').previousTokenRandom.toFixed(2)}`})${splitText()}; best induction head: layer ${best('induction').layer} head ${best('induction').head} (${best('induction').induction.toFixed(2)}).
 - What bounds the previous-token score: q/k norm scales every query and key to the RMS of its norm weights, which start at 1 and are shared by the layer's heads, and at gain 1 no head can put more than ${shapeCaps.map(([d, cap]) => `${cap.toFixed(2)} (head_dim ${d})`).join(' or ')} of a ${probeLength}-token sentence's attention on the previous token, however it turns q and k (\`bench/prev_token_cap.mjs\`; the held-out probe sentences average ${probeLength} tokens).
 - Causally (head ablation: the head's output zeroed before o_proj): the model predicts the referent's own habit after the pronoun in **${pct(heads.referentAccuracy.on)}** of the held-out sentences with the pronoun head, and **${pct(heads.referentAccuracy.off)}** with it switched off${allOffText()}.
+
+## Why its heads attend where they do
+
+Measured with QK attribution (\`model.qk\`; \`node scripts/qk_stories.mjs\` writes \`qk_stories.json\`): one attention score split into the components that wrote its query and its key (the embedding, each earlier head's output, each earlier FFN's), with each RMSNorm's scale frozen at the run's value, so the parts add up to the score exactly. It is a linearisation at frozen norms, not the effect of removing a component. Softmax ignores a shift shared by the row, so the induction story splits the **contrast**: the score minus the row's attention-weighted mean score, which decides where the weight goes.
+
+### Induction: who writes the key
+
+${inductionText()}
+
+### The pronoun head: what 他/她 looks for
+
+${pronounText()}
 
 ## Targets
 

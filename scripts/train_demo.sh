@@ -3,12 +3,12 @@
 # MiniMind natively, bit for bit from the seeds, then measures its heads and
 # writes its model card. Output: models/minimind-demo/ (config.json,
 # model.safetensors F16, tokenizer files, heads.json, shape_runs.json,
-# train_log.jsonl, train_run.json, corpus_stats.json, loss_curve.svg,
-# MODEL_CARD.md). Scratch files go to build/demo/.
+# train_log.jsonl, train_run.json, corpus_stats.json, qk_stories.json,
+# loss_curve.svg, MODEL_CARD.md). Scratch files go to build/demo/.
 #
-# bash scripts/train_demo.sh --measure: no training; re-measures heads.json
-# and shape_runs.json of the model as it is and rewrites its card (after a
-# change to the probes or the card).
+# bash scripts/train_demo.sh --measure: no training; re-measures heads.json,
+# shape_runs.json and qk_stories.json of the model as it is and rewrites its
+# card (after a change to the probes or the card).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +27,10 @@ out=${DEMO_OUT:-models/minimind-demo}
 probe_seed=$(recipe probes.heldOutSeed)
 
 measure() {
-  echo "== head roles (probe seed $probe_seed), the shape alternatives', and the model card"
+  echo "== head roles (probe seed $probe_seed), the shape alternatives', the QK stories and the model card"
   node js/cli.mjs heads --model "$out" --probe-seed "$probe_seed" --json > "$out/heads.json"
   node scripts/shape_runs.mjs --out "$out/shape_runs.json"
+  node scripts/qk_stories.mjs --model "$out"
   node scripts/model_card.mjs --model "$out"
 }
 if [ "${1:-}" = "--measure" ]; then

@@ -14,6 +14,7 @@ import { GALLERY_TEXT } from './gallery_text.mjs';
 import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
+import stories from '../models/minimind-demo/qk_stories.json' with { type: 'json' };
 
 // The steps that carry each lesson 2.5 example's printed numbers.
 const LESSON_STEPS = {
@@ -27,6 +28,24 @@ const LESSON_STEPS = {
 // The lesson rounded the causal mask's weights: the exact values, to 4 decimals.
 const LESSON_DECIMALS = { causal: '4' };
 const FRAME_HEIGHT = 540; // the framed view's title, head note and a matrix of about 340 px
+
+// The playground's state at the pronoun cell: the lesson's sentence (the
+// page's default text) at the pronoun head, the row of 她 and its key 小.
+function pronounCell() {
+  const { layer, head, sentences } = stories.pronoun;
+  const s = sentences.find((x) => x.text === DEFAULTS.text);
+  return { layer, head, row: s.query, cell: { query: s.query, key: s.key } };
+}
+
+// The induction figure's probe as text, at the induction head whose key the
+// previous-token head writes the largest share of (seed of the figure).
+function inductionCell() {
+  const { figure } = stories;
+  const record = stories.induction.find((r) => r.seed === figure.seed);
+  const share = (h) => h.parts.find((p) => record.previousTokenHeads.includes(p.component))?.share ?? -Infinity;
+  const best = record.heads.reduce((a, b) => (share(b) > share(a) ? b : a));
+  return { text: figure.text, layer: best.layer, head: best.head, row: figure.query, cell: { query: figure.query, key: figure.key } };
+}
 
 /**
  * The gallery: sections of examples; an example has `figures` (the
@@ -57,6 +76,12 @@ export const SECTIONS = [
       { id: 'masked-iframe', iframe: { stage: 'scores_masked' } },
       // The playground's "ask the model why" section alone (#why), on the lesson's sentence at its pronoun.
       { id: 'why', iframe: {}, anchor: 'why', height: 900 },
+      // "Why this weight" (#qk) at the cells whose stories qk_stories.json
+      // measured over many probes: the pronoun head at 她 → 小 of the lesson's
+      // sentence, and an induction head at an induction cell of an induction
+      // probe that reads back as text.
+      { id: 'why-pronoun', iframe: pronounCell(), anchor: 'qk', height: 900 },
+      { id: 'why-induction', iframe: inductionCell(), anchor: 'qk', height: 900 },
       // lab-a: the trained model gives each of its 4 heads its own K/V (MODEL_CARD.md), so GQA is shown on lesson 11's lab model.
       { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ preset: 'lab-a', head: String(head) })) },
       { id: 'lab-a', figures: [{ view: 'lab', preset: 'lab-a' }] },

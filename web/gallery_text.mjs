@@ -3,6 +3,9 @@
 // 2.5's examples are the page's (web/messages/, lesson.example.*).
 import heads from '../models/minimind-demo/heads.json' with { type: 'json' };
 import shapeRuns from '../models/minimind-demo/shape_runs.json' with { type: 'json' };
+import stories from '../models/minimind-demo/qk_stories.json' with { type: 'json' };
+
+import { inductionReading, pronounReading } from '../js/qk_stories.mjs';
 
 // The trained model's best previous-token score and that of its retrain with
 // 2 kv heads, on the same held-out probes: read from the generated records
@@ -10,6 +13,106 @@ import shapeRuns from '../models/minimind-demo/shape_runs.json' with { type: 'js
 const bestPrevious = (record) => Math.max(...record.heads.map((h) => h.previousToken)).toFixed(2);
 const kv2 = bestPrevious(shapeRuns.runs.find((r) => r.num_key_value_heads === 2).heads);
 const kv4 = bestPrevious(heads);
+
+// "Why this weight" at two cells, in numbers measured over many probes
+// (qk_stories.json, scripts/qk_stories.mjs), never typed. The pronoun: the
+// lesson's sentence, 她 → 小 of 小红, at the pronoun head.
+const she = stories.pronoun.sentences.find((x) => x.text === '小明把苹果给了小红，她很开心');
+const sheReading = pronounReading(she);
+const sheTop = she.top
+  .slice(0, 5)
+  .map((t) => t.token)
+  .join('、');
+const sheContent = she.content / she.score;
+const f2 = (v) => v.toFixed(2);
+const pct = (v) => `${Math.round(100 * v)}%`;
+// The induction: the held-out seed's probes, at the head the gallery shows
+// (web/gallery.mjs: the one whose key side the previous-token head writes most of).
+const { figure } = stories;
+const record = stories.induction.find((r) => r.seed === figure.seed);
+const induction = record.heads.reduce((a, b) =>
+  (inductionReading(b, record.previousTokenHeads).previous?.share ?? -Infinity) >
+  (inductionReading(a, record.previousTokenHeads).previous?.share ?? -Infinity)
+    ? b
+    : a,
+);
+const { previous, kind } = inductionReading(induction, record.previousTokenHeads);
+const inductionNumbers = previous && {
+  name: induction.name,
+  prev: previous.component,
+  cells: induction.cells,
+  mean: f2(previous.mean),
+  contrast: f2(induction.contrast.mean),
+  share: pct(previous.share),
+  min: f2(previous.min),
+  max: f2(previous.max),
+  largest: induction.largest[previous.component],
+  // More than the whole contrast: what the other components add up to (negative).
+  others: previous.share > 1 ? f2(induction.contrast.mean - previous.mean) : null,
+};
+
+function pronounCaption(lang) {
+  const n = sheReading;
+  const looks = {
+    own: {
+      en: `她’s query looks for the first character of a female name: ${n.own} of the 20 tokens whose key would score highest at 小’s position start only a female name (${sheTop} …), ${n.other} a male one`,
+      'zh-CN': `“她”的 query 在找女性名字的第一个字：把每个 token 的 key 放在“小”的位置上打分，得分最高的 20 个里有 ${n.own} 个只是女性名字的开头（${sheTop}……），${n.other} 个是男性名字的开头`,
+    },
+    other: {
+      en: `of the 20 tokens whose key would score highest at 小’s position, ${n.other} start a male name and only ${n.own} a female one`,
+      'zh-CN': `把每个 token 的 key 放在“小”的位置上打分，得分最高的 20 个里 ${n.other} 个是男性名字的开头，只有 ${n.own} 个是女性名字的开头`,
+    },
+    mixed: {
+      en: `of the 20 tokens whose key would score highest at 小’s position, ${n.own} start only a female name and ${n.other} a male one`,
+      'zh-CN': `把每个 token 的 key 放在“小”的位置上打分，得分最高的 20 个里 ${n.own} 个只是女性名字的开头，${n.other} 个是男性名字的开头`,
+    },
+  }[n.kind][lang];
+  const content =
+    she.content >= 0 && she.distance >= 0
+      ? {
+          en: ` Of its ${f2(she.score)}, ${f2(she.content)} (${pct(sheContent)}) is content (RoPE’s rotation removed, as if both tokens stood at one position) and ${f2(she.distance)} distance.`,
+          'zh-CN': `这 ${f2(she.score)} 分里 ${f2(she.content)}（${pct(sheContent)}）来自内容（去掉 RoPE 的旋转，好像两个 token 在同一个位置），${f2(she.distance)} 来自距离。`,
+        }[lang]
+      : {
+          en: ` Its content part (RoPE’s rotation removed) is ${f2(she.content)} and its distance part ${f2(she.distance)}.`,
+          'zh-CN': `其中内容部分（去掉 RoPE 的旋转）是 ${f2(she.content)}，距离部分是 ${f2(she.distance)}。`,
+        }[lang];
+  return lang === 'en'
+    ? `The playground’s “why this weight” view at the pronoun head ${stories.pronoun.name}, on the cell 她 → 小 of the lesson’s sentence (the first token of 小红). Block 0 reads the embeddings only, so the view ranks the whole vocabulary: ${looks}; 小 itself scores ${f2(she.score)} and ranks ${she.rank}.${content} The view splits the score over RoPE’s frequency pairs, rotated and not; click another cell of the row to compare (the model card has all four of the lesson’s sentences).`
+    : `Playground 的“为什么是这个权重”视图，停在代词头 ${stories.pronoun.name} 的格子 她 → 小（课程例句里“小红”的第一个 token）。第 0 层只读词嵌入，所以视图给整个词表排序：${looks}；“小”本身得 ${f2(she.score)} 分，排第 ${she.rank}。${content}视图还把分数按 RoPE 的频率对拆开，给出旋转后和去掉旋转的值；点这一行的其他格子可以比较（模型卡里有课程的全部四个句子）。`;
+}
+
+function inductionCaption(lang) {
+  const q = figure.queryToken;
+  const k = figure.keyToken;
+  const n = inductionNumbers;
+  const cell =
+    lang === 'en'
+      ? `The same view at the induction head ${induction.name}, on one of the heads command’s induction probes (20 of the corpus’s tokens said twice; held-out seed ${figure.seed}), on the cell from the second ${q} to ${k}, the token after the first ${q}. It splits the contrast, the cell’s score minus the row’s weighted mean score, by the components that wrote the query and the key.`
+      : `同一个视图，停在归纳头 ${induction.name}，用的是 heads 命令的一个归纳探针（语料里的 20 个 token 说两遍；留出的种子 ${figure.seed}），格子从第二个“${q}”到“${k}”，即第一个“${q}”后面的 token。它把对比（这个格子的分数减去这一行按权重的平均分数）按写出 query 和 key 的部分拆开。`;
+  if (!n) return cell;
+  const measured =
+    lang === 'en'
+      ? ` Over all ${n.cells} induction cells of those probes, ${n.prev}, the previous-token head, writes on average ${n.mean} of the mean contrast ${n.contrast} on the key side (${n.share}${n.others ? `, more than the whole: the other parts together give ${n.others}` : ''}; from ${n.min} to ${n.max} cell by cell), and its part is the largest in ${n.largest} of ${n.cells} cells`
+      : `在这些探针的全部 ${n.cells} 个归纳格子上，前一个 token 头 ${n.prev} 在 key 一侧平均写出平均对比 ${n.contrast} 中的 ${n.mean}（${n.share}${n.others ? `，比全部还多：其余部分加起来是 ${n.others}` : ''}；逐格从 ${n.min} 到 ${n.max}），在 ${n.cells} 个格子里有 ${n.largest} 个是最大的一份`;
+  const reading = {
+    most: { en: ': the pattern of K-composition, though not in every cell.', 'zh-CN': '：这就是 K-组合的样子，但不是每个格子都如此。' },
+    largest: {
+      en: ': the largest part but under half, one path among several.',
+      'zh-CN': '：是最大的一份，但不到一半，只是几条路径之一。',
+    },
+    'not-largest': {
+      en: ', but not the largest on average: these numbers do not show K-composition as the main path.',
+      'zh-CN': '，但平均来说不是最大的一份：这些数字没有显示 K-组合是主要路径。',
+    },
+    'no-contrast': {
+      en: ', but the head does not prefer the induction key on average.',
+      'zh-CN': '，但这个头平均来说并不偏向归纳的 key。',
+    },
+    none: { en: '.', 'zh-CN': '。' },
+  }[kind][lang];
+  return `${cell}${measured}${reading}`;
+}
 
 const zhCN = {
   'gallery.title': 'MiniMind 注意力图库',
@@ -64,6 +167,10 @@ const zhCN = {
   'why.title': '问模型为什么：代词的故事（iframe 嵌入）',
   'why.caption':
     '训练好的模型怎样解析代词，用三种可解释性工具讲（名称同 TransformerLens）：逻辑透镜显示在“她”之后，从哪一层起小红的习惯的第一个 token 成为第一名；激活修补把“她”翻成“他”，看换回哪个头的输出能恢复答案；直接逻辑归因显示代词头给 logit(答案) − logit(错误) 写了多少。答案和错误 token 由训练语料的生成器算出，所有数字都在你的浏览器里实时计算。',
+  'why-pronoun.title': '为什么是这个权重：代词头在找什么（iframe 嵌入）',
+  'why-pronoun.caption': pronounCaption('zh-CN'),
+  'why-induction.title': '为什么是这个权重：归纳头的 key 由谁写出（iframe 嵌入）',
+  'why-induction.caption': inductionCaption('zh-CN'),
   'gqa.title': '§2.7 / §5.4 GQA：几个 q 头共享一份 K/V',
   'gqa.caption': `第 11 课 §2.7 与 §5.4，在第 11 课的实验模型 lab-a 上（随机权重，未训练）：每层 4 个 q 头、2 个 kv 头，repeat_kv 把每个 kv 头复制给 2 个 q 头：第 0、1 个头读 kv 头 0，第 2、3 个头读 kv 头 1（见每张图的标题）。共享 K/V 的两个头 Q 不同，所以注意力仍然不同。项目训练的模型每层 4 个 kv 头，每个头有自己的 K/V：用 2 个 kv 头训练时，最好的前一个 token 头只有 ${kv2}，用 4 个有 ${kv4}（见它的模型卡）。`,
   'lab-a.title': '§6 实验 A：追踪完整 Attention 流程',
@@ -127,6 +234,10 @@ const en = {
   'why.title': 'Ask the model why: the pronoun story (as an iframe)',
   'why.caption':
     'How the trained model resolves a pronoun, told with three interpretability tools (named as in TransformerLens): the logit lens shows from which layer the first token of 小红’s habit becomes the top prediction after 她; activation patching flips 她 to 他 and shows which head’s output, put back, restores the answer; direct logit attribution shows how much of logit(answer) − logit(wrong) the pronoun head writes. The answer and wrong tokens come from the training corpus’s generator; every number is computed live in your browser.',
+  'why-pronoun.title': 'Why this weight: what the pronoun head looks for (as an iframe)',
+  'why-pronoun.caption': pronounCaption('en'),
+  'why-induction.title': 'Why this weight: who writes an induction head’s key (as an iframe)',
+  'why-induction.caption': inductionCaption('en'),
   'gqa.title': '§2.7 / §5.4 GQA: q heads sharing one K/V',
   'gqa.caption': `Lesson 11 §2.7 and §5.4, on lesson 11’s lab model lab-a (random weights, untrained): 4 q heads and 2 kv heads per layer, and repeat_kv gives each kv head to 2 q heads: heads 0 and 1 read kv head 0, heads 2 and 3 read kv head 1 (see each title). Two heads sharing K/V still attend differently, because their Q differ. The project’s trained model has 4 kv heads, one per head: trained with 2, its best previous-token head reached ${kv2}; with 4, ${kv4} (see its model card).`,
   'lab-a.title': '§6 Lab A: trace the whole attention',

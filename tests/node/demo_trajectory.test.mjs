@@ -105,6 +105,7 @@ test("MODEL_CARD.md is what scripts/model_card.mjs writes from the folder's gene
     'train_run.json',
     'heads.json',
     'shape_runs.json',
+    'qk_stories.json',
     'corpus_stats.json',
   ];
   for (const name of files) copyFileSync(join(DEMO, name), join(dir, name));
