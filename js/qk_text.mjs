@@ -157,12 +157,13 @@ export function qkSentences(answer, context) {
   }
   if (components.length > 1) {
     // Later blocks: which components wrote the query and the key so that this key stands out (the contrast).
-    const table = versus && !masked ? versus.table : answer.table;
-    const total = versus && !masked ? versus.score : score;
+    const contrast = Boolean(versus) && !masked;
+    const table = contrast ? versus.table : answer.table;
+    const total = contrast ? versus.score : score;
     const named = (index) => componentName(components[index], roles);
     const [top] = topPairs(table, 1);
     lines.push({
-      key: 'qk.pair',
+      key: contrast ? 'qk.pair' : 'qk.pairScore',
       params: { q: named(top.q), k: named(top.k), value: fixed(top.value), total: fixed(total) },
     });
     const sums = sideSums(table);

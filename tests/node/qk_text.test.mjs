@@ -108,7 +108,10 @@ test('a later block: the contrast, its largest pair, the key side written by the
   assert.deepEqual(lines[4].params, { name: 'L0H1', side: { key: 'qk.side.key' }, token: '红', to: '小', weight: '0.90' });
   // The query side's largest row is L0H1's (2.59); no matrix of it at 4: no reading sentence.
   assert.equal(lines[5].params.value, '2.59');
-  assert.equal(word('en', lines[3]), '“红”’s key side: the largest part is written by L0H1, the previous-token head, 4.00 (of 4.00).');
+  assert.equal(
+    word('en', lines[3]),
+    '“红”’s key side: the largest part is written by L0H1, the previous-token head, 4.00 (all parts together: 4.00).',
+  );
   assert.equal(word('zh-CN', lines[4]), 'L0H1 在“红”这里把 0.90 的注意力放在前一个 token“小”上：它写进“红”位置的，主要是从“小”读来的。');
 });
 
@@ -129,9 +132,19 @@ test('a contrast below the mean, or against another key, says so', () => {
 
 test('a masked key: the weight is 0 by the mask and the score is still given', () => {
   const masked = { ...LATER, query: 2, key: 4, masked: true, weight: 0, score: -3.456 };
-  const lines = qkSentences(masked, { tokens: TOKENS });
+  const lines = qkSentences(masked, { tokens: TOKENS, roles: componentRoles(HEADS) });
   assert.deepEqual(lines[0], { key: 'qk.masked', params: { query: '红', key: '小', score: '-3.46' } });
   assert.ok(!lines.some((l) => l.key.startsWith('qk.versus')));
+  // The table is the score's own (no contrast): its largest cell embed × L0H1, 2.00.
+  assert.deepEqual(lines[1], {
+    key: 'qk.pairScore',
+    params: {
+      q: { key: 'qk.embed', params: {} },
+      k: { key: 'qk.named', params: { name: 'L0H1', role: { key: 'qk.role.previous-token' } } },
+      value: '2.00',
+      total: '-3.46',
+    },
+  });
   assert.equal(word('en', lines[0]), 'The causal mask sets this weight to 0 (“小” comes after “红”); the score is still -3.46.');
 });
 
