@@ -24,13 +24,16 @@ const site = useServedBrowser(ROOT);
 const SIZES = { desktop: { width: 1400, height: 1000 }, phone: { width: 390, height: 844 } };
 const REPEATED = '小红唱起了歌。小红唱起了歌';
 
-/** The text's ids and labels as the page reads them, and every layer's attention weights from the API in Node. */
-async function run(text) {
+/**
+ * The text's ids and labels as the page reads them, and every layer's attention weights from the API in
+ * Node with the page's switches (switches: {causalMask, ablate}).
+ */
+async function run(text, switches = {}) {
   const { model, tokenizer } = await trainedModel();
   const ids = encodeText(tokenizer, text);
   const tokens = tokenizer.display(ids).map((t) => t.text);
   const L = model.info().num_hidden_layers;
-  const trace = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } }).trace;
+  const trace = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] }, ...switches }).trace;
   const T = ids.length;
   const attention = (name, position) => {
     const m = /^L(\d+)H(\d+)$/.exec(name);
@@ -43,10 +46,11 @@ async function run(text) {
 }
 
 /** model.qk in Node for a cell, and the sentences the page should show for it, in `lang`. */
-async function expected(text, { layer, head, query, key }, lang) {
+async function expected(text, { layer, head, query, key }, lang, switches = {}) {
   const { model, tokenizer, heads } = await trainedModel();
-  const { ids, tokens, attention } = await run(text);
-  const answer = model.qk({ ids, layer, head, query, key, versus: 'mean', ...(layer === 0 ? { rankKeys: RANK_ASKED } : {}) });
+  const { ids, tokens, attention } = await run(text, switches);
+  const rank = layer === 0 ? { rankKeys: RANK_ASKED } : {};
+  const answer = model.qk({ ids, layer, head, query, key, versus: 'mean', ...rank, ...switches });
   const lines = qkSentences(answer, {
     tokens,
     ids,
@@ -74,6 +78,19 @@ async function clickCell(page, i, j) {
   await page.locator('#heatmap').scrollIntoViewIfNeeded();
   const box = await page.locator('#heatmap').boundingBox();
   await page.mouse.click(box.x + layout.left + (j + 0.5) * layout.cell, box.y + layout.top + (i + 0.5) * layout.cell);
+}
+
+/** Waits until the section's sentences are `sentences` ([key, text]): it followed a change on the page. */
+function sentencesBecome(page, sentences) {
+  return page.waitForFunction(
+    (want) => {
+      const qk = document.getElementById('qk');
+      const shown = [...qk.querySelectorAll('.qk-sentences li')].map((li) => [li.dataset.key, li.textContent]);
+      return qk.dataset.pending === 'false' && JSON.stringify(shown) === JSON.stringify(want);
+    },
+    sentences,
+    { timeout: 60000 },
+  );
 }
 
 /** The section once it answered the cell on screen: its sentences, table cells and ranked bars. */
@@ -207,6 +224,29 @@ for (const lang of ['zh-CN', 'en'])
     checkTable(shown, want.answer);
     await page.locator('#qk').scrollIntoViewIfNeeded();
     await page.locator('#qk').screenshot({ path: `${ARTIFACTS}qk-induction-${lang}.png` });
+
+    // It follows the switches: the causal mask off, then L1H1 switched off as well, then another head.
+    const cell = { layer: induction.layer, head: induction.head, query, key };
+    await page.click('#causal');
+    await sentencesBecome(page, (await expected(REPEATED, cell, lang, { causalMask: false })).sentences);
+    assert.equal(
+      await page.locator('#qk .qk-switches').textContent(),
+      translate(lang, 'qk.switches', { switches: translate(lang, 'why.maskOff') }),
+    );
+    await page.click('#causal');
+    const ablate = [[previous.layer, previous.head]];
+    await page.goto(
+      `${site.url}dist/site/index.html?lang=${lang}&text=${text}&layer=${induction.layer}&head=${induction.head}&cell=${query}:${key}&ablate=${previous.layer}:${previous.head}`,
+    );
+    const off = await expected(REPEATED, cell, lang, { ablate });
+    await sentencesBecome(page, off.sentences);
+    assert.ok(
+      !off.sentences.find(([k]) => k === 'qk.keySide')[1].includes(`L${previous.layer}H${previous.head}`),
+      'a head switched off writes nothing',
+    );
+    await page.selectOption('#head', '0');
+    await sentencesBecome(page, (await expected(REPEATED, { ...cell, head: 0 }, lang, { ablate })).sentences);
+    assert.match(await page.locator('#qk h3').textContent(), new RegExp(`L${induction.layer}H0`));
 
     // A cell kept in the link past the text's end: the message in the page's language.
     await page.goto(`${site.url}dist/site/index.html?lang=${lang}&text=${encodeURIComponent('小红')}&cell=9:1`);

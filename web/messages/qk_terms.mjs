@@ -10,6 +10,8 @@ export const QK_TERMS = {
     'qk.hint':
       '分数 q·k/√d 按写入残差流的部分拆开：查询一侧（行）× 键一侧（列），各格相加等于分数。这是在本次运行的归一化系数固定下的线性拆分，不是去掉某个部分后的效果。',
     'qk.updating': '正在为屏幕上的格子重新计算……',
+    'qk.switches': '按当前开关计算：{switches}。',
+    'qk.ablated': '已关掉的头：{heads}；这里的分数是没有它们的模型算出的。',
     'qk.close': '关闭',
     'qk.contrastTitle': '和这一行的加权平均相比（决定权重去哪的是差值）：查询部分 × 键部分',
     'qk.tableTitle': '分数：查询部分 × 键部分',
@@ -57,6 +59,8 @@ export const QK_TERMS = {
     'qk.hint':
       'The score q·k/√d split by what wrote the residual stream: query side (rows) × key side (columns); the cells add up to the score. A linear split with the norms frozen at this run, not the effect of removing a part.',
     'qk.updating': 'Recomputing for the cell on screen…',
+    'qk.switches': 'Computed with the switches as set: {switches}.',
+    'qk.ablated': 'Heads switched off: {heads}; this score is the model’s without them.',
     'qk.close': 'Close',
     'qk.contrastTitle': 'Against the row’s weighted mean (the difference decides where the weight goes): query part × key part',
     'qk.tableTitle': 'The score: query part × key part',

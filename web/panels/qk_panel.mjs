@@ -29,6 +29,7 @@ export function setupQKPanel({ store, t, $, client, input }) {
   const close = make('button', 'qk-close', root, { type: 'button' });
   const prompt = make('p', 'hint qk-prompt', root);
   const hint = make('p', 'hint qk-hint', root);
+  const switches = make('p', 'note qk-switches', root);
   const updating = make('p', 'note qk-updating', root, { role: 'status' });
   const error = make('p', 'message error qk-error', root);
   const sentences = make('ul', 'why-sentences qk-sentences', root);
@@ -127,6 +128,14 @@ export function setupQKPanel({ store, t, $, client, input }) {
     prompt.textContent = t('qk.prompt');
     hint.hidden = !cell;
     hint.textContent = t('qk.hint');
+    // The switches the answer is computed with, when they are not the model's own.
+    const off = [...(s.causal ? [] : [t('why.maskOff')]), ...(s.scale ? [] : [t('why.scaleOff')])];
+    const lines = [
+      ...(off.length ? [t('qk.switches', { switches: off.join(t('note.listSeparator')) })] : []),
+      ...(s.ablate.length ? [t('qk.ablated', { heads: s.ablate.map(([l, h]) => `L${l}H${h}`).join(t('note.listSeparator')) })] : []),
+    ];
+    switches.hidden = !cell || lines.length === 0;
+    switches.textContent = switches.hidden ? '' : lines.join(' ');
     const current = keyOf(s);
     const pending = Boolean(cell) && answeredFor !== current;
     root.dataset.pending = String(pending);
@@ -152,7 +161,7 @@ export function setupQKPanel({ store, t, $, client, input }) {
     });
     const labelOf = (id) => a.labels[id] ?? `#${id}`;
     // The page's matrices are of the run on screen only while this answer is.
-    const lines = qkSentences(qk, {
+    const said = qkSentences(qk, {
       tokens,
       ids: a.ids,
       roles: roles(s),
@@ -162,7 +171,7 @@ export function setupQKPanel({ store, t, $, client, input }) {
     });
     sentences.hidden = false;
     sentences.replaceChildren(
-      ...lines.map(({ key, params }) => {
+      ...said.map(({ key, params }) => {
         const item = document.createElement('li');
         item.dataset.key = key;
         item.textContent = t(key, wordParams(t, params));
