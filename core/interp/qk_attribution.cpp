@@ -11,6 +11,8 @@
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "util/error.h"
+#include "util/simd_lanes.h"
+#include "util/tensor.h"
 
 namespace minimind {
 
@@ -38,17 +40,30 @@ PanelsView head_rows(const WeightMatrix& W, int64_t first, int64_t count, Weight
   return storage.view();
 }
 
-// Columns c0..c0+n-1 of panel p of W [rows, cols] as an [8, n] view: each
-// panel stores its columns one after another (weight_matrix.h), so a head's
-// columns of o_proj within one panel of 8 output rows are contiguous.
-PanelsView panel_columns(const PanelsView& W, int64_t p, int64_t c0, int64_t n) {
-  PanelsView v = W;
-  v.rows = std::min<int64_t>(kRowsPerPanel, W.rows - p * kRowsPerPanel);
-  v.cols = n;
-  const int64_t at = p * W.cols * kRowsPerPanel + c0 * kRowsPerPanel;
-  if (W.f32) v.f32 += at;
-  if (W.half) v.half += at;
-  return v;
+// Panel p of W [rows, cols] as float32, row 8p + j of W at lane j:
+// [cols, 8], either W's own memory (float32 storage) or widened into `buffer`
+// as linear.cpp's kernel widens it (exact: float16 and bfloat16 widen to
+// float32 without rounding).
+const float* widen_panel(const PanelsView& W, int64_t p, std::vector<float>& buffer) {
+  if (W.storage == WeightStorage::F32) return W.f32_panel(p);
+  float* out = scratch(buffer, W.cols * kRowsPerPanel);
+  const uint16_t* base = W.half_panel(p);
+  // A float16 value is stored times 2^f16_shift, and widen_f16_unscaled's
+  // result is 2^-112 of it: one power of 2 undoes both.
+  const simd::Lanes scale = simd::fill(std::ldexp(1.0f, 112 - W.f16_shift));
+  for (int64_t i = 0; i < W.cols; ++i) {
+    simd::Lanes low, high;
+    if (W.storage == WeightStorage::F16) {
+      simd::widen_f16_unscaled(base + i * kRowsPerPanel, low, high);
+      low = simd::mul(low, scale);
+      high = simd::mul(high, scale);
+    } else {
+      simd::widen_bf16(base + i * kRowsPerPanel, low, high);
+    }
+    simd::store(out + i * kRowsPerPanel, low);
+    simd::store(out + i * kRowsPerPanel + 4, high);
+  }
+  return out;
 }
 
 // 1/sqrt(mean(x²) + eps) summed in order, as rms_norm_inplace sums q and k.
@@ -123,22 +138,32 @@ std::vector<float> qk_components(const Model& model, const std::vector<int32_t>&
   std::vector<float> out(size_t(n * C * D), 0.0f);  // [n, C, D]
   for (int64_t r = 0; r < n; ++r)
     model.weights().embed_tokens.row(ids[size_t(positions[size_t(r)])], out.data() + r * C * D);
-  std::vector<float> z(size_t(n * Dh));       // [n, Dh]: one head's z at the positions
-  std::vector<float> written(size_t(n * D));  // [n, D]: o_proj's columns of that head times z
+  std::vector<float> widened;  // one panel of o_proj as float32: [H·Dh, 8]
   for (int64_t k = 0; k < layer; ++k) {
+    // Head h's write is o_proj[:, h·Dh .. (h+1)·Dh] · z_h: panel by panel of
+    // 8 output rows, whose columns of head h are Dh consecutive [8] lanes.
     const PanelsView O = model.weights().layers[size_t(k)].o_proj.view();  // [D, H·Dh]
-    for (int64_t h = 0; h < H; ++h) {
-      const int64_t a = 1 + k * (H + 1) + h;
-      if (!ablated.empty() && ablated[size_t(k * H + h)]) continue;  // switched off: wrote nothing
-      const float* zh = run.head_at(k, h, H, Dh);                    // [T, Dh]
-      for (int64_t r = 0; r < n; ++r)
-        std::copy(zh + positions[size_t(r)] * Dh, zh + (positions[size_t(r)] + 1) * Dh, z.data() + r * Dh);
-      // written[:, 8p .. 8p+7] = z · O[8p .. 8p+7, h·Dh .. (h+1)·Dh]ᵀ, panel by panel.
-      for (int64_t p = 0; p < O.panels(); ++p) {
-        linear_rows(z.data(), n, Dh, panel_columns(O, p, h * Dh, Dh), written.data() + p * kRowsPerPanel, D);
+    for (int64_t p = 0; p < O.panels(); ++p) {
+      const float* w = widen_panel(O, p, widened);  // [H·Dh, 8]
+      const int64_t rows = std::min<int64_t>(kRowsPerPanel, D - p * kRowsPerPanel);
+      for (int64_t h = 0; h < H; ++h) {
+        if (!ablated.empty() && ablated[size_t(k * H + h)]) continue;  // switched off: wrote nothing
+        const float* head_columns = w + h * Dh * kRowsPerPanel;        // [Dh, 8]
+        for (int64_t r = 0; r < n; ++r) {
+          const float* z = run.head_at(k, h, H, Dh) + positions[size_t(r)] * Dh;  // [Dh]
+          simd::Lanes low = simd::zero(), high = simd::zero();
+          for (int64_t d = 0; d < Dh; ++d) {
+            const simd::Lanes zd = simd::fill(z[d]);
+            low = simd::mul_add(low, zd, simd::load(head_columns + d * kRowsPerPanel));
+            high = simd::mul_add(high, zd, simd::load(head_columns + d * kRowsPerPanel + 4));
+          }
+          float lanes[kRowsPerPanel];
+          simd::store(lanes, low);
+          simd::store(lanes + 4, high);
+          float* written = out.data() + (r * C + 1 + k * (H + 1) + h) * D + p * kRowsPerPanel;
+          std::copy(lanes, lanes + rows, written);
+        }
       }
-      for (int64_t r = 0; r < n; ++r)
-        std::copy(written.data() + r * D, written.data() + (r + 1) * D, out.data() + (r * C + a) * D);
     }
     const int64_t f = 1 + k * (H + 1) + H;
     const float* ffn = run.ffn_outputs.data() + k * run.T * D;  // [T, D]
@@ -224,11 +249,24 @@ std::vector<RankedKey> rank_vocabulary(const Model& model, const float* query, i
     w.k_proj.row(kv * Dh + d, wk.data() + d * D);
     for (int64_t i = 0; i < D; ++i) wk[size_t(d * D + i)] *= w.input_layernorm[i];
   }
-  std::vector<float> rms(static_cast<size_t>(V)),
-      row(static_cast<size_t>(D));  // [V]: input_layernorm's scale of each embedding
-  for (int64_t v = 0; v < V; ++v) {
-    E.row(v, row.data());
-    rms[size_t(v)] = qk_inverse_rms(row.data(), D, eps);
+  // input_layernorm's scale of every embedding row, from E's panels: lane j
+  // of a panel sums the squares of row 8p + j.
+  std::vector<float> rms(static_cast<size_t>(V)), widened;  // [V]
+  const PanelsView Ev = E.view();
+  for (int64_t p = 0; p < Ev.panels(); ++p) {
+    const float* panel = widen_panel(Ev, p, widened);  // [D, 8]
+    simd::Lanes low = simd::zero(), high = simd::zero();
+    for (int64_t i = 0; i < D; ++i) {
+      const simd::Lanes a0 = simd::load(panel + i * kRowsPerPanel), a1 = simd::load(panel + i * kRowsPerPanel + 4);
+      low = simd::mul_add(low, a0, a0);
+      high = simd::mul_add(high, a1, a1);
+    }
+    float squares[kRowsPerPanel];
+    simd::store(squares, low);
+    simd::store(squares + 4, high);
+    for (int64_t j = 0; j < kRowsPerPanel && p * kRowsPerPanel + j < V; ++j) {
+      rms[size_t(p * kRowsPerPanel + j)] = 1.0f / std::sqrt(squares[j] / float(D) + eps);
+    }
   }
   const float scale = scale_scores ? float(std::sqrt(double(Dh))) : 1.0f;
   std::vector<float> scores(static_cast<size_t>(V));  // [V]
@@ -350,10 +388,11 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
   // The table: q-side components at i × k-side components at j.
   std::vector<float> q_parts, k_parts;  // [C, Dh] each, rotated
   const HeadSide key = head_side(model, w, x, {j}, Wk, w.k_norm, rope);
-  project_components(model, w, qk_components(model, ids, run, l, {i}, options), C, {i}, query, Wq, w.q_norm, rope,
-                     q_parts, nullptr);
-  project_components(model, w, qk_components(model, ids, run, l, {j}, options), C, {j}, key, Wk, w.k_norm, rope,
-                     k_parts, nullptr);
+  // Both positions' components in one pass over the earlier blocks' o_proj: [2, C, D].
+  const std::vector<float> both = qk_components(model, ids, run, l, {i, j}, options);
+  const std::vector<float> at_query(both.begin(), both.begin() + C * D), at_key(both.begin() + C * D, both.end());
+  project_components(model, w, at_query, C, {i}, query, Wq, w.q_norm, rope, q_parts, nullptr);
+  project_components(model, w, at_key, C, {j}, key, Wk, w.k_norm, rope, k_parts, nullptr);
   r.table.resize(size_t(C * C));
   score_products(q_parts.data(), C, k_parts.data(), C, Dh, options.scale_scores, r.table.data());
 
