@@ -28,9 +28,10 @@ export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top
             score(I, J) - score(I, J2), or against the row's weighted mean.
             --rank-keys (block 0 only): the K vocabulary tokens whose key at J
             scores highest against the query at I
-            lens, patch, attribute and qk take --no-causal-mask and --no-scale (the
+            lens, patch and attribute take --no-causal-mask and --no-scale (the
             page's switches; MiniMind runs with both on) and --ablate L:H,...
-            (heads switched off as run switches them; patch prints "off" for them)`;
+            (heads switched off as run switches them; patch prints "off" for them),
+            and so does qk`;
 
 export const INTERP_OPTIONS = {
   top: { type: 'string' },
