@@ -80,8 +80,8 @@ export const SECTIONS = [
       // measured over many probes: the pronoun head at 她 → 小 of the lesson's
       // sentence, and an induction head at an induction cell of an induction
       // probe that reads back as text.
-      { id: 'why-pronoun', iframe: pronounCell(), anchor: 'qk', height: 900 },
-      { id: 'why-induction', iframe: inductionCell(), anchor: 'qk', height: 900 },
+      { id: 'why-pronoun', iframe: pronounCell(), anchor: 'qk', height: 720 },
+      { id: 'why-induction', iframe: inductionCell(), anchor: 'qk', height: 720 },
       // lab-a: the trained model gives each of its 4 heads its own K/V (MODEL_CARD.md), so GQA is shown on lesson 11's lab model.
       { id: 'gqa', figures: [0, 1, 2, 3].map((head) => ({ preset: 'lab-a', head: String(head) })) },
       { id: 'lab-a', figures: [{ view: 'lab', preset: 'lab-a' }] },

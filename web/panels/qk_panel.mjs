@@ -25,6 +25,8 @@ function make(tag, className, parent, attributes = {}) {
 
 export function setupQKPanel({ store, t, $, client, input }) {
   const root = $('qk');
+  // The gallery's frame of this section alone: the compact view (?embed=1) opened at #qk.
+  document.body.classList.toggle('qk-embed', location.hash === '#qk');
   const title = make('h3', null, root);
   const close = make('button', 'qk-close', root, { type: 'button' });
   const prompt = make('p', 'hint qk-prompt', root);
