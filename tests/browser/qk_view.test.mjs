@@ -80,6 +80,23 @@ async function clickCell(page, i, j) {
   await page.mouse.click(box.x + layout.left + (j + 0.5) * layout.cell, box.y + layout.top + (i + 0.5) * layout.cell);
 }
 
+/**
+ * Whether the matrix's cell (i, j) has the dashed red outline: the pixel inside its top edge's first dash
+ * (the line is 2 px wide, centred 2 px into the cell; a whole pixel of it at a fractional origin).
+ */
+async function outlined(page, i, j) {
+  const layout = JSON.parse(await page.getAttribute('#heatmap', 'data-layout'));
+  return page.evaluate(
+    ({ x, y }) => {
+      const canvas = document.getElementById('heatmap');
+      const ratio = canvas.width / canvas.getBoundingClientRect().width;
+      const [r, g, b] = canvas.getContext('2d').getImageData(Math.floor(x * ratio), Math.floor(y * ratio), 1, 1).data;
+      return r > 150 && g < 90 && b < 90;
+    },
+    { x: layout.left + j * layout.cell + 4, y: layout.top + i * layout.cell + 2 },
+  );
+}
+
 /** Waits until the section's sentences are `sentences` ([key, text]): it followed a change on the page. */
 function sentencesBecome(page, sentences) {
   return page.waitForFunction(
@@ -167,6 +184,8 @@ for (const lang of ['zh-CN', 'en'])
       assert.equal(shown.error, null);
       assert.ok(shown.overflow <= 0, `the page is ${shown.overflow}px wider than the window`);
       assert.match(page.url(), new RegExp(`cell=${query}%3A${key}`), 'the cell is in the link');
+      await page.mouse.move(0, 0); // the focus ring off the cell: the dashed outline is the chosen cell's
+      assert.ok(await outlined(page, query, key), 'the explained cell is outlined on the matrix');
       await page.locator('#qk').scrollIntoViewIfNeeded();
       await page.locator('#qk').screenshot({ path: `${ARTIFACTS}qk-${sizeName}-${lang}.png` });
 

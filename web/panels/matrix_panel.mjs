@@ -177,6 +177,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       scale,
       decimals: s.stage === 'attn_weights' ? 2 : 1,
       selectedRow: highlightedRow,
+      selectedCell: s.generation ? null : s.cell, // the cell "why this weight" explains
       titles: { query: t('matrix.queryAxis'), key: t('matrix.keyAxis') },
     });
     placeCellTip($('cell-info'), $('heatmap'), heatmap.cellBox(focusedCell), rowsBand(focusedCell));
@@ -326,6 +327,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
         'head',
         'stage',
         'row',
+        'cell',
         'lang',
         'computeError',
         'model',

@@ -72,7 +72,8 @@ export class HeatmapView {
 
   /**
    * model: {tokens, values: Float32Array [T·T] of the stage shown, masked(i, j),
-   *         scale: {color}, decimals, selectedRow, titles?: {query, key} (the axis titles)}
+   *         scale: {color}, decimals, selectedRow, selectedCell?: {query, key} (outlined, dashed),
+   *         titles?: {query, key} (the axis titles)}
    */
   render(model) {
     this.#model = model;
@@ -165,6 +166,14 @@ export class HeatmapView {
       ctx.strokeStyle = '#d62728';
       ctx.lineWidth = 2;
       ctx.strokeRect(left + 1, top + selectedRow * cell + 1, T * cell - 2, cell - 2);
+    }
+    const chosen = model.selectedCell;
+    if (chosen && chosen.query < T && chosen.key < T) {
+      ctx.setLineDash([4, 3]);
+      ctx.strokeStyle = '#d62728';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(left + chosen.key * cell + 2, top + chosen.query * cell + 2, cell - 4, cell - 4);
+      ctx.setLineDash([]);
     }
     if (this.#focus) {
       ctx.strokeStyle = '#000';
