@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Interpretability speed: the activation-patching sweep over every head of
 // minimind2-small (8 layers × 8 heads, seeded weights) on a 16-token prompt,
-// with the residual sweep, the logit lens and direct logit attribution beside
-// it, on the shipped Wasm builds in Node (npm run bench -- --only interp
+// with the residual sweep, the logit lens, direct logit attribution and QK
+// attribution beside it, on the shipped Wasm builds in Node (npm run bench -- --only interp
 // writes the "Interpretability" section of BENCHMARKS.md; node
 // bench/interp.mjs prints it).
 //
@@ -40,6 +40,14 @@ const clean = [1, ...Array.from({ length: T - 1 }, (_, i) => 3 + ((i * 131 + 7) 
 const corrupt = clean.map((id, i) => (i === DIFFERENT_AT ? id + 1 : id));
 const ANSWER = 100;
 const WRONG = 200;
+
+// QK attribution on a 64-token prompt: one cell of the last block (the largest table, 1 + 7·9 = 64
+// components a side) from the run the model keeps, as a click on the page asks for it; and block 0's
+// vocabulary ranking (6400 keys). Goals: 5 ms and 50 ms on 1 thread.
+const QK_T = 64;
+const qkIds = [1, ...Array.from({ length: QK_T - 1 }, (_, i) => 3 + ((i * 131 + 7) % 6000))];
+const QK_CELL = { ids: qkIds, layer: 7, head: 3, query: QK_T - 1, key: 30 };
+const QK_RANK = { ids: qkIds, layer: 0, head: 3, query: QK_T - 1, key: 30, rankKeys: 10 };
 
 // Wall and CPU milliseconds of one call (CPU: every thread of the process,
 // so on a loaded machine the one-thread CPU time is what an idle core would take).
@@ -107,6 +115,8 @@ export async function measureInterp({ log = () => {} } = {}) {
       both: timed(() => model.patch(request)),
       lens: timed(() => model.lens(clean, { top: 5 })),
       attribute: timed(() => model.attribute(clean, { answer: ANSWER, wrong: WRONG })),
+      qkCell: timed(() => model.qk(QK_CELL)),
+      qkRank: timed(() => model.qk(QK_RANK)),
       demoWhy: timed(demo.change),
     });
     model.dispose();
@@ -127,6 +137,8 @@ export function interpSection(r) {
     ['patching, both sweeps (one `model.patch` call)', 'both'],
     ['logit lens, top 5, 9 layers × 16 positions', 'lens'],
     ['direct logit attribution, last position', 'attribute'],
+    [`QK attribution, one cell of block 7 at ${QK_T} tokens, from the kept run (goal ≤ 5 ms)`, 'qkCell'],
+    ['QK attribution, block 0’s vocabulary ranking, 6400 keys (goal ≤ 50 ms)', 'qkRank'],
     ['the trained model’s why section on a change (page goal ≤ 100 ms)', 'demoWhy'],
   ];
   const head = `| work | ${r.results.map((x) => x.label).join(' | ')} |`;
@@ -146,6 +158,9 @@ Each sweep includes its clean and corrupt runs with the cache of head outputs; a
 resumes at the patched layer from the corrupt run's residual (earlier layers are not recomputed)
 and runs the last block's o_proj and FFN on the last position alone; a residual patch at
 position t takes the corrupt run's keys and values of positions before t from its cache.
+The QK rows time \`model.qk\` after one call that ran the model and kept its run (a click on
+the matrix of a text already shown), the table [64 × 64] of head 3 of the last block from the last
+position to position 30, and the block-0 ranking of the whole vocabulary's keys at a position.
 The last row is the page's own work on the trained model (minimind-demo) when the text, the row
 or a switch changes, on its default sentence ${DEMO_TEXT} at the row of 她: the logit lens twice,
 direct attribution, and both patching sweeps of the pair derived from the text (小红 → 苏静). A
