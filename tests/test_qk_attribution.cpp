@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 
 #include "fixtures.h"
 #include "interp/qk_attribution.h"
