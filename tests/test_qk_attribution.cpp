@@ -199,8 +199,9 @@ TEST_CASE("qk: block 0's vocabulary ranking gives the key's own token its score"
           const QKAttribution r = qk_attribution(model, kIds, request);
           REQUIRE(int64_t(r.ranked.size()) == V);
           for (size_t n = 1; n < r.ranked.size(); ++n) CHECK(r.ranked[n - 1].score >= r.ranked[n].score);
-          const auto own = std::find_if(r.ranked.begin(), r.ranked.end(),
-                                        [&](const RankedKey& k) { return k.id == kIds[size_t(j)]; });
+          const int32_t at_key = kIds[size_t(j)];  // (a lambda may not capture a structured binding in C++17)
+          const auto own =
+              std::find_if(r.ranked.begin(), r.ranked.end(), [at_key](const RankedKey& k) { return k.id == at_key; });
           REQUIRE(own != r.ranked.end());
           INFO("head " << h << " query " << i << " key " << j << ": ranked " << own->score << ", run " << r.score);
           CHECK(std::fabs(own->score - r.score) <= 1e-5 * std::fabs(r.score) + 1e-5);
