@@ -427,10 +427,17 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
       float mean = 0.0f;
       std::vector<int64_t> chunk;
       std::vector<float> parts;  // [n, C, Dh]
-      // Keys a few at a time, so memory stays [8, C, D] whatever T is.
+      // Keys 32 at a time: memory stays [32, C, D] whatever T is, and each
+      // pass widens the earlier blocks' o_proj once for 32 keys. The frozen
+      // scales are the row's own (keys, computed above for every position).
+      constexpr size_t kChunk = 32;
       const auto flush = [&] {
         if (chunk.empty()) return;
-        const HeadSide side = head_side(model, w, x, chunk, Wk, w.k_norm, rope);
+        HeadSide side;
+        for (const int64_t t : chunk) {
+          side.rms.push_back(keys.rms[size_t(t)]);
+          side.head_norm.push_back(keys.head_norm[size_t(t)]);
+        }
         project_components(model, w, qk_components(model, ids, run, l, chunk, options), C, chunk, side, Wk, w.k_norm,
                            rope, parts, nullptr);
         for (size_t n = 0; n < chunk.size(); ++n) {
@@ -443,7 +450,7 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
         if (weights[size_t(t)] == 0.0f) continue;  // masked (or underflowed): adds nothing
         mean += weights[size_t(t)] * scores[size_t(t)];
         chunk.push_back(t);
-        if (chunk.size() == 8) flush();
+        if (chunk.size() == kChunk) flush();
       }
       flush();
       r.versus_score = r.score - mean;
