@@ -364,3 +364,180 @@ TEST_CASE("interp: a head outside the model is refused as the forward refuses it
   // The model is as it was.
   CHECK(run_with_hooks(model, ids).logits == before.logits);
 }
+
+namespace {
+
+// Every read point of ForwardHooks, kept as [L + 1, T, ...] by absolute
+// position, with the number of calls of each.
+struct ReadingHooks final : ForwardHooks {
+  ReadingHooks(const ModelConfig& c, int64_t T)
+      : T(T),
+        D(c.hidden_size),
+        q(c.num_attention_heads * c.head_dim),
+        residual_((c.num_hidden_layers + 1) * T * D),
+        attn_in(c.num_hidden_layers * T * D),
+        z(c.num_hidden_layers * T * q),
+        ffn_in(c.num_hidden_layers * T * D),
+        ffn_out(c.num_hidden_layers * T * D) {}
+
+  static void put(std::vector<float>& to, int64_t layer, int64_t first, int64_t T, int64_t width, const float* x,
+                  int64_t rows) {
+    std::copy(x, x + rows * width, to.begin() + (layer * T + first) * width);
+  }
+  void residual(int64_t l, int64_t first, float* x, int64_t rows) override {
+    put(residual_, l, first, T, D, x, rows);
+    ++calls;
+  }
+  void attention_input(int64_t l, int64_t first, const float* x, int64_t rows) override {
+    put(attn_in, l, first, T, D, x, rows);
+    ++calls;
+  }
+  void head_outputs(int64_t l, int64_t first, const float* x, int64_t rows) override {
+    put(z, l, first, T, q, x, rows);
+    ++calls;
+  }
+  void ffn_input(int64_t l, int64_t first, const float* x, int64_t rows) override {
+    put(ffn_in, l, first, T, D, x, rows);
+    ++calls;
+  }
+  void ffn_output(int64_t l, int64_t first, const float* x, int64_t rows) override {
+    put(ffn_out, l, first, T, D, x, rows);
+    ++calls;
+  }
+
+  int64_t T, D, q;
+  std::vector<float> residual_;        // [L + 1, T, D]
+  std::vector<float> attn_in, z;       // [L, T, D], [L, T, H·Dh]
+  std::vector<float> ffn_in, ffn_out;  // [L, T, D] each
+  int64_t calls = 0;
+};
+
+// Layer l's slice [T, width] of one of ReadingHooks' buffers.
+std::vector<float> slice(const std::vector<float>& x, int64_t l, int64_t T, int64_t width) {
+  return std::vector<float>(x.begin() + l * T * width, x.begin() + (l + 1) * T * width);
+}
+
+// Writes one head's z, as a HeadPatch does.
+struct ZHook final : ForwardHooks {
+  int64_t layer, head, Dh;
+  const float* values;  // [T, Dh]
+  ZHook(int64_t layer, int64_t head, int64_t Dh, const float* values)
+      : layer(layer), head(head), Dh(Dh), values(values) {}
+  const float* head_z(int64_t l, int64_t h, int64_t first, int64_t) override {
+    return l == layer && h == head ? values + first * Dh : nullptr;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("interp: a hook reading every point sees the forward's own values and changes nothing", "[interp]") {
+  for (const std::string& name : golden_case_names()) {
+    DYNAMIC_SECTION(name) {
+      const InterpCase c = load_interp_case(name);
+      const Model& model = *c.golden.model;
+      const ModelConfig& mc = model.config();
+      const int64_t L = mc.num_hidden_layers, D = mc.hidden_size, V = mc.vocab_size;
+      const int64_t q = mc.num_attention_heads * mc.head_dim;
+      const std::vector<int32_t> ids = c.ints("clean_ids");
+      const int64_t T = int64_t(ids.size());
+      const Matrix plain = model.forward(ids);
+
+      TraceRequest request;
+      for (int64_t l = 0; l < L; ++l) request.layers.push_back(l);
+      request.stages = {stage::kBlockInput, stage::kAttnNorm, stage::kAttnConcat,
+                        stage::kFfnNorm,    stage::kFfnDown,  stage::kBlockOutput};
+      Trace trace(request, 1);
+      ReadingHooks hooks(mc, T);
+      KVCache cache = model.make_cache();
+      ForwardWorkspace workspace;
+      std::vector<float> logits(size_t(T * V));  // [T, V]
+      model.forward_into(ids.data(), T, cache, workspace, logits.data(), T, nullptr, {}, &trace, 0, &hooks);
+
+      CHECK(logits == std::vector<float>(plain.data(), plain.data() + T * V));
+      CHECK(hooks.calls == 1 + 5 * L);  // the first residual, then 5 points a block
+      const auto traced = [&](int64_t l, const char* s) { return trace.get(l, s)->data; };
+      for (int64_t l = 0; l < L; ++l) {
+        CHECK(slice(hooks.residual_, l, T, D) == traced(l, stage::kBlockInput));
+        CHECK(slice(hooks.attn_in, l, T, D) == traced(l, stage::kAttnNorm));
+        CHECK(slice(hooks.z, l, T, q) == traced(l, stage::kAttnConcat));
+        CHECK(slice(hooks.ffn_in, l, T, D) == traced(l, stage::kFfnNorm));
+        CHECK(slice(hooks.ffn_out, l, T, D) == traced(l, stage::kFfnDown));
+      }
+      // The residual after the last block is the forward's final hidden state.
+      CHECK(slice(hooks.residual_, L, T, D) == traced(L - 1, stage::kBlockOutput));
+      // run_with_hooks reads the same forward.
+      const Activations a = run_with_hooks(model, ids);
+      CHECK(a.residual == hooks.residual_);
+      CHECK(a.logits == logits);
+    }
+  }
+}
+
+TEST_CASE("interp: writing a head's z or its own block input equals patching that head", "[interp]") {
+  for (const std::string& name : golden_case_names()) {
+    DYNAMIC_SECTION(name) {
+      const InterpCase c = load_interp_case(name);
+      const Model& model = *c.golden.model;
+      const ModelConfig& mc = model.config();
+      const int64_t L = mc.num_hidden_layers, D = mc.hidden_size, H = mc.num_attention_heads, Dh = mc.head_dim;
+      const std::vector<int32_t> clean = c.ints("clean_ids"), corrupt = c.ints("corrupt_ids");
+      const int64_t T = int64_t(clean.size()), V = mc.vocab_size;
+      const Activations cl = run_with_hooks(model, clean);
+      const Activations co = run_with_hooks(model, corrupt);
+      for (const HeadId& id : std::vector<HeadId>{{0, 1}, {L - 1, H - 1}}) {
+        const float* clean_z = cl.head_at(id.layer, id.head, H, Dh);  // [T, Dh]
+        Patches patches;
+        patches.heads.push_back({id.layer, id.head, clean_z});
+        const Activations patched = run_with_hooks(model, corrupt, {}, patches);
+        REQUIRE(patched.logits != co.logits);
+
+        // A hook object on the model's forward writing that z.
+        ZHook hook(id.layer, id.head, Dh, clean_z);
+        KVCache cache = model.make_cache();
+        ForwardWorkspace workspace;
+        std::vector<float> logits(size_t(T * V));  // [T, V]
+        model.forward_into(corrupt.data(), T, cache, workspace, logits.data(), T, nullptr, {}, nullptr, 0, &hook);
+        CHECK(logits == patched.logits);
+
+        // The head reading the clean run's block input (the other heads the
+        // corrupt one's) computes the clean run's z: the same patched run.
+        Patches input;
+        input.head_inputs.push_back({id.layer, id.head, cl.residual_at(id.layer, D)});
+        const Activations given = run_with_hooks(model, corrupt, {}, input);
+        CHECK_CLOSE(given.head_outputs, patched.head_outputs, 1e-6, 1e-6);
+        CHECK_CLOSE(given.logits, patched.logits, 1e-6, 1e-6);
+
+        // Its own input again changes nothing.
+        Patches own;
+        own.head_inputs.push_back({id.layer, id.head, co.residual_at(id.layer, D)});
+        CHECK(run_with_hooks(model, corrupt, {}, own).logits == co.logits);
+
+        // A switched-off head stays zero whatever it is given.
+        InterpOptions off;
+        off.ablate = {id};
+        const Activations dark = run_with_hooks(model, corrupt, off);
+        CHECK(run_with_hooks(model, corrupt, off, input).logits == dark.logits);
+      }
+      // A resumed, last-row-only run (activation patching's) with a head
+      // given its input from position 3 on: keys before it stay the run's.
+      const int64_t layer = L - 1, position = 3;
+      HookedScratch corrupt_run;
+      run_with_hooks(model, corrupt, {}, {}, &corrupt_run);
+      corrupt_run.cache.layer(layer).truncate(position);  // rows 0..2, as activation patching leaves them
+      Patches input;
+      input.head_inputs.push_back({layer, 0, cl.residual_at(layer, D)});
+      std::vector<float> h(co.residual_at(layer, D) + position * D, co.residual_at(layer, D) + T * D);
+      run_blocks(model, h.data(), T - position, {layer, position, true}, {}, input, corrupt_run);
+      // The whole run with that head given clean rows from position 3 only.
+      std::vector<float> mixed(co.residual_at(layer, D), co.residual_at(layer, D) + T * D);  // [T, D]
+      std::copy(cl.residual_at(layer, D) + position * D, cl.residual_at(layer, D) + T * D,
+                mixed.begin() + position * D);
+      Patches whole;
+      whole.head_inputs.push_back({layer, 0, mixed.data()});
+      const Activations expected = run_with_hooks(model, corrupt, {}, whole);
+      CHECK_CLOSE(std::vector<float>(h.end() - D, h.end()),
+                  std::vector<float>(expected.residual_at(L, D) + (T - 1) * D, expected.residual_at(L, D) + T * D),
+                  1e-6, 1e-6);
+    }
+  }
+}

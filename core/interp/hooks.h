@@ -1,9 +1,10 @@
 // Interpretability hooks on one forward: what TransformerLens's HookedTransformer
 // caches (the residual stream, each head's output z before o_proj, each FFN's
 // output, the final norm's scale) and the forward that takes patches (a head's
-// z, or one position of the residual stream, replaced by values from another
-// run). The math is MiniMind's forward (model.cpp), run block by block so a
-// patched run can resume at the first patched layer.
+// z, one position of the residual stream, or a head's own block input,
+// replaced by values from another run). Every run is the model's own
+// forward (Model::forward_into, or Model::forward_blocks to resume at the
+// first patched layer) with a ForwardHooks object (model/forward_hooks.h).
 //
 // Shapes: T tokens, D hidden, L layers, H heads, Dh head_dim, V vocab.
 #pragma once
@@ -40,9 +41,20 @@ struct ResidualPatch {
   const float* values = nullptr;  // [D]
 };
 
+// Gives head `head` of block `layer` its own block input: the residual
+// stream it reads (through input_layernorm, its q_proj rows and its kv
+// head's k_proj and v_proj rows) in place of the block's, every position;
+// the other heads read the block's. The receiver side of path patching: a
+// residual in which one sender's output was swapped, for one head alone.
+struct HeadInputPatch {
+  int64_t layer = 0, head = 0;
+  const float* values = nullptr;  // [T, D]
+};
+
 struct Patches {
   std::vector<HeadPatch> heads;
   std::vector<ResidualPatch> residual;
+  std::vector<HeadInputPatch> head_inputs;  // a head's z patch, if any, overrides its input patch
 };
 
 // What the hooks saw in one forward (after any patch was applied).
@@ -64,8 +76,6 @@ struct Activations {
 struct HookedScratch {
   ForwardWorkspace forward;
   KVCache cache{0, 0, 0};
-  std::vector<float> cos, sin;            // [T, Dh] RoPE rows
-  std::vector<const float*> head_values;  // [H] the patched heads of one layer
 };
 
 // Checks ids against the vocabulary and the positions (std::invalid_argument).
@@ -92,9 +102,10 @@ struct Resume {
 // to h first) and the head patches of those blocks; patch positions and
 // values are absolute ([T, ...]); a patch of a head in options.ablate is
 // left out (the head stays zero). options.ablate is checked as the forward
-// checks it (head_ablation_flags). capture (optional, sized by
-// run_with_hooks, from.position 0 and not last_row_only) receives what the
-// hooks see in these blocks.
+// checks it (head_ablation_flags). capture (optional, sized as
+// run_with_hooks sizes it) receives what the hooks see in these blocks, at
+// the positions run (with last_row_only, the last block's FFN and output
+// only at the last one).
 void run_blocks(const Model& model, float* h, int64_t rows, const Resume& from, const InterpOptions& options,
                 const Patches& patches, HookedScratch& scratch, Activations* capture = nullptr);
 

@@ -9,6 +9,7 @@
 #include "ops/attention.h"
 #include "ops/ffn.h"
 #include "ops/moe.h"
+#include "tensors/kv_cache.h"
 #include "tensors/model_config.h"
 
 namespace minimind {
@@ -21,6 +22,14 @@ struct ForwardWorkspace {
   AttentionScratch attention;
   FfnScratch ffn;
   MoeScratch moe;
+  // Used only by a hooked forward that gives heads their own input or z
+  // (ForwardHooks::head_input, head_z): empty otherwise.
+  struct HeadWrites {
+    LayerKVCache cache{0, 0};        // one block's keys and values as a head given its own input reads them
+    std::vector<float> normed;       // [T, D] input_layernorm of that input
+    std::vector<float> z;            // [H, T, Dh] each such head's z
+    std::vector<const float*> rows;  // [H] the z replacing each head's output, or nullptr
+  } heads;
 
   // Grows every buffer to what a call of T tokens against up to Tk keys
   // (cached + new) needs.

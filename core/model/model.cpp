@@ -1,5 +1,6 @@
 #include "model/model.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -97,31 +98,19 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
 
 void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWorkspace& ws, float* logits,
                          int64_t logit_rows, const int32_t* key_mask, const ForwardOptions& options, Trace* trace,
-                         int64_t batch_index) const {
+                         int64_t batch_index, ForwardHooks* hooks) const {
   const ModelConfig& c = config_;
-  const int64_t P = kv.length(), D = c.hidden_size, Dh = c.head_dim, V = c.vocab_size;
+  const int64_t P = kv.length(), D = c.hidden_size, V = c.vocab_size;
   check_ids(ids, T, P);
   if (logit_rows < 1 || logit_rows > T) {
     throw std::invalid_argument("logit_rows must be between 1 and the " + std::to_string(T) + " tokens, got " +
                                 std::to_string(logit_rows));
   }
   if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
-  const int64_t H = c.num_attention_heads;
-  if (!options.ablated_heads.empty() && int64_t(options.ablated_heads.size()) != c.num_hidden_layers * H) {
-    throw std::invalid_argument("head ablation needs " + std::to_string(c.num_hidden_layers * H) +
-                                " flags (layers × heads), got " + std::to_string(options.ablated_heads.size()));
-  }
   const float eps = float(c.rms_norm_eps);
 
   float* h = scratch(ws.hidden, T * D);  // [T, D] = embed_tokens[ids]
   for (int64_t t = 0; t < T; ++t) weights_.embed_tokens.row(ids[t], h + t * D);
-  float* normed = scratch(ws.normed, T * D);  // [T, D]
-  float* branch = scratch(ws.branch, T * D);  // [T, D]
-
-  // RoPE's cos and sin of positions P .. P+T-1, once for every layer and head.
-  float* cos = scratch(ws.cos, T * Dh);  // [T, Dh]
-  float* sin = scratch(ws.sin, T * Dh);  // [T, Dh]
-  for (int64_t t = 0; t < T; ++t) rope_.cos_sin(P + t, cos + t * Dh, sin + t * Dh);
 
   // A failure half-way (e.g. a trace over its bound) must leave the cache as
   // it was, so the caller can go on with it.
@@ -134,34 +123,17 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
     }
   } rollback{kv, P};
 
-  const auto add = [&](const float* x) {
-    for (int64_t i = 0; i < T * D; ++i) h[i] += x[i];
-  };
-  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
-    const LayerWeights& w = weights_.layers[size_t(l)];
-    const TraceTarget target{trace, l, batch_index};
-    record(trace, l, stage::kBlockInput, batch_index, h, T, D);
-    rms_norm_rows(h, w.input_layernorm.data(), T, D, eps, normed);
-    record(trace, l, stage::kAttnNorm, batch_index, normed, T, D);
-    AttentionOptions attention = options.attention;
-    attention.ablated_heads = options.ablated_heads.empty() ? nullptr : options.ablated_heads.data() + l * H;
-    attention_forward(c, w, normed, T, {cos, sin}, kv.layer(l), key_mask, attention, target, ws.attention, branch);
-    add(branch);
-    record(trace, l, stage::kAttnResidual, batch_index, h, T, D);
-    rms_norm_rows(h, w.post_attention_layernorm.data(), T, D, eps, normed);
-    record(trace, l, stage::kFfnNorm, batch_index, normed, T, D);
-    if (c.use_moe) {
-      moe_ffn(c, w.moe, normed, T, branch, ws.moe, target);
-    } else {
-      swiglu_ffn(w.mlp, normed, T, branch, ws.ffn, target);
-    }
-    record(trace, l, stage::kFfnDown, batch_index, branch, T, D);
-    add(branch);
-    record(trace, l, stage::kBlockOutput, batch_index, h, T, D);
-  }
+  BlockRun run;
+  run.position = P;
+  run.key_mask = key_mask;
+  run.trace = trace;
+  run.batch_index = batch_index;
+  run.hooks = hooks;
+  forward_blocks(h, T, kv, ws, options, run);
   kv.advance(T);
   rollback.done = true;
 
+  float* normed = scratch(ws.normed, T * D);  // [T, D]
   rms_norm_rows(h, weights_.norm.data(), T, D, eps, normed);
   record(trace, kModelLevel, stage::kFinalNorm, batch_index, normed, T, D);
   const WeightMatrix& head = weights_.output_head();
@@ -175,6 +147,134 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
   }
   linear_rows(normed + (T - logit_rows) * D, logit_rows, D, head, logits, V);  // [logit_rows, V]
   if (logit_rows == T) record(trace, kModelLevel, stage::kLogits, batch_index, logits, T, V);
+}
+
+void Model::check_ablation(const ForwardOptions& options) const {
+  const int64_t flags = config_.num_hidden_layers * config_.num_attention_heads;
+  if (!options.ablated_heads.empty() && int64_t(options.ablated_heads.size()) != flags) {
+    throw std::invalid_argument("head ablation needs " + std::to_string(flags) + " flags (layers × heads), got " +
+                                std::to_string(options.ablated_heads.size()));
+  }
+}
+
+namespace {
+
+// The z replacing each head's output in block `l` for its rows P..P+T-1,
+// from the hooks' head_input and head_z: ws.heads.rows, [H] pointers to
+// [T, Dh] (nullptr: the head as computed), or nullptr when no head is
+// written. A switched-off head is left alone (it stays zero).
+const float* const* head_writes(const ModelConfig& c, const LayerWeights& w, int64_t l, int64_t T, int64_t P,
+                                RopeRows rope, const LayerKVCache& cache, const int32_t* key_mask,
+                                const AttentionOptions& attention, ForwardHooks& hooks, ForwardWorkspace& ws,
+                                float* out) {
+  const int64_t H = c.num_attention_heads, D = c.hidden_size, Dh = c.head_dim;
+  ForwardWorkspace::HeadWrites& hw = ws.heads;
+  hw.rows.assign(size_t(H), nullptr);
+  bool written = false;
+  for (int64_t head = 0; head < H; ++head) {
+    if (attention.ablated_heads && attention.ablated_heads[head]) continue;
+    const float* x = hooks.head_input(l, head, P, T);  // [T, D]
+    if (x) {
+      // The head's z from its own input: the block's attention on that
+      // input, over the cached rows before P. Heads meet only in o_proj, so
+      // head `head`'s columns of o_proj's input are its output.
+      float* normed = scratch(hw.normed, T * D);  // [T, D]
+      rms_norm_rows(x, w.input_layernorm.data(), T, D, float(c.rms_norm_eps), normed);
+      hw.cache = cache;
+      AttentionOptions plain = attention;
+      plain.ablated_heads = nullptr;
+      plain.patched_heads = nullptr;
+      attention_forward(c, w, normed, T, rope, hw.cache, key_mask, plain, {}, ws.attention, out);
+      float* z = scratch(hw.z, H * T * Dh) + head * T * Dh;  // [T, Dh]
+      const float* concat = ws.attention.concat.data();      // [T, H, Dh]
+      for (int64_t t = 0; t < T; ++t) std::copy_n(concat + (t * H + head) * Dh, Dh, z + t * Dh);
+      hw.rows[size_t(head)] = z;
+      written = true;
+    }
+    if (const float* z = hooks.head_z(l, head, P, T)) {
+      hw.rows[size_t(head)] = z;
+      written = true;
+    }
+  }
+  return written ? hw.rows.data() : nullptr;
+}
+
+}  // namespace
+
+void Model::forward_blocks(float* h, int64_t T, KVCache& kv, ForwardWorkspace& ws, const ForwardOptions& options,
+                           const BlockRun& run) const {
+  const ModelConfig& c = config_;
+  const int64_t L = c.num_hidden_layers, D = c.hidden_size, H = c.num_attention_heads, Dh = c.head_dim;
+  const int64_t P = run.position, b = run.batch_index;
+  check_ablation(options);
+  if (run.trace && run.last_row_only) {
+    throw std::invalid_argument("a trace needs every row: last_row_only runs untraced");
+  }
+  const float eps = float(c.rms_norm_eps);
+  Trace* trace = run.trace;
+  ForwardHooks* hooks = run.hooks;
+  float* normed = scratch(ws.normed, T * D);  // [T, D]
+  float* branch = scratch(ws.branch, T * D);  // [T, D]
+
+  // RoPE's cos and sin of positions P .. P+T-1, once for every layer and head.
+  float* cos = scratch(ws.cos, T * Dh);  // [T, Dh]
+  float* sin = scratch(ws.sin, T * Dh);  // [T, Dh]
+  for (int64_t t = 0; t < T; ++t) rope_.cos_sin(P + t, cos + t * Dh, sin + t * Dh);
+
+  if (hooks) hooks->residual(run.first_layer, P, h, T);
+  for (int64_t l = run.first_layer; l < L; ++l) {
+    const LayerWeights& w = weights_.layers[size_t(l)];
+    const TraceTarget target{trace, l, b};
+    LayerKVCache& cache = kv.layer(l);
+    if (cache.length() != P) {
+      throw std::logic_error("block " + std::to_string(l) + "'s cache holds " + std::to_string(cache.length()) +
+                             " rows, not the " + std::to_string(P) + " before the first");
+    }
+    // The last block of a last-row-only run: every row's keys and values,
+    // o_proj and the FFN on the last row (the others' would be discarded).
+    const int64_t out_row = run.last_row_only && l == L - 1 ? T - 1 : 0, rows = T - out_row;
+    float* h_out = h + out_row * D;  // [rows, D]
+
+    // h = h + self_attn(input_layernorm(h))
+    record(trace, l, stage::kBlockInput, b, h, T, D);
+    rms_norm_rows(h, w.input_layernorm.data(), T, D, eps, normed);
+    record(trace, l, stage::kAttnNorm, b, normed, T, D);
+    AttentionOptions attention = options.attention;
+    attention.ablated_heads = options.ablated_heads.empty() ? nullptr : options.ablated_heads.data() + l * H;
+    if (hooks) {
+      hooks->attention_input(l, P, normed, T);
+      attention.patched_heads =
+          head_writes(c, w, l, T, P, {cos, sin}, cache, run.key_mask, attention, *hooks, ws, branch);
+    }
+    if (out_row > 0) {
+      attention_forward(c, w, normed, out_row, {cos, sin}, cache, run.key_mask, attention, target, ws.attention,
+                        branch);
+      if (hooks) hooks->head_outputs(l, P, ws.attention.concat.data(), out_row);
+      if (attention.patched_heads) {
+        for (const float*& z : ws.heads.rows) z = z ? z + out_row * Dh : nullptr;
+      }
+    }
+    attention_forward(c, w, normed + out_row * D, rows, {cos + out_row * Dh, sin + out_row * Dh}, cache, run.key_mask,
+                      attention, target, ws.attention, branch);
+    if (hooks) hooks->head_outputs(l, P + out_row, ws.attention.concat.data(), rows);
+    for (int64_t i = 0; i < rows * D; ++i) h_out[i] += branch[i];
+    record(trace, l, stage::kAttnResidual, b, h, T, D);
+
+    // h = h + mlp(post_attention_layernorm(h))
+    rms_norm_rows(h_out, w.post_attention_layernorm.data(), rows, D, eps, normed);
+    record(trace, l, stage::kFfnNorm, b, normed, T, D);
+    if (hooks) hooks->ffn_input(l, P + out_row, normed, rows);
+    if (c.use_moe) {
+      moe_ffn(c, w.moe, normed, rows, branch, ws.moe, target);
+    } else {
+      swiglu_ffn(w.mlp, normed, rows, branch, ws.ffn, target);
+    }
+    record(trace, l, stage::kFfnDown, b, branch, T, D);
+    if (hooks) hooks->ffn_output(l, P + out_row, branch, rows);
+    for (int64_t i = 0; i < rows * D; ++i) h_out[i] += branch[i];
+    record(trace, l, stage::kBlockOutput, b, h, T, D);
+    if (hooks) hooks->residual(l + 1, P + out_row, h_out, rows);
+  }
 }
 
 Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,

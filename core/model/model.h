@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/forward_hooks.h"
 #include "model/forward_workspace.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
@@ -31,6 +32,21 @@ struct HeadId {
 // off (a head listed twice is off once). A head outside the model throws
 // Error "ablate.head_out_of_range" {layer, head, layers, heads}.
 std::vector<uint8_t> head_ablation_flags(const ModelConfig& config, const std::vector<HeadId>& heads);
+
+// One call of the model's block loop (Model::forward_blocks).
+struct BlockRun {
+  int64_t first_layer = 0;  // the rows enter block first_layer
+  // The rows are positions position..position+T-1: the cache of every block
+  // from first_layer on holds exactly the keys and values of rows before.
+  int64_t position = 0;
+  // Only the last row is wanted (a patching metric): the last block runs
+  // o_proj and the FFN on it alone (every row's keys and values still).
+  bool last_row_only = false;
+  const int32_t* key_mask = nullptr;  // [position + T] or nullptr
+  Trace* trace = nullptr;             // receives batch slice batch_index
+  int64_t batch_index = 0;
+  ForwardHooks* hooks = nullptr;  // nullptr: no hook, no extra work
+};
 
 class Model {
  public:
@@ -66,10 +82,19 @@ class Model {
   // values. Writes the logits of the last `logit_rows` tokens, [logit_rows,
   // V], to `logits` (generation wants only the last row: the lm_head of the
   // others is skipped). With the cache's and the workspace's room reserved,
-  // allocates nothing unless traced.
+  // allocates nothing unless traced or hooked. hooks (optional): the read
+  // and write points of forward_hooks.h, in every block.
   void forward_into(const int32_t* ids, int64_t T, KVCache& cache, ForwardWorkspace& workspace, float* logits,
                     int64_t logit_rows, const int32_t* key_mask = nullptr, const ForwardOptions& options = {},
-                    Trace* trace = nullptr, int64_t batch_index = 0) const;
+                    Trace* trace = nullptr, int64_t batch_index = 0, ForwardHooks* hooks = nullptr) const;
+
+  // The block loop of forward_into, alone: h [T, D], the residual stream
+  // entering block run.first_layer, becomes the last block's output in place
+  // (its last row only, with run.last_row_only). Appends T rows to the cache
+  // of each block it runs; never advances the cache's length (forward_into
+  // does). options.ablated_heads: [L·H] flags or empty.
+  void forward_blocks(float* h, int64_t T, KVCache& cache, ForwardWorkspace& workspace, const ForwardOptions& options,
+                      const BlockRun& run) const;
 
   // A batch of equal-length sequences (MiniMind's [B, T] input_ids), with an
   // optional attention_mask [B, T]. Returns logits [B, T, V].
@@ -79,6 +104,7 @@ class Model {
 
  private:
   void check_ids(const int32_t* ids, int64_t T, int64_t cached) const;
+  void check_ablation(const ForwardOptions& options) const;
 
   ModelConfig config_;
   ModelWeights weights_;
