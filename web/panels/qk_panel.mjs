@@ -14,14 +14,7 @@ import { DEMO } from '../demo_model.mjs';
 import { errorText } from '../error_text.mjs';
 import { headMatrix, shown } from '../shown_matrix.mjs';
 import { renderPairs, renderRanked, renderRope, renderTable } from '../views/qk_view.mjs';
-
-function make(tag, className, parent, attributes = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  parent.append(node);
-  return node;
-}
+import { make } from './make_element.mjs';
 
 export function setupQKPanel({ store, t, $, client, input }) {
   const root = $('qk');

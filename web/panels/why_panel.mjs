@@ -26,14 +26,7 @@ import { renderLens } from '../views/lens_view.mjs';
 import { showMarks } from '../views/mark_legend.mjs';
 import { errorText } from '../error_text.mjs';
 import { setupWhyPatch } from './why_patch.mjs';
-
-function make(tag, className, parent, attributes = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  parent.append(node);
-  return node;
-}
+import { make } from './make_element.mjs';
 
 // After a keystroke, the section waits this long for the next one before asking again.
 const TYPING_PAUSE_MS = 250;

@@ -11,18 +11,11 @@
 import { flipPronoun, parseIds, parseTokenField, patchSentences, pronounStory, wordParams } from '../../js/why_text.mjs';
 import { errorText } from '../error_text.mjs';
 import { renderPatch } from '../views/patch_view.mjs';
+import { make } from './make_element.mjs';
 
 // A model up to this many parameters patches as the text changes (the
 // trained model's sweeps take milliseconds); a larger one on request.
 const AUTO_PATCH_PARAMETERS = 8e6;
-
-function make(tag, className, parent, attributes = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  parent.append(node);
-  return node;
-}
 
 /**
  * Builds the form in `root`; returns {reset(), follow(pairStory), run(), receive(message), render(),
