@@ -69,6 +69,13 @@ ${body}
 
 // The embedded playground's matrix once drawn: its rows (the table's), the
 // labels drawn, and each row label's box in the frame's viewport.
+// The frame of an <iframe> once it has navigated to `url` (a loaded machine may not have started yet).
+async function frameAt(iframe, url) {
+  const frame = await (await iframe.elementHandle()).contentFrame();
+  await frame.waitForURL(url, { timeout: 60000 });
+  return frame;
+}
+
 async function frameLabels(frame) {
   await frame.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
   await frame.waitForFunction(
@@ -127,7 +134,7 @@ for (const lang of ['en', 'zh-CN']) {
     );
     assert.deepEqual(preview, { src: snippetSrc, height: String(height) });
     assert.match(await page.textContent('#embed-preview-title'), new RegExp(`${height}`));
-    const previewFrame = page.frames().find((f) => f.url() === snippetSrc);
+    const previewFrame = await frameAt(page.locator('#embed-preview'), snippetSrc);
     assertEveryRowLabel(await frameLabels(previewFrame), 'the preview');
     await page.locator('#embed-preview').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${ARTIFACTS}embed-dialog-preview-${lang}.png` });
@@ -144,8 +151,7 @@ for (const lang of ['en', 'zh-CN']) {
     ]) {
       const host = await open(`${course.url}${name}`, { size, locale: lang });
       await host.page.locator('iframe').scrollIntoViewIfNeeded();
-      const frame = host.page.frames().find((f) => f.url() === snippetSrc);
-      assert.ok(frame, 'the frame loads the snippet’s address');
+      const frame = await frameAt(host.page.locator('iframe'), snippetSrc);
       assertEveryRowLabel(await frameLabels(frame), `${sizeName} ${lang}`);
       await host.page.screenshot({ path: `${ARTIFACTS}embed-frame-${sizeName}-${lang}.png` });
       assert.deepEqual(host.errors, []);

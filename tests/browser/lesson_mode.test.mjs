@@ -60,6 +60,8 @@ test('lesson 2.5 in and out: its button toggles, and the playground’s text and
   const { page, errors } = await open('?lang=en');
   await page.fill('#text', TEXT);
   await matrixOf(page, T);
+  // Typing selects the row the note talks about: here (no pronoun) the last token's.
+  await page.waitForFunction((row) => new URLSearchParams(location.search).get('row') === row, String(T - 1));
   await page.uncheck('#scale'); // the learner's own choice, which the lesson must not undo
   const mine = await playground(page);
   assert.deepEqual(mine, {
@@ -90,7 +92,8 @@ test('lesson 2.5 in and out: its button toggles, and the playground’s text and
   await page.click('#open-lesson');
   await matrixOf(page, T);
   assert.deepEqual(await playground(page), mine);
-  assert.deepEqual(urlKeys(page), ['scale', 'text']);
+  assert.deepEqual(urlKeys(page), ['row', 'scale', 'text']);
+  assert.equal(new URL(page.url()).searchParams.get('row'), String(T - 1), 'the selected row comes back');
   assert.equal(await page.isVisible('#lesson-view'), false);
 
   // Reloading the URL shows the playground, not the lesson.
