@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 
 import { serve } from '../scripts/serve.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
+import { tokenLabels } from '../js/token_text.mjs';
 import { CHROMIUM, SITE, launchBrowser, openPage } from '../tests/browser/browser.mjs';
 import { trainedModel } from '../tests/browser/demo.mjs';
 import { runHeader } from './cpu_model.mjs';
@@ -226,7 +227,8 @@ export async function runSoak({ counts = FULL_COUNTS, log = () => {} } = {}) {
     const isolated = await page.evaluate(() => crossOriginIsolated && typeof performance.measureUserAgentSpecificMemory === 'function');
     if (!isolated) throw new Error('the page is not cross-origin isolated: performance.measureUserAgentSpecificMemory is not there');
     const { tokenizer } = await trainedModel();
-    const soak = new Soak(page, log, (text) => tokenizer.display(encodeText(tokenizer, text)).map((token) => token.text));
+    // The labels the page draws: a byte token by the character it completes, else its bytes (js/token_text.mjs).
+    const soak = new Soak(page, log, (text) => tokenLabels(tokenizer.display(encodeText(tokenizer, text))).map((token) => token.label));
     await soak.showText(HOME_TEXT);
 
     log('warm-up: one round of each kind');

@@ -44,8 +44,7 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
     // After typing, the first answer selects the row the note talks about (the last pronoun with a
     // story, else the last token), so the outline, the note, the prediction and the why section agree.
     const s = store.get();
-    const row =
-      selectAfterTyping && result && s.row === null ? { row: defaultRow(s.inputMode === 'text' ? s.text : '', result.tokens) } : {};
+    const row = selectAfterTyping && result ? { row: defaultRow(s.inputMode === 'text' ? s.text : '', result.tokens) } : {};
     if (result) selectAfterTyping = false;
     store.set({ result, computeError: null, busy: null, stale: false, ...row });
   }
@@ -179,7 +178,9 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
 
   $('text').addEventListener('input', (event) => {
     redrawTimer.keystroke(event);
-    store.set({ text: event.target.value, row: null });
+    // The row is chosen again when the new text's answer comes (showResult); clearing it now would
+    // redraw the old text's matrix under the new text.
+    store.set({ text: event.target.value });
     selectAfterTyping = true;
     if (store.get().generation) hooks.resetGeneration();
     computeSoon();
