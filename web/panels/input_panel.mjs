@@ -13,6 +13,8 @@ export const MAX_TOKENS = 128;
 // milliseconds redraws on every keystroke (the worker drops stale requests).
 const SLOW_FORWARD_MS = 8;
 const MAX_TYPING_DEBOUNCE_MS = 150;
+// After typing, the note's row is selected once no key has come for this long.
+const SELECT_PAUSE_MS = 200;
 
 /**
  * inlineModel: the main-thread twin of a tiny model; redrawTimer: keystroke-to-redraw timing.
@@ -43,10 +45,19 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
     if (!result) redrawTimer.drawn(sentAt);
     // After typing, the first answer selects the row the note talks about (the last pronoun with a
     // story, else the last token), so the outline, the note, the prediction and the why section agree.
+    store.set({ result, computeError: null, busy: null, stale: false });
+    // Selected once typing pauses: a row set between keystrokes would redraw that text's matrix
+    // when the next keystroke clears it.
+    clearTimeout(selectTimer);
+    if (selectAfterTyping && result) selectTimer = setTimeout(() => selectRow(result), SELECT_PAUSE_MS);
+  }
+
+  let selectTimer = null;
+  function selectRow(result) {
     const s = store.get();
-    const row = selectAfterTyping && result ? { row: defaultRow(s.inputMode === 'text' ? s.text : '', result.tokens) } : {};
-    if (result) selectAfterTyping = false;
-    store.set({ result, computeError: null, busy: null, stale: false, ...row });
+    if (s.result !== result || s.row !== null || s.generation) return;
+    selectAfterTyping = false;
+    store.set({ row: defaultRow(s.inputMode === 'text' ? s.text : '', result.tokens) });
   }
 
   // What to send for the current input: {ids, tokens} computed here, or
@@ -178,9 +189,8 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
 
   $('text').addEventListener('input', (event) => {
     redrawTimer.keystroke(event);
-    // The row is chosen again when the new text's answer comes (showResult); clearing it now would
-    // redraw the old text's matrix under the new text.
-    store.set({ text: event.target.value });
+    clearTimeout(selectTimer);
+    store.set({ text: event.target.value, row: null });
     selectAfterTyping = true;
     if (store.get().generation) hooks.resetGeneration();
     computeSoon();
