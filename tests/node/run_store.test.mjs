@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { RunAutosave } from '../../web/train/run_autosave.mjs';
 import { RunStore, failureReason } from '../../web/train/run_store.mjs';
 
 // A minimal IndexedDB: one database; a readwrite transaction's puts are applied when it
@@ -107,4 +108,63 @@ test('no IndexedDB: the store opens with a problem, and saves say so', async () 
   assert.equal(failureReason(new DOMException('x', 'QuotaExceededError')), 'quota');
   assert.equal(failureReason(new DOMException('blocked', 'SecurityError')), 'unavailable');
   assert.equal(failureReason(new Error('disk on fire')), 'failed');
+});
+
+// Web Locks stand-ins: `held` names are taken by another tab; refusing: every request
+// rejects, as navigator.locks does in a sandboxed frame.
+function fakeLocks({ held = [], refusing = false } = {}) {
+  const taken = new Set(held);
+  return {
+    async request(name, options, callback) {
+      if (refusing) throw new DOMException('locks are not allowed in this frame', 'SecurityError');
+      if (taken.has(name) && options.ifAvailable) return callback(null);
+      taken.add(name);
+      await callback({ name });
+      taken.delete(name);
+    },
+    async query() {
+      return { held: [...taken].map((name) => ({ name })) };
+    },
+  };
+}
+
+test('a refused lock request does not claim a saved run, and says so; a free lock claims it', async () => {
+  const { indexedDB } = fakeIndexedDB(() => 'complete');
+  const refusing = await RunStore.open({ indexedDB, locks: fakeLocks({ refusing: true }), storage: null });
+  assert.equal(refusing.locksRefused, false);
+  assert.equal(await refusing.claim('saved-run'), null, 'nobody can tell whether another tab trains it');
+  assert.equal(refusing.locksRefused, true, 'the reason is kept for the message');
+
+  const free = await RunStore.open({ indexedDB, locks: fakeLocks(), storage: null });
+  const release = await free.claim('saved-run');
+  assert.equal(typeof release, 'function');
+  assert.deepEqual([...(await free.liveIds())], ['saved-run']);
+  assert.equal(await free.claim('saved-run'), null, 'held: live in another tab');
+  assert.equal(free.locksRefused, false, 'held is not refused');
+  release();
+});
+
+test('where locks are refused, a new run is still kept and autosaved; a saved run is not adopted', async () => {
+  const { indexedDB } = fakeIndexedDB(() => 'complete');
+  const store = await RunStore.open({ indexedDB, locks: fakeLocks({ refusing: true }), storage: null });
+  const results = [];
+  const autosave = new RunAutosave({
+    store,
+    capture: async () => ({ model: {} }),
+    pagePart: () => ({ summary: { step: 3 }, history: {} }),
+    onResult: (result) => results.push(result),
+    target: {},
+  });
+  assert.equal(await autosave.adopt('saved-run', 2), false, 'a saved run: may be open elsewhere');
+  assert.equal(autosave.id, null);
+  assert.equal(await autosave.save(), null, 'nothing kept, nothing saved');
+
+  assert.equal(await autosave.adopt('new-run', -1, { fresh: true }), true);
+  assert.equal(autosave.id, 'new-run');
+  assert.deepEqual(await autosave.save(), { ok: true, step: 3 });
+  assert.deepEqual(
+    (await store.list()).map((entry) => entry.id),
+    ['new-run'],
+  );
+  assert.deepEqual(results, [{ ok: true, step: 3 }]);
 });

@@ -23,6 +23,8 @@ export const TRAIN_SAVED_TERMS = {
       '这个浏览器窗口不能保存数据（也许是无痕窗口）：训练照常进行，但刷新或关闭页面后无法接着训练。可以把训练下载为 .pth 文件。',
     'train.saved.failed': '保存失败：{message}（训练照常进行）',
     'train.saved.liveElsewhere': '这次训练正在另一个标签页里进行，这里不能同时训练它。',
+    'train.saved.mayBeElsewhere':
+      '这个窗口里浏览器不允许加锁（例如嵌入的沙盒框架），无法确认这次训练是否已在另一个标签页里打开，所以这里不接着训练它。可以在独立的标签页里打开本页。',
     'train.saved.resumed': '从第 {step} 批接着训练。',
     'train.saved.opened': '这是保存在这个浏览器里的训练：点“继续”从这里接着训练。',
     'train.saved.openedDone': '这是保存在这个浏览器里的训练，已经训练完了：可以在 Playground 中使用它，或下载它。',
@@ -55,6 +57,8 @@ export const TRAIN_SAVED_TERMS = {
       'This browser window cannot store data (a private window?): training goes on, but it cannot be resumed after a reload or a closed tab. You can download it as a .pth file.',
     'train.saved.failed': 'Saving failed: {message} (training goes on)',
     'train.saved.liveElsewhere': 'This run is training in another tab; it cannot train here at the same time.',
+    'train.saved.mayBeElsewhere':
+      'The browser refuses locks in this window (a sandboxed frame?), so it cannot tell whether this run is open in another tab; it is not resumed here. Open the page in a tab of its own.',
     'train.saved.resumed': 'Resumed at batch {step}.',
     'train.saved.opened': 'This is the run saved in this browser: Resume goes on from here.',
     'train.saved.openedDone': 'This is the run saved in this browser; it had finished: use it in the playground or download it.',

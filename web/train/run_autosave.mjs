@@ -51,12 +51,13 @@ export class RunAutosave {
   }
 
   /**
-   * Starts keeping run `id` (a new run or a saved one resumed here): claims
-   * its lock. Resolves to false, keeping nothing, when another tab trains it.
+   * Starts keeping run `id` (a new run, fresh: true, or a saved one resumed
+   * here): claims its lock. Resolves to false, keeping nothing, when another
+   * tab trains it or, for a saved run, when the browser refuses the lock.
    */
-  async adopt(id, savedStep = -1) {
+  async adopt(id, savedStep = -1, { fresh = false } = {}) {
     await this.drop();
-    const release = await (await this.#store).claim(id);
+    const release = await (await this.#store).claim(id, { fresh });
     if (!release) return false;
     this.#id = id;
     this.#release = release;

@@ -59,6 +59,9 @@ export class RunStore {
   /** problem: null, or why nothing can be saved here ({reason, message}). */
   problem;
 
+  /** True once the browser refused a lock request (not held elsewhere: refused, as in sandboxed frames). */
+  locksRefused = false;
+
   #deadlineMs;
 
   constructor(db, { locks, storage, problem = null, deadlineMs = SAVE_DEADLINE_MS }) {
@@ -173,9 +176,13 @@ export class RunStore {
   /**
    * Claims run `id` for this tab while it trains: resolves to release(), or
    * to null when another tab holds it (the run is live there). Without Web
-   * Locks every claim succeeds (nothing to coordinate with).
+   * Locks every claim succeeds (nothing to coordinate with). Where the
+   * browser refuses the request itself (sandboxed frames reject it), nobody
+   * can tell whether another tab trains the run: a saved run's claim resolves
+   * to null (it may be open elsewhere; locksRefused says why), while a fresh
+   * run's id, new to every tab, is claimed all the same.
    */
-  claim(id) {
+  claim(id, { fresh = false } = {}) {
     if (!this.#locks) return Promise.resolve(() => {});
     return new Promise((resolve) => {
       this.#locks
@@ -183,7 +190,10 @@ export class RunStore {
           if (!lock) return resolve(null);
           return new Promise((release) => resolve(() => release()));
         })
-        .catch(() => resolve(() => {}));
+        .catch(() => {
+          this.locksRefused = true;
+          resolve(fresh ? () => {} : null);
+        });
     });
   }
 

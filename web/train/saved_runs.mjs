@@ -118,7 +118,7 @@ export class SavedRuns {
 
   /** A new run started in this tab: it is saved under a new id from now on. */
   keepNew() {
-    return this.#keep(newRunId());
+    return this.#keep(newRunId(), -1, { fresh: true });
   }
 
   /** The run was dropped (reset): its save stays, its lock goes, and a reload opens none. */
@@ -129,9 +129,9 @@ export class SavedRuns {
   }
 
   // This tab trains run `id` from now on (the run it had stays as last saved, saved once more first).
-  async #keep(id, savedStep = -1) {
+  async #keep(id, savedStep = -1, { fresh = false } = {}) {
     if (this.#autosave.id !== null && this.#autosave.id !== id) await this.#autosave.save();
-    const ours = await this.#autosave.adopt(id, savedStep);
+    const ours = await this.#autosave.adopt(id, savedStep, { fresh });
     if (ours) tabRun(id);
     this.refresh();
     return ours;
@@ -183,7 +183,9 @@ export class SavedRuns {
     Object.assign(ui, { error: null, notice: null, opened: null });
     const { step, totalBatches } = runSummary(record);
     if (!(await this.#keep(id, step))) {
-      ui.error = this.#t('train.saved.liveElsewhere');
+      // Refused locks cannot tell a run trained elsewhere from one that is not: say it may be.
+      const refused = (await this.#store).locksRefused;
+      ui.error = this.#t(refused ? 'train.saved.mayBeElsewhere' : 'train.saved.liveElsewhere');
       this.#render();
       return false;
     }
