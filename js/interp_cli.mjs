@@ -93,7 +93,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
 
   async function lens(mm, values) {
     await withModel(mm, values, async (model, tokenizer) => {
-      const { ids, labels } = inputTokens(values, tokenizer);
+      const { ids, labels } = inputTokens(values, tokenizer, null, model);
       const top = integerOption(values, 'top', 5);
       const token = values.token === undefined ? undefined : integerOption(values, 'token');
       const r = model.lens(ids, { top, ...(token === undefined ? {} : { token }), ...switches(values) });
@@ -116,14 +116,14 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
       const givesPair = [values.clean, values['clean-ids'], values.corrupt, values['corrupt-ids']].some((v) => v !== undefined);
       if ((values.clean !== undefined || values.corrupt !== undefined || !givesPair) && !tokenizer)
         throw new UsageError(
-          'texts need a model with a tokenizer (a preset numbers whitespace words by first appearance, ' +
-            'which differs between the two texts): give --clean-ids and --corrupt-ids',
+          'texts need a model with a tokenizer (a preset has no answer tokens of its own to compare): ' +
+            'give --clean-ids and --corrupt-ids',
         );
       const side = (name) => {
         if (values[name] !== undefined && values[`${name}-ids`] !== undefined)
           throw new UsageError(`give --${name} or --${name}-ids, not both`);
         const text = values[name] ?? (givesPair ? undefined : PRONOUN_PAIR[name]);
-        return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer) };
+        return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer, null, model) };
       };
       const clean = side('clean');
       const corrupt = side('corrupt');
@@ -168,7 +168,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
 
   async function attribute(mm, values) {
     await withModel(mm, values, async (model, tokenizer) => {
-      const { ids } = inputTokens(values, tokenizer);
+      const { ids } = inputTokens(values, tokenizer, null, model);
       const answer = tokenOption(values, 'answer', tokenizer, values.text);
       const wrong = tokenOption(values, 'wrong', tokenizer, values.text);
       if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
@@ -202,7 +202,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
           '(the blocks before it wrote into the residual stream at that position)',
       );
     await withModel(mm, values, async (model, tokenizer) => {
-      const { ids, labels } = inputTokens(values, tokenizer);
+      const { ids, labels } = inputTokens(values, tokenizer, null, model);
       const r = model.qk({ ids, ...request, ...switches(values) });
       const out = {
         score: r.score,

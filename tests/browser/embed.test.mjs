@@ -16,7 +16,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { CATALOGUES, PAGE_TERMS } from '../../web/component/messages.mjs';
 import { hostingNote, isLocalUrl } from '../../web/embed_code.mjs';
 import { LANGUAGES } from '../../web/i18n.mjs';
-import { tokenize } from '../../web/tokenize.mjs';
+import { tokenize } from '../../js/preset_tokens.mjs';
 import { readUrlState } from '../../web/url_state.mjs';
 import { MASKED_MARK } from '../../web/views/matrix_table.mjs';
 import { launchBrowser, openPage } from './browser.mjs';

@@ -13,7 +13,7 @@ import { crc32, inflateSync } from 'node:zlib';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { scaleFor } from '../../web/colors.mjs';
 import { rgbOf } from '../../web/views/cells.mjs';
-import { tokenize } from '../../web/tokenize.mjs';
+import { tokenize } from '../../js/preset_tokens.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
 const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';

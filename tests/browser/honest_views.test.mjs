@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { tokenId } from '../../web/tokenize.mjs';
+import { tokenId } from '../../js/preset_tokens.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
 const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { tokenize } from '../../web/tokenize.mjs';
+import { tokenize } from '../../js/preset_tokens.mjs';
 import { ARTIFACTS, openPage, useServedBrowser } from './browser.mjs';
 
 const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { serve } from '../../scripts/serve.mjs';
-import { splitTokens, tokenize } from '../../web/tokenize.mjs';
+import { splitTokens, tokenize } from '../../js/preset_tokens.mjs';
 import { loadCase } from '../node/helpers.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 

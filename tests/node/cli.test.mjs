@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 
+import { tokenId } from '../../js/preset_tokens.mjs';
 import { assertClose, loadCase, rows } from './helpers.mjs';
 
 const CLI = fileURLToPath(new URL('../../js/cli.mjs', import.meta.url));
@@ -39,13 +40,17 @@ test('run --model DIR --json prints attention and logits equal to the PyTorch re
   assertClose(out.logits.flat(), c.expected.tensors.logits.data.subarray(T * V, 2 * T * V), { what: 'logits' });
 });
 
-test('run --text splits on whitespace and labels the matrices with the words', async () => {
+test("run --text tokenizes a preset's text as the page does and labels the matrices with the words", async () => {
   const { code, stdout } = await cli('run', '--preset', 'lab-b', '--text', '小明 把 苹果 给了 小红 ， 她 很 开心');
   assert.equal(code, 0);
-  assert.match(stdout, /^tokens: 小明\(3\) 把\(4\) 苹果\(5\) 给了\(6\) 小红\(7\) ，\(8\) 她\(9\) 很\(10\) 开心\(11\)$/m);
+  const words = ['小明', '把', '苹果', '给了', '小红', '，', '她', '很', '开心'];
+  const line = words.map((w) => `${w}\\(${tokenId(w, 128)}\\)`).join(' '); // lab-b has 128 ids
+  assert.match(stdout, new RegExp(`^tokens: ${line}$`, 'm'));
   assert.match(stdout, /layer 1, head 5: attention weights/);
   const json = JSON.parse((await cli('run', '--text', 'a b a', '--json')).stdout);
-  assert.deepEqual(json.ids, [3, 4, 3]);
+  const [a, b] = [tokenId('a', 128), tokenId('b', 128)]; // lab-a, the default preset, has 128 ids too
+  assert.notEqual(a, b);
+  assert.deepEqual(json.ids, [a, b, a]);
   assert.deepEqual(json.attention[0][0][0], [1, 0, 0]);
 });
 

@@ -29,7 +29,7 @@ import { DEMO, tokenizeText } from '../demo_model.mjs';
 import { switchMarks } from '../../js/head_note.mjs';
 import { headNote } from '../demo_text.mjs';
 import { errorText, showErrorDetails } from '../error_text.mjs';
-import { tokenize } from '../tokenize.mjs';
+import { tokenize } from '../../js/preset_tokens.mjs';
 import { renderLegend } from '../views/legend.mjs';
 import { renderMatrixTable } from '../views/matrix_table.mjs';
 import { ATTRIBUTES, readAttributes } from './attributes.mjs';

@@ -5,7 +5,7 @@
 import { defaultRow } from '../../js/why_text.mjs';
 import { DEMO } from '../demo_model.mjs';
 import { withLookup } from '../generation_matrix.mjs';
-import { idCollisions, tokenize } from '../tokenize.mjs';
+import { idCollisions, tokenize } from '../../js/preset_tokens.mjs';
 import { renderChips } from '../views/chips.mjs';
 
 export const MAX_TOKENS = 128;

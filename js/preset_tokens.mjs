@@ -1,4 +1,6 @@
-// The page's tokenisation until a real tokenizer is loaded. Spaces separate
+// The tokenisation of a model without a tokenizer (the presets, a weights
+// file without tokenizer.json): the page's, the element's and the CLI's, so a
+// number on the page can be reproduced with the CLI. Spaces separate
 // tokens, so the lessons' "小明 把 苹果 给了 小红" gives 小明, 把, 苹果, ...
 // Text typed without any whitespace ("今天天气很好") has no boundaries to
 // follow: its runs of CJK characters are split into single characters
@@ -6,7 +8,7 @@
 // Ids come from a deterministic per-model mapping that the page shows:
 //   id = 3 + fnv1a32(UTF-8 bytes of the token) mod (vocab_size - 3)
 // (ids 0-2 are MiniMind's special tokens), so a token has the same id in
-// every session and in every shared link. A hash can give two different
+// every session, every shared link and the CLI. A hash can give two different
 // words the same id (lab-a has 128 ids): the model then reads them as one
 // token, and idCollisions finds them so that the chips can say so.
 
