@@ -37,8 +37,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
+import { ROLE_THRESHOLDS } from '../js/head_roles.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
-import { TRAIN_RECIPES, recipeSamples, recipeTokens } from '../js/train_recipes.mjs';
+import { FORMATION_GOALS, TRAIN_RECIPES, recipeSamples, recipeTokens } from '../js/train_recipes.mjs';
 import { LESSON_PROBE, TrainSession } from '../js/train_session.mjs';
 import { serve } from '../scripts/serve.mjs';
 import { CHROMIUM, launchBrowser, openPage } from '../tests/browser/browser.mjs';
@@ -47,12 +48,14 @@ import { describeRecipe } from './head_formation.mjs';
 
 const site = fileURLToPath(new URL('../dist/site/', import.meta.url));
 
-/** The goals: all within `LIMIT_SECONDS` of the click. */
+/**
+ * The goals: all within `LIMIT_SECONDS` of the click. A formed head's goals are the recipes'
+ * (js/train_recipes.mjs FORMATION_GOALS), stricter than the thresholds that label a head.
+ */
 export const LIMIT_SECONDS = 300;
 export const GOALS = {
   loss: 0.5, // the loss (mean of the last 10 batches) at most half its first value
-  previousToken: 0.8,
-  induction: 0.5,
+  ...FORMATION_GOALS,
   pronounAttention: 0.5,
 };
 const LOSS_WINDOW = 10;
@@ -310,9 +313,8 @@ export async function measurePageTraining({ limitSeconds = LIMIT_SECONDS, log = 
 
 // ------------------------------------------------------------ the panel's runs, in Node
 
-/** The thresholds at which js/head_roles.mjs roleOf labels a head (what the panel announces as formed). */
-export const ROLE_THRESHOLDS = Object.freeze({ previousToken: 0.6, induction: 0.4, pronoun: 0.5 });
-const ROLES = Object.keys(ROLE_THRESHOLDS);
+/** The roles the section reports, at the thresholds at which js/head_roles.mjs roleOf labels a head (what the panel announces as formed). */
+const ROLES = Object.freeze(['previousToken', 'induction', 'pronoun']);
 /** The probe up to its pronoun (小明把苹果给了小红，她), and the first character of its referent's habit (小红: 唱起了歌). */
 export const SING_PROMPT = LESSON_PROBE.slice(0, LESSON_PROBE.indexOf(PRONOUN) + 1);
 export const SING = '唱';

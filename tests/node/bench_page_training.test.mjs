@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import {
-  ROLE_THRESHOLDS,
+  GOALS,
   RUNS_BEGIN,
   RUNS_END,
   SING,
@@ -16,9 +16,9 @@ import {
   recipeRun,
   recipeRunsSection,
 } from '../../bench/page_training.mjs';
-import { roleOf } from '../../js/head_roles.mjs';
+import { ROLE_THRESHOLDS, roleOf } from '../../js/head_roles.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
+import { FORMATION_GOALS, TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 
 const mm = await loadMiniMind();
 const tokenizer = mm.loadTokenizer(readFileSync(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8'));
@@ -31,6 +31,15 @@ test('the role thresholds are those at which roleOf names a head', () => {
   assert.equal(roleOf({ ...below, induction: ROLE_THRESHOLDS.induction - 0.01 }), 'mixed');
   assert.equal(roleOf({ ...below, pronoun: ROLE_THRESHOLDS.pronoun }), 'pronoun');
   assert.equal(SING_PROMPT, '小明把苹果给了小红，她');
+});
+
+test('the bench keeps no copy of the thresholds or the goals: it imports them', () => {
+  const source = readFileSync(new URL('../../bench/page_training.mjs', import.meta.url), 'utf8');
+  assert.match(source, /import \{ ROLE_THRESHOLDS \} from '\.\.\/js\/head_roles\.mjs'/u);
+  assert.doesNotMatch(source, /ROLE_THRESHOLDS\s*=/u, 'a second definition of the thresholds');
+  assert.equal(GOALS.previousToken, FORMATION_GOALS.previousToken);
+  assert.equal(GOALS.induction, FORMATION_GOALS.induction);
+  for (const kind of ['previousToken', 'induction']) assert.ok(GOALS[kind] > ROLE_THRESHOLDS[kind], 'the goals are stricter');
 });
 
 test('a greedy continuation is the argmax of each step, decoded', () => {
@@ -60,7 +69,8 @@ test('a recipe run records snapshots, the loss and the generations until its end
   assert.ok(run.tokensPerSecond > 0 && run.seconds > 0 && run.prepareSeconds >= 0);
   assert.ok(run.firstLoss > 0);
   assert.equal(run.generations[0].step, 0, "the untrained model's continuation first");
-  for (const role of Object.keys(ROLE_THRESHOLDS)) assert.ok([0, 10, 12].includes(run.best[role].step));
+  assert.deepEqual(Object.keys(run.best), ['previousToken', 'induction', 'pronoun']);
+  for (const role of Object.keys(run.best)) assert.ok([0, 10, 12].includes(run.best[role].step));
   if (run.sing) assert.ok(run.sing.text.startsWith(SING));
 });
 
