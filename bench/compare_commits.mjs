@@ -51,9 +51,10 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { argmax } from '../js/argmax.mjs';
 import { cpuModel } from './cpu_model.mjs';
 import { median } from './median.mjs';
-import { argmax, ortTimes, promptIds } from './ort_times.mjs';
+import { ortTimes, promptIds } from './ort_times.mjs';
 import { replaceSection } from './report.mjs';
 import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 import { rotated, timeSideBySide } from './side_by_side.mjs';

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import { argmax } from '../js/argmax.mjs';
 import { median } from './median.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -14,13 +15,6 @@ export const promptIds = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 13
 
 /** Greedy decoding: `steps` steps after a `prompt`-token prompt. */
 export const DECODE = Object.freeze({ prompt: 32, steps: 32 });
-
-/** Index of the largest of data[from .. to), counted from `from`. */
-export function argmax(data, from, to) {
-  let best = from;
-  for (let i = from + 1; i < to; i += 1) if (data[i] > data[best]) best = i;
-  return best - from;
-}
 
 /**
  * {prefill<T>: ms for each T of `prefill` (median of 5, of 3 above 64 tokens,

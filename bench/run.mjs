@@ -60,6 +60,7 @@ import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+import { argmax } from '../js/argmax.mjs';
 import { checkAgreement, selfPrediction } from './agreement.mjs';
 import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 import { cpuModel } from './cpu_model.mjs';
@@ -261,12 +262,6 @@ function benchIds(n, vocab) {
   return Int32Array.from({ length: n }, (_, i) => 3 + ((Math.imul(i, 2654435761) >>> 0) % (vocab - 3)));
 }
 
-function argmax(data, offset, n) {
-  let best = 0;
-  for (let i = 1; i < n; i += 1) if (data[offset + i] > data[offset + best]) best = i;
-  return best;
-}
-
 function maxAbsDiff(a, b) {
   let d = 0;
   for (let i = 0; i < a.length; i += 1) d = Math.max(d, Math.abs(a[i] - b[i]));
@@ -402,7 +397,7 @@ async function ortRuntime(preset, c, memory) {
       const t = performance.now();
       for (let s = 0; s < DECODE.steps; s += 1) {
         const last = out.logits.dims[1] - 1;
-        const token = argmax(out.logits.data, last * c.V, c.V);
+        const token = argmax(out.logits.data, last * c.V, (last + 1) * c.V);
         tokens.push(token);
         const feeds = { input_ids: idsTensor([token]) };
         for (let l = 0; l < c.L; l += 1) {

@@ -4,6 +4,7 @@
 // bench/make_onnx.py the ONNX graphs from our seeded presets).
 import * as ort from '../node_modules/onnxruntime-web/dist/ort.min.mjs';
 import { Wllama } from '../node_modules/@wllama/wllama/esm/index.js';
+import { argmax } from '../js/argmax.mjs';
 import { loadMiniMind } from '../js/minimind.mjs';
 import { median } from './median.mjs';
 
@@ -98,9 +99,7 @@ window.benchOrt = async ({ preset, threads, prefill, decode, reps, ids }) => {
     for (let s = 0; s < decode.steps; s += 1) {
       const last = result.logits.dims[1] - 1;
       const row = result.logits.data.subarray(last * config.V, (last + 1) * config.V);
-      let best = 0;
-      for (let v = 1; v < config.V; v += 1) if (row[v] > row[best]) best = v;
-      const feeds = { input_ids: tensor([best]) };
+      const feeds = { input_ids: tensor([argmax(row)]) };
       for (let l = 0; l < config.L; l += 1) {
         feeds[`past_key_${l}`] = result[`present_key_${l}`];
         feeds[`past_value_${l}`] = result[`present_value_${l}`];

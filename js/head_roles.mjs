@@ -11,6 +11,7 @@
 //   sink           mean attention on the first token (the bos)
 // and, causally, how often the model predicts the referent's own habit after
 // the pronoun with the best pronoun head on and switched off (ablated).
+import { argmax } from './argmax.mjs';
 import { HABITS, heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
 import { encodeSpan, withBos } from './text_encoding.mjs';
 
@@ -29,19 +30,13 @@ export function pronounProbeTokens(tokenizer, probe) {
   return { ids: span.ids, pronoun: span.ids.length - 1, referent: keys, next };
 }
 
-function argmax(row) {
-  let best = 0;
-  for (let i = 1; i < row.length; i += 1) if (row[i] > row[best]) best = i;
-  return best;
-}
-
 // Fraction of probes whose greedy next token after the pronoun is the sentence's own.
 function referentAccuracy(model, probes, ablate) {
   let right = 0;
   for (const p of probes) {
     const { logits } = model.forward(p.ids, ablate ? { ablate } : {});
     const V = logits.shape[2];
-    right += argmax(logits.data.subarray(p.pronoun * V, (p.pronoun + 1) * V)) === p.next ? 1 : 0;
+    right += argmax(logits.data, p.pronoun * V, (p.pronoun + 1) * V) === p.next ? 1 : 0;
   }
   return right / probes.length;
 }

@@ -10,10 +10,12 @@
 //     (js/head_roles.mjs lightHeadProbes: previous-token, induction, pronoun).
 // runSlice(ms) runs batches for about `ms` milliseconds (at least one), so
 // its caller can handle messages (pause, stop) between slices.
+import { argmax } from './argmax.mjs';
 import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
 import { continuePrompts, repeatedSpanPrompt } from './snapshot_generation.mjs';
 import { encodeText } from './text_encoding.mjs';
 import { predictedLabel, tokenLabels } from './token_text.mjs';
+import { softmax } from './softmax.mjs';
 import { topK } from './top_k.mjs';
 
 /** The probe sentence of the lessons: 她 refers to 小红. */
@@ -50,11 +52,8 @@ const MAX_WHOLE_STEPS = 3;
 
 /** The `k` most likely next tokens of a logits row: [{id, p, logit}], p the softmax at temperature 1. */
 export function topTokens(logits, k = TOP) {
-  let max = -Infinity;
-  for (let i = 0; i < logits.length; i += 1) if (logits[i] > max) max = logits[i];
-  let sum = 0;
-  for (let i = 0; i < logits.length; i += 1) sum += Math.exp(logits[i] - max);
-  return topK(logits, k).map(({ id, value: logit }) => ({ id, logit, p: Math.exp(logit - max) / sum }));
+  const p = softmax(logits);
+  return topK(logits, k).map(({ id, value: logit }) => ({ id, logit, p: p[id] }));
 }
 
 export class TrainSession {
@@ -239,10 +238,7 @@ export class TrainSession {
     for (let k = 0; k < MAX_WHOLE_STEPS; k += 1) {
       const { logits } = this.#model.forward(sequence);
       const V = logits.shape[2];
-      const last = logits.data.subarray((sequence.length - 1) * V, sequence.length * V);
-      let best = 0;
-      for (let i = 1; i < V; i += 1) if (last[i] > last[best]) best = i;
-      sequence.push(best);
+      sequence.push(argmax(logits.data, (sequence.length - 1) * V, sequence.length * V));
       const shown = this.#tokenizer.display(sequence.slice(row + 1));
       const bytes = shown.filter((s) => s.group === shown[0].group).map((s) => s.text);
       if (shown[0].groupText !== bytes.join('')) return shown[0].groupText;

@@ -27,9 +27,11 @@
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
 // pretrained MiniMind reads it (js/text_encoding.mjs); the chat template has its own.
 import { chatPrompt } from '../js/chat_template.mjs';
+import { argmax } from '../js/argmax.mjs';
 import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
 import { errorFields } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
+import { softmax } from '../js/softmax.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
 import { byteForm, greedyCompletion, predictedLabel, splitText, tokenLabels } from '../js/token_text.mjs';
 import { topK } from '../js/top_k.mjs';
@@ -209,14 +211,7 @@ function handleForward(message) {
 function nextProbabilities(ids, row, options) {
   const { logits } = model.forward(ids, options);
   const V = logits.shape[2];
-  const last = logits.data.subarray(row * V, (row + 1) * V);
-  let max = -Infinity;
-  for (const x of last) max = Math.max(max, x);
-  const p = new Float64Array(V);
-  let sum = 0;
-  for (let id = 0; id < V; id += 1) sum += p[id] = Math.exp(last[id] - max);
-  for (let id = 0; id < V; id += 1) p[id] /= sum;
-  return p;
+  return softmax(logits.data.subarray(row * V, (row + 1) * V));
 }
 
 // A candidate that is part of a character's bytes (<0xE5><0x94>) is read
@@ -224,12 +219,6 @@ function nextProbabilities(ids, row, options) {
 function completion(ids, row, id, options) {
   const next = (sequence) => argmax(nextProbabilities(sequence, sequence.length - 1, options));
   return greedyCompletion(tokenizer, ids.slice(0, row + 1), id, next);
-}
-
-function argmax(p) {
-  let best = 0;
-  for (let id = 1; id < p.length; id += 1) if (p[id] > p[best]) best = id;
-  return best;
 }
 
 // The next-token prediction after position `row`, computed with the switches
