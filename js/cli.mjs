@@ -10,7 +10,7 @@ import { chatPrompt } from './chat_template.mjs';
 import { INTERP_OPTIONS, INTERP_USAGE, interpCommands } from './interp_cli.mjs';
 import { loadMiniMind } from './minimind.mjs';
 import { topK } from './top_k.mjs';
-import { whitespaceTokens } from './whitespace_tokens.mjs';
+import { tokenize } from './preset_tokens.mjs';
 
 const USAGE = `usage: minimind <command> [options]
 
@@ -58,8 +58,9 @@ MODEL is one of:
 With a tokenizer, --text is encoded by it, after MiniMind's bos token <|im_start|>
 as MiniMind feeds a pretrained model (--no-bos leaves it out), and generate prints
 the text. --ablate switches heads off (their output zeroed before o_proj). Without
-one, --text splits on whitespace and numbers the distinct words 3, 4, 5, ... in
-order of first appearance (ids 0-2 are MiniMind's special tokens).
+one, --text is tokenized as the page tokenizes a preset's text: split on whitespace
+(a text without any splits its CJK characters), each token's id 3 + FNV-1a(token)
+mod (vocab_size - 3), the same ids as the page's (ids 0-2 are MiniMind's special tokens).
 --chat renders the prompt with the model's chat template (tokenizer_config.json of
 its folder, else MiniMind's: generation 3's as shipped, or MiniMind2's), as MiniMind's
 eval_llm.py does for SFT models; --thinking opens generation 3's think block.
@@ -288,8 +289,9 @@ async function chatOptions(values, model, folder) {
   return { thinking: values.thinking === true, generation, ...(path ? { tokenizerConfig: await readInput(path, 'utf8') } : {}) };
 }
 
-// Token ids and their labels from --ids or --text.
-function inputTokens(values, tokenizer, chat = null) {
+// Token ids and their labels from --ids or --text (without a tokenizer, by
+// js/preset_tokens.mjs with model's vocabulary: the page's ids for that text).
+function inputTokens(values, tokenizer, chat, model) {
   if (values.ids !== undefined && values.text !== undefined) throw new UsageError('give --ids or --text, not both');
   if (values.ids !== undefined) {
     const parts = values.ids.split(',').map((s) => s.trim());
@@ -308,7 +310,7 @@ function inputTokens(values, tokenizer, chat = null) {
       const ids = values.chat || values['no-bos'] ? encoded : [BOS_ID, ...encoded];
       return { ids, labels: tokenizer.display(ids).map((t) => t.text) };
     }
-    const { ids, tokens } = whitespaceTokens(text);
+    const { ids, tokens } = tokenize(text, model.info().vocab_size, Infinity);
     if (ids.length === 0) throw new UsageError('--text holds no tokens (it is empty or only whitespace)');
     return { ids, labels: tokens };
   }
@@ -368,7 +370,7 @@ async function commandRun(mm, values) {
   const { model, folder } = await openModel(mm, values);
   const tokenizer = await openTokenizer(mm, values, folder);
   try {
-    const { ids, labels } = inputTokens(values, tokenizer, await chatOptions(values, model, folder));
+    const { ids, labels } = inputTokens(values, tokenizer, await chatOptions(values, model, folder), model);
     const ablate = ablation(values);
     const { logits, trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] }, ...(ablate ? { ablate } : {}) });
     const attention = trace
@@ -415,7 +417,7 @@ async function commandGenerate(mm, values) {
   const tokenizer = await openTokenizer(mm, values, folder);
   let generator = null;
   try {
-    const { ids } = inputTokens(values, tokenizer, await chatOptions(values, model, folder));
+    const { ids } = inputTokens(values, tokenizer, await chatOptions(values, model, folder), model);
     generator = model.generator(ids, sampling);
     const generated = [];
     while (generated.length < maxNew && !generator.finished) generated.push(generator.step({ trace: false }).token);
