@@ -11,7 +11,7 @@ export const LOGIT_TOLERANCE = 1e-4;
 // more than this fraction of the positions proves little by agreeing: with
 // an embedding seeded at U(-1, 1) the tied lm_head maps every position back to
 // its own token, whatever the layers compute.
-export const MAX_SELF_PREDICTION = 0.5;
+const MAX_SELF_PREDICTION = 0.5;
 
 /** Fraction of positions t whose argmax over logits[t * V .. (t + 1) * V) is ids[t]. */
 export function selfPrediction(logits, ids, V) {

@@ -66,8 +66,8 @@ const CHECK_TOKENS = 32; // the prompt whose next token every runtime must agree
 const WORKS = ['prefill64', 'prefill256', 'decode'];
 const DEFAULTS = { rounds: 7, preset: 'minimind2-small', work: WORKS, json: null, write: false };
 // --write puts the report in BENCHMARKS.md between these markers.
-export const COMMITS_BEGIN = '<!-- commits: written by node bench/compare_commits.mjs --write; do not edit by hand -->';
-export const COMMITS_END = '<!-- /commits -->';
+const COMMITS_BEGIN = '<!-- commits: written by node bench/compare_commits.mjs --write; do not edit by hand -->';
+const COMMITS_END = '<!-- /commits -->';
 const ORT = 'ort-web';
 const HEAD = 'HEAD';
 const HEAD_RELAXED = 'HEAD relaxed';
@@ -76,7 +76,7 @@ const SOURCES = ['core', 'wasm', 'cmake', 'CMakeLists.txt'];
 
 const log = (line) => process.stderr.write(`${line}\n`);
 
-export const USAGE =
+const USAGE =
   'usage: node bench/compare_commits.mjs [--rounds N] [--preset NAME] [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]';
 
 // ------------------------------------------------------------------ pure parts (tested)
@@ -235,7 +235,7 @@ async function childOrt({ preset, works }) {
 const git = (args, cwd = root) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 /** A commit as the report names it: {rev, sha, short, date (ISO), subject}. */
-export function commitOf(rev) {
+function commitOf(rev) {
   let sha;
   try {
     sha = git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
@@ -247,7 +247,7 @@ export function commitOf(rev) {
 }
 
 /** The worktree of `commit` under build/commits/<short-sha>/src, its SIMD module built: the worktree's path. */
-export function ensureBuilt(commit) {
+function ensureBuilt(commit) {
   const base = join(root, 'build', 'commits', commit.short);
   const src = join(base, 'src');
   if (!existsSync(join(src, '.git'))) {

@@ -44,7 +44,7 @@ import { median } from './median.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The goals: a formed head's score (js/train_recipes.mjs FORMATION_GOALS), and the pronoun head's. */
-export const HEAD_GOALS = Object.freeze({ ...FORMATION_GOALS, pronoun: 0.5 });
+const HEAD_GOALS = Object.freeze({ ...FORMATION_GOALS, pronoun: 0.5 });
 export const SEEDS = Object.freeze([1, 2, 3]);
 export const RECIPE_IDS = Object.freeze(Object.keys(TRAIN_RECIPES));
 const CHECKPOINTS = 40;
@@ -107,7 +107,7 @@ export function runRecipe(mm, tokenizer, recipe, { checkpoints = CHECKPOINTS, pr
 }
 
 /** Training tokens/s of `recipe` on `threads` threads (1: the SIMD build, more: the pthreads build): RATE_BATCHES batches after RATE_WARMUP. */
-export async function recipeRate(id, threads) {
+async function recipeRate(id, threads) {
   const { loadMiniMind } = await import('../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
@@ -136,7 +136,7 @@ export function medianFormation(runs) {
 }
 
 /** The median over runs of the tokens at which `key` of run.reached was passed (a run that never did: more than any), or null. */
-export function medianReached(runs, key) {
+function medianReached(runs, key) {
   const tokens = runs.map((r) => r.reached[key] ?? Infinity).sort((a, b) => a - b);
   const m = tokens[(tokens.length - 1) >> 1];
   return Number.isFinite(m) ? m : null;
@@ -218,7 +218,7 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
  * and 4 projected by Amdahl's law. Returns {rates: {id: {1, 2, 4,
  * parallelShare}}, rateLoad: [load average before, after]}.
  */
-export async function measureRates(ids, log = console.log) {
+async function measureRates(ids, log = console.log) {
   const before = os.loadavg()[0];
   const samples = Object.fromEntries(ids.map((id) => [id, { 1: [], 2: [] }]));
   for (let round = 0; round < RATE_ROUNDS; round += 1)

@@ -48,7 +48,7 @@ const H128_L2_H2 = { hidden_size: 128, num_hidden_layers: 2, num_attention_heads
  * The candidates: {name, what, config, mix, batchSize, maxSeqLen, learningRate, tokens}
  * (tokens: the run's length, batch rows × max_seq_len, rounded down to whole batches).
  */
-export const CANDIDATES = Object.freeze([
+const CANDIDATES = Object.freeze([
   {
     name: 'l2-hd64-copy',
     what: 'hidden 128, 2 layers, 2 heads of 64, copy-heavy mix, lr 5e-3',
@@ -340,7 +340,7 @@ function insertAfter(path, marker, section) {
 }
 
 /** The search's runs (runs.jsonl) as a BENCHMARKS.md section. */
-export function searchSection(runs) {
+function searchSection(runs) {
   // Tokens at the first save where both heads were at their goals (runs before saves were kept: not known).
   const formedAt = (r) =>
     !r.formation ? 'not saved' : r.formation.both === null ? 'not within the run' : `${(r.formation.both / 1000).toFixed(0)}k`;

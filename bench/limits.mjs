@@ -399,7 +399,7 @@ export function relaxedPart(r, rows) {
 }
 
 /** One x86 kind's block of the "Limits" section: its machine, its work, its goals. */
-export function limitsBlock(r) {
+function limitsBlock(r) {
   const m = r.medians;
   const wasm = m['machine-wasm'];
   const sse1 = m['machine-sse-1'];

@@ -19,7 +19,7 @@ const preset = args.includes('--preset') ? args[args.indexOf('--preset') + 1] : 
 const asJson = args.includes('--json');
 
 // Every tensor of a MiniMind config, as load_weights expects them (names and shapes).
-export function checkpointTensors(c) {
+function checkpointTensors(c) {
   const D = c.hidden_size;
   const Dh = c.head_dim ?? D / c.num_attention_heads;
   const q = c.num_attention_heads * Dh;
@@ -46,7 +46,7 @@ export function checkpointTensors(c) {
 }
 
 // A safetensors file of float16 values: small finite numbers (0.01·k, k in -8..8).
-export function float16Safetensors(tensors) {
+function float16Safetensors(tensors) {
   const header = {};
   let offset = 0;
   for (const [name, shape] of tensors) {

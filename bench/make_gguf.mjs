@@ -166,7 +166,7 @@ function tokenizerMetadata(tokenizerJson, config) {
  * GGUF bytes for a MiniMind config and its F32 safetensors (MiniMind's tensor
  * names). dtype: 'F32' or 'F16' for the matrices.
  */
-export function ggufFromSafetensors(config, safetensorsBytes, tokenizerJson, { dtype = 'F32', name = 'minimind' } = {}) {
+function ggufFromSafetensors(config, safetensorsBytes, tokenizerJson, { dtype = 'F32', name = 'minimind' } = {}) {
   if (config.use_moe) throw new Error('gguf: MoE configs are not written (llama.cpp names its experts differently)');
   const tensors = readSafetensors(safetensorsBytes);
   const qkNorm = config.use_qk_norm !== false && tensors.has('model.layers.0.self_attn.q_norm.weight');

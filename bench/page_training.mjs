@@ -52,7 +52,7 @@ const site = fileURLToPath(new URL('../dist/site/', import.meta.url));
  * The goals: all within `LIMIT_SECONDS` of the click. A formed head's goals are the recipes'
  * (js/train_recipes.mjs FORMATION_GOALS), stricter than the thresholds that label a head.
  */
-export const LIMIT_SECONDS = 300;
+const LIMIT_SECONDS = 300;
 export const GOALS = {
   loss: 0.5, // the loss (mean of the last 10 batches) at most half its first value
   ...FORMATION_GOALS,
@@ -323,7 +323,7 @@ const RUN_SNAPSHOT_EVERY = 10; // the panel's
 const RUN_IDS = Object.freeze(['default', 'induction']);
 const RUN_THREADS = Object.freeze([1, 2]);
 /** A run's training time at most: the induction run's whole schedule on 1 thread here. */
-export const RUN_LIMIT_SECONDS = 1200;
+const RUN_LIMIT_SECONDS = 1200;
 
 /** The greedy continuation of `prompt` (after the bos): `steps` tokens or fewer (an eos ends it), decoded (an unfinished last character dropped). */
 export function greedyContinuation(model, tokenizer, prompt, steps = GENERATED_TOKENS) {

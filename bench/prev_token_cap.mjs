@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { previousTokenCap } from '../js/prev_token_cap.mjs';
 
-export const CAP_CASES = { headDims: [16, 32], gains: [1, 1.5, 2], lengths: [14, 40] };
+const CAP_CASES = { headDims: [16, 32], gains: [1, 1.5, 2], lengths: [14, 40] };
 
 /** The table as Markdown rows: head_dim, gain, cap at each length. */
 export function capTable() {

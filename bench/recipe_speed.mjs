@@ -21,7 +21,7 @@ const BATCHES = 24;
 const BUILDS = ['simd', 'relaxed'];
 
 /** {simd, relaxed}: tokens/s of `BATCHES` batches of the recipe `id` after `WARMUP`, in this process. */
-export async function recipeSpeedHere(id) {
+async function recipeSpeedHere(id) {
   const recipe = TRAIN_RECIPES[id];
   if (!recipe) throw new Error(`no recipe "${id}": ${Object.keys(TRAIN_RECIPES).join(', ')}`);
   const { loadMiniMind } = await import('../js/minimind.mjs');

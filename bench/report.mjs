@@ -558,7 +558,7 @@ function configLine(c) {
   return `- **${c.name}** (${c.note}): D ${x.D}, L ${x.L}, H ${x.H}, Hkv ${x.Hkv}, Dh ${x.Dh}, F ${x.F}${f}, V ${x.V}, generation 3, tied embeddings; ${(c.params / 1e6).toFixed(2)} M parameters.`;
 }
 
-export function trainingSection(t) {
+function trainingSection(t) {
   const m = t.machine;
   const blas = t.blasCheck.openblas;
   const reference = t.blasCheck.systemDefault;
@@ -745,7 +745,7 @@ function demoGains() {
   return `${min.toFixed(2)}–${max.toFixed(2)}`;
 }
 
-export function pageTrainingSection(p) {
+function pageTrainingSection(p) {
   const m = p.machine;
   const s = p.settings;
   const rows = pageGoalRows(p);

@@ -40,7 +40,7 @@ export const SOAK_BEGIN = '<!-- soak:';
 export const SOAK_END = '<!-- /soak -->';
 
 /** The full soak (npm run bench -- --only soak). */
-export const FULL_COUNTS = { forwards: 1000, generations: 20, trainingCycles: 10, modelSwitches: 20 };
+const FULL_COUNTS = { forwards: 1000, generations: 20, trainingCycles: 10, modelSwitches: 20 };
 /** How far the tab's memory may end from its level after the warm-up, as a fraction of it. */
 export const TOLERANCE = 0.1;
 
@@ -48,7 +48,7 @@ export const TOLERANCE = 0.1;
 // trained one, with MiniMind's tokenizer in the worker): two presets small
 // enough for the page's main-thread twin, and minimind2-small (25.8 M
 // parameters) for a large build and release.
-export const MODELS = ['lab-b', 'minimind2-small', 'lab-a', 'minimind-demo'];
+const MODELS = ['lab-b', 'minimind2-small', 'lab-a', 'minimind-demo'];
 const WARM_UP = { forwards: 10, generations: 1, trainingCycles: 1, modelSwitches: MODELS.length };
 // The text on screen whenever memory is measured (and the start of every forward pass's text).
 const HOME_TEXT = '小明把苹果给了小红，她很开心';

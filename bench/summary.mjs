@@ -31,14 +31,14 @@ export function findBlocks(text) {
 }
 
 /** `text` with each block's body emptied (the markers stay), so that a block is never read as its own source. */
-export function withoutBlockBodies(text) {
+function withoutBlockBodies(text) {
   return text.replace(BLOCK, (whole, name) => `${whole.slice(0, whole.indexOf('\n') + 1)}<!-- /generated: ${name} -->`);
 }
 
 // ------------------------------------------------------------ reading Markdown
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function headingSlug(heading) {
+function headingSlug(heading) {
   return heading
     .replace(/`/g, '')
     .replace(/<[^>]*>/g, (tag) => tag.slice(1, -1))
@@ -364,7 +364,7 @@ export function summaryBlock(benchmarks) {
 }
 
 /** The Train panel's default run as docs/training.md quotes it. */
-export function pageTrainingBlock(benchmarks) {
+function pageTrainingBlock(benchmarks) {
   const found = section(withoutBlockBodies(benchmarks), 'Training in the page');
   if (!found) return '(not measured yet: `node bench/run.mjs --only page-training`)\n';
   return table(pageTrainingRows(new SectionReader(found)), false);

@@ -17,14 +17,14 @@ import { cpuModel } from './cpu_model.mjs';
 
 // MiniMind's recipe (trainer/train_pretrain.py defaults) except accumulation 1,
 // so that every batch is a whole optimizer step.
-export const TRAIN_RECIPE = { batchSize: 32, learningRate: 5e-4, accumulationSteps: 1, gradClip: 1.0, epochs: 1, order: 'file' };
+const TRAIN_RECIPE = { batchSize: 32, learningRate: 5e-4, accumulationSteps: 1, gradClip: 1.0, epochs: 1, order: 'file' };
 const MODEL_SEED = 0; // the core's seeded random weights (all runtimes start from them)
 const MODEL_INIT = 'minimind'; // at MiniMind's from-scratch scale: the first loss is near ln V
 const DATA_SEED = 1234; // the random token ids
 // Generation 3, tied embeddings, vocab 6400. intermediate_size is left out, so
 // that the core computes MiniMind's default, ceil(hidden·π/64)·64: 256 for
 // hidden 64, 448 for hidden 128.
-export const TRAIN_CONFIGS = [
+const TRAIN_CONFIGS = [
   {
     name: 'lab-a-train',
     note: "lab-a's shapes with MiniMind's vocabulary",
@@ -41,16 +41,15 @@ export const TRAIN_CONFIGS = [
     ],
   },
 ];
-export const TRAIN_RUNTIMES = ['wasm-simd', 'native', 'native-sse', 'pytorch-openblas'];
-export const TRAIN_BASELINE = 'pytorch-openblas';
-export const TRAIN_TARGETS = { 'wasm-simd': 0.5, native: 1.0 }; // × pytorch-openblas tokens/s
-export const BACKWARD_TARGET = 0.8; // Wasm: backward GFLOP/s / forward GFLOP/s
+const TRAIN_BASELINE = 'pytorch-openblas';
+const TRAIN_TARGETS = { 'wasm-simd': 0.5, native: 1.0 }; // × pytorch-openblas tokens/s
+const BACKWARD_TARGET = 0.8; // Wasm: backward GFLOP/s / forward GFLOP/s
 const MATMUL_WARMUP = 3; // repetitions dropped at the start of each micro-benchmark process
 const MATMUL_REPS = 4; // kept per process; three processes per runtime
 // The linear layers of one h128-l4 training batch (32 × 64 tokens): x [N, in]
 // against W [out, in], and how many such products a batch has.
 const N = TRAIN_RECIPE.batchSize * 64;
-export const TRAIN_MATMUL = {
+const TRAIN_MATMUL = {
   config: 'h128-l4',
   T: 64,
   shapes: [
@@ -103,7 +102,7 @@ function trainingData(samples, T, vocab) {
 // Debian's torch is linked against libblas.so.3, by default the reference
 // BLAS. OpenBLAS is unpacked from Debian's package into build/openblas (no
 // system change) and put first on LD_LIBRARY_PATH for the PyTorch process.
-export function ensureOpenBlas(root, log) {
+function ensureOpenBlas(root, log) {
   const dir = `${root}build/openblas`;
   const find = () => {
     if (!existsSync(`${dir}/usr`)) return null;
