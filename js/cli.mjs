@@ -673,7 +673,7 @@ const COMMANDS = {
   ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
 };
 
-export async function main(argv) {
+async function main(argv) {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     console.log(USAGE);

@@ -39,7 +39,7 @@
  * after 小 against 0.64 elsewhere); with distinct first tokens the same
  * training reached 0.75 overall (measured with `minimind heads`).
  */
-export const MALE_HABITS = Object.freeze({
+const MALE_HABITS = Object.freeze({
   小明: '踢起了球',
   王强: '打起了鼓',
   李军: '跑起了步',
@@ -126,7 +126,7 @@ const ITEMS = [
 ];
 const MEASURE = Object.fromEntries(ITEMS.map(([o, m]) => [o, m]));
 export const OBJECTS = Object.freeze(ITEMS.map(([o]) => o));
-export const FOODS = Object.freeze(ITEMS.filter((i) => i[2]).map(([o]) => o));
+const FOODS = Object.freeze(ITEMS.filter((i) => i[2]).map(([o]) => o));
 export const PLACES = Object.freeze(['公园', '学校', '商店', '海边', '图书馆', '动物园', '河边', '超市', '操场', '电影院', '博物馆']);
 
 /**
@@ -273,12 +273,12 @@ export const HELD_OUT_PAIRS = Object.freeze(
 const HELD_OUT_PAIR_KEYS = new Set(HELD_OUT_PAIRS.map(([m, f]) => `${m}|${f}`));
 
 /** Whether a male and a female name never meet in training. */
-export function isHeldOutPair(male, female) {
+function isHeldOutPair(male, female) {
   return HELD_OUT_PAIR_KEYS.has(`${male}|${female}`);
 }
 
 /** Whether a pair × frame × object combination is held out (the pair met elsewhere). */
-export function isHeldOutCombo(male, female, frame, object) {
+function isHeldOutCombo(male, female, frame, object) {
   if (male === LESSON.male && female === LESSON.female && frame === LESSON.frame && object === LESSON.object) return true;
   return fnv1a(`${male}|${female}|${frame}|${object}`) % 100 < HELD_OUT_COMBO_PERCENT;
 }
@@ -609,25 +609,6 @@ export function repeatedTokenProbes(count, seed = 1, { length = 20, minId = 100,
     probes.push({ ids: [...half, ...half], length });
   }
   return probes;
-}
-
-/**
- * Per-head induction score of one repeated-token probe: the mean attention
- * that positions of the second half put on the token after their earlier
- * occurrence. `attn` is [H, T, T] row-major (one batch of a trace's
- * attn_weights), `offset` the index of the probe's first id (1 after bos).
- */
-export function inductionScores(attn, heads, seqLen, length, offset = 1) {
-  const scores = [];
-  for (let h = 0; h < heads; h++) {
-    let sum = 0;
-    for (let k = 1; k < length; k++) {
-      const t = offset + length + k; // the k-th token of the second half
-      sum += attn[(h * seqLen + t) * seqLen + (t - length + 1)];
-    }
-    scores.push(sum / (length - 1));
-  }
-  return scores;
 }
 
 // ---------------------------------------------------------------- CLI

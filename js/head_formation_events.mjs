@@ -8,7 +8,7 @@ import { ROLE_THRESHOLDS } from './head_roles.mjs';
 
 /** The scores the panel follows, in the order it shows them, and the role each gives. */
 export const FORMING_KINDS = Object.freeze(['pronoun', 'induction', 'previousToken']);
-export const ROLE_OF_KIND = Object.freeze({ pronoun: 'pronoun', induction: 'induction', previousToken: 'previous-token' });
+const ROLE_OF_KIND = Object.freeze({ pronoun: 'pronoun', induction: 'induction', previousToken: 'previous-token' });
 
 /** The head with the highest `kind` score in scores ({kind: [L][H]}): {layer, head, value}, or null without that score. */
 export function bestHead(scores, kind) {

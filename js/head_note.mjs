@@ -18,7 +18,7 @@
 // `t(key, params)` is the caller's catalogue (web/messages/demo_terms.mjs's keys).
 import { HABITS } from './corpus.mjs';
 
-export const PRONOUNS = Object.freeze(['他', '她']);
+const PRONOUNS = Object.freeze(['他', '她']);
 
 // Weights are shown with 2 decimals, as in the matrix's cells.
 const fixed = (w) => w.toFixed(2);
@@ -36,12 +36,12 @@ export function switchMarks(t, { stage, causal = true, scale = true }) {
 }
 
 /** heads' entry of (layer, head), or null (heads: heads.json's shape, {heads: [{layer, head, role, ...scores}]}). */
-export function measuredEntry(heads, layer, head) {
+function measuredEntry(heads, layer, head) {
   return heads?.heads?.find((h) => h.layer === layer && h.head === head) ?? null;
 }
 
 /** True when the measured role of (layer, head) is 'pronoun', or it is heads.pronounHead. */
-export function isPronounHead(heads, layer, head) {
+function isPronounHead(heads, layer, head) {
   const p = heads?.pronounHead;
   if (p && p.layer === layer && p.head === head) return true;
   return measuredEntry(heads, layer, head)?.role === 'pronoun';
@@ -100,7 +100,7 @@ export function pronounTarget(tokens, weights, row, spans = nameSpans(tokens)) {
 }
 
 /** The rows of 他/她 tokens, in order. */
-export function pronounRows(tokens) {
+function pronounRows(tokens) {
   const rows = [];
   tokens.forEach((token, i) => PRONOUNS.includes(token) && rows.push(i));
   return rows;

@@ -46,7 +46,7 @@ export function fnv1a32(token) {
   return hash >>> 0;
 }
 
-export const FIRST_ORDINARY_ID = 3;
+const FIRST_ORDINARY_ID = 3;
 
 /** The id of `token` for a model with `vocabSize` ids. */
 export function tokenId(token, vocabSize) {

@@ -94,7 +94,7 @@ const headName = ({ layer, head }) => `L${layer}H${head}`;
  * Returns {seed, length, sequences, previousTokenHeads: ['L1H1', ...],
  * heads: [{name: 'L3H2', layer, head, ...summariseKeySide()}]}.
  */
-export function inductionStory(model, tokenizer, headsRecord, { seed = 7, length = 20, count = 40 } = {}) {
+function inductionStory(model, tokenizer, headsRecord, { seed = 7, length = 20, count = 40 } = {}) {
   const probes = inductionProbes(tokenizer, { seed, length, count });
   const inductionHeads = headsRecord.heads.filter((h) => h.role === 'induction');
   const previousTokenHeads = headsRecord.heads.filter((h) => h.role === 'previous-token').map(headName);
@@ -116,7 +116,7 @@ export function inductionStory(model, tokenizer, headsRecord, { seed = 7, length
  * ids (a name of one token is its own first token). 小 starts 小红 and 小明:
  * it is in both.
  */
-export function nameStarts(tokenizer) {
+function nameStarts(tokenizer) {
   const first = (names) => new Set(names.map((name) => tokenizer.encode(name)[0]));
   return { female: first(FEMALE_NAMES), male: first(MALE_NAMES) };
 }
@@ -170,7 +170,7 @@ export function pronounCell(answer, keyId, starts, top = 20) {
  * head, top, sentences: [{text, pronoun, referent, query, key, keyId, keyToken,
  * ...pronounCell() with each top token's text}]}.
  */
-export function pronounStory(model, tokenizer, headsRecord, { top = 20 } = {}) {
+function pronounStory(model, tokenizer, headsRecord, { top = 20 } = {}) {
   const { layer, head } = headsRecord.pronounHead;
   const starts = nameStarts(tokenizer);
   const vocab = model.info().vocab_size;
@@ -202,7 +202,7 @@ export function pronounStory(model, tokenizer, headsRecord, { top = 20 } = {}) {
  * and its middle induction cell. Returns {seed, sequence (its index), text,
  * query, key, queryToken, keyToken} (positions count the bos), or null.
  */
-export function inductionFigure(tokenizer, { seed = 7, length = 20, count = 40 } = {}) {
+function inductionFigure(tokenizer, { seed = 7, length = 20, count = 40 } = {}) {
   const probes = inductionProbes(tokenizer, { seed, length, count });
   for (let n = 0; n < probes.length; n += 1) {
     const { ids, lead, cells } = probes[n];

@@ -18,7 +18,7 @@ export const RANK_ASKED = 50;
 /** How many of them the view lists. */
 export const RANK_SHOWN = 10;
 /** How many component pairs the bars show. */
-export const TOP_PAIRS = 6;
+const TOP_PAIRS = 6;
 /** An entry of the table is drawn when its size is at least this share of the largest entry's. */
 export const NEGLIGIBLE = 0.05;
 

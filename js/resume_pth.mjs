@@ -29,7 +29,7 @@
 const ALIGNMENT = 64;
 
 /** The file name lm_checkpoint gives: <weight>_<hidden>[_moe]_resume.pth. */
-export function resumeCheckpointName(config, weight = 'pretrain') {
+function resumeCheckpointName(config, weight = 'pretrain') {
   return `${weight}_${config.hidden_size}${config.use_moe ? '_moe' : ''}_resume.pth`;
 }
 

@@ -6,7 +6,7 @@
 // add_bos_token false), so it is put in front here.
 
 /** MiniMind's bos token: a pretrained MiniMind reads every text after it. */
-export const BOS_TOKEN = '<|im_start|>';
+const BOS_TOKEN = '<|im_start|>';
 
 /** The bos id of `tokenizer`, or null when its vocabulary has no BOS_TOKEN. */
 export function bosId(tokenizer) {

@@ -25,11 +25,11 @@
 import { CorpusStream } from './corpus_stream.mjs';
 import { TrainSession } from './train_session.mjs';
 
-export const RUN_FORMAT = 'minimind-train-run';
-export const RUN_VERSION = 1;
+const RUN_FORMAT = 'minimind-train-run';
+const RUN_VERSION = 1;
 
 /** The attention matrices a saved run keeps, at most (bytes): past it, the middle snapshots keep their scores and predictions but not their attention. */
-export const SNAPSHOT_ATTENTION_BUDGET = 8 * 2 ** 20;
+const SNAPSHOT_ATTENTION_BUDGET = 8 * 2 ** 20;
 
 /** Id arrays as {ids, offsets}: one flat typed array (16-bit when every id fits) and where each sample starts. */
 export function packSamples(samples) {
@@ -169,7 +169,7 @@ export function restoreSnapshots(store, summaries) {
 }
 
 /** Bytes of a run state: its typed arrays, and its other values as JSON. */
-export function runBytes(run) {
+function runBytes(run) {
   let bytes = 0;
   const json = JSON.stringify(run, (key, value) => {
     if (ArrayBuffer.isView(value)) {

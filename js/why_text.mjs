@@ -47,7 +47,7 @@ export function namesIn(text) {
 }
 
 /** The character indexes of the 他/她 in `text`, in order. */
-export function pronounIndexes(text) {
+function pronounIndexes(text) {
   const found = [];
   for (let i = 0; i < text.length; i += 1) if (PRONOUNS.includes(text[i])) found.push(i);
   return found;
@@ -221,7 +221,7 @@ export function parseIds(value) {
 // ---------------------------------------------------------------- the logit lens
 
 /** The lens at one position: [L + 1][top] of {id, p}. */
-export function lensAt(lens, position) {
+function lensAt(lens, position) {
   return lens.lens.map((layer) => layer[position]);
 }
 

@@ -3,7 +3,7 @@
 // and, for the component, the language of the page it is placed in.
 
 /** zh-CN for a Chinese language tag, en for an English one, else null. */
-export function languageOf(tag) {
+function languageOf(tag) {
   if (/^zh\b/i.test(tag)) return 'zh-CN';
   if (/^en\b/i.test(tag)) return 'en';
   return null;

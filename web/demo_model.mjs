@@ -51,7 +51,7 @@ export function lessonPositions(tokenizer, lesson) {
 
 // The score that names each role (js/head_roles.mjs).
 const ROLE_SCORE = { pronoun: 'pronoun', induction: 'induction', 'previous-token': 'previousToken', sink: 'sink' };
-export const SCORES = ['previousToken', 'induction', 'pronoun', 'sink'];
+const SCORES = ['previousToken', 'induction', 'pronoun', 'sink'];
 
 /** A head's label: {role, score: the score key shown, value}; a mixed head shows its largest score. */
 export function headLabel(entry) {

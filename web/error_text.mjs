@@ -55,7 +55,7 @@ function shownValues(lang, kind, values) {
 }
 
 /** The text of one kinded error or config problem in `lang`, or null when its kind has no template. */
-export function kindText(lang, kind, values) {
+function kindText(lang, kind, values) {
   if (!kind || !(kind in ERROR_TERMS.en) || kind.startsWith('error.')) return null;
   return fill(term(lang, kind), shownValues(lang, kind, values));
 }

@@ -20,7 +20,7 @@
 import { canvasMeasure, figureLayout, FIGURE_FONT } from './export_figure.mjs';
 import { hatchPattern } from './colors.mjs';
 
-export const PNG_RATIO = 2;
+const PNG_RATIO = 2;
 
 /** What every export records (JSON fields; the CSV header; PNG and SVG metadata). */
 export function exportMeta(view) {
@@ -118,7 +118,7 @@ export function download(filename, blob) {
 // ------------------------------------------------------------------ PNG
 
 /** Draws a figure layout on a 2D context (CSS px units; scale the context first). */
-export function paintFigure(ctx, layout) {
+function paintFigure(ctx, layout) {
   const hatch = hatchPattern(ctx, 6);
   for (const item of layout.items) {
     if (item.kind === 'rect') {

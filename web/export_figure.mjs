@@ -18,7 +18,7 @@ import { scaleFor, textColorOn } from './colors.mjs';
 import { labelSummary, LABEL_FAMILY, matrixLayout } from './views/matrix_layout.mjs';
 
 export const FIGURE_FONT = LABEL_FAMILY;
-export const FIGURE_BACKGROUND = '#ffffff';
+const FIGURE_BACKGROUND = '#ffffff';
 const INK = '#1a1a1a';
 const MUTED = '#555555';
 const MARGIN = 20;
@@ -28,7 +28,7 @@ const BAR = { width: 220, height: 14 };
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
 
 /** Text width without a canvas (Node): CJK and full-width characters 1 em, others 0.6 em. */
-export function approximateWidth(text, size) {
+function approximateWidth(text, size) {
   let width = 0;
   for (const ch of text) width += WIDE.test(ch) ? size : 0.6 * size;
   return width;

@@ -10,11 +10,11 @@
 // frame starts, its paint is still to come):
 //   performance.getEntriesByName('minimind:keystroke-to-frame')
 
-export const KEYSTROKE_TO_REDRAW = 'minimind:keystroke-to-redraw';
-export const KEYSTROKE_TO_FRAME = 'minimind:keystroke-to-frame';
+const KEYSTROKE_TO_REDRAW = 'minimind:keystroke-to-redraw';
+const KEYSTROKE_TO_FRAME = 'minimind:keystroke-to-frame';
 
 /** Calls `callback(frameStart)` once the next frame has been painted. */
-export function afterNextPaint(callback) {
+function afterNextPaint(callback) {
   requestAnimationFrame(() => {
     const frameStart = performance.now();
     const channel = new MessageChannel();

@@ -19,7 +19,7 @@ const BESIDE_PLOT = { trained: 140, preset: 70, narrowExtra: 90 };
 const TABLES = { lesson: { wide: 190, narrow: 400 }, lab: { wide: 425, narrow: 620 } };
 
 /** The height `figure` will draw at, from its view, model and width. */
-export function expectedHeight(figure) {
+function expectedHeight(figure) {
   const width = figure.getBoundingClientRect().width;
   const view = figure.getAttribute('view') ?? (figure.hasAttribute('example') ? 'lesson' : 'heatmap');
   if (view in TABLES) return TABLES[view][width >= NARROW ? 'wide' : 'narrow'];

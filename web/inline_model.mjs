@@ -13,7 +13,7 @@ import { loadRuntime, runtimeOptions } from './wasm_runtime.mjs';
 
 // About 0.3 ms per forward of a lesson sentence at lab-a's 0.1 M parameters;
 // 2 M parameters stay well under a frame.
-export const INLINE_MAX_PARAMETERS = 2_000_000;
+const INLINE_MAX_PARAMETERS = 2_000_000;
 
 export class InlineModel {
   #runtime = null; // Promise of the JS API, loaded on first use

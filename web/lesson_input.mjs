@@ -17,7 +17,7 @@
 // Messages are {key, params} for the catalogue; rows and columns count from 1.
 
 /** Bounds of a worked example on screen (the core allows more). */
-export const LESSON_LIMITS = { tokens: 16, dims: 64 };
+const LESSON_LIMITS = { tokens: 16, dims: 64 };
 const MAX_TEXT = 20000;
 const MAX_LABEL = 24;
 
@@ -104,11 +104,6 @@ export function readRows(text) {
   return rows.map((row) => ({ ...row, label: perLine.get(row.line) === 1 ? (lines[row.line]?.comment ?? null) : null }));
 }
 
-/** Splits typed text into rows of cell strings. */
-export function splitRows(text) {
-  return readRows(text).map((row) => row.cells);
-}
-
 /**
  * {rows: number[][], cells: string[][], labels: (string | null)[]} or {error: {key, params}}.
  * labels: each row's "# comment" (null where a row has none).
@@ -148,7 +143,7 @@ export function parseMatrix(text, name, { maxRows = LESSON_LIMITS.tokens, maxCol
 }
 
 /** Token labels typed separated by spaces; at most one per token. */
-export function parseLabels(text) {
+function parseLabels(text) {
   return text
     .split(/\s+/u)
     .filter(Boolean)
@@ -166,7 +161,7 @@ function commentLabels(matrix) {
  * positions; queries are the same positions when Q and K have as many rows,
  * the last Tq positions under the causal mask (as the core places them).
  */
-export function axisLabels(labels, Tq, Tk, causal) {
+function axisLabels(labels, Tq, Tk, causal) {
   const cols = Array.from({ length: Tk }, (_, j) => labels[j] ?? `#${j}`);
   const offset = Tq === Tk ? 0 : causal && Tq < Tk ? Tk - Tq : null;
   const rows = Array.from({ length: Tq }, (_, i) => (offset === null ? `#${i}` : cols[offset + i]));

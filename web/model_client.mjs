@@ -23,6 +23,7 @@ const REQUEST_OF = {
   attribution: 'attribute',
   'patch-result': 'patch',
   'qk-result': 'qk',
+  'exercise-result': 'exercise',
 };
 // "Ask the model why" (web/panels/why_panel.mjs): its answers and errors go to onWhy.
 const WHY_REQUESTS = ['lens', 'attribute', 'patch'];
@@ -33,7 +34,7 @@ function superseded() {
 }
 
 /** A performance mark per forward pass the worker ran; detail: {id, stale, computeMs}. */
-export const WORKER_FORWARD = 'minimind:worker-forward';
+const WORKER_FORWARD = 'minimind:worker-forward';
 
 export class ModelClient {
   #workerUrl;
@@ -49,7 +50,8 @@ export class ModelClient {
 
   /**
    * handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart,
-   * onGenerationStep, onWhy, onQK ("why this weight": its answers and errors), onError, onPending(count of requests not answered yet)}
+   * onGenerationStep, onWhy, onQK ("why this weight": its answers and errors), onExercise (a tour
+   * exercise's answers and errors), onError, onPending(count of requests not answered yet)}
    */
   constructor(workerUrl, handlers) {
     this.#workerUrl = workerUrl;
@@ -182,6 +184,15 @@ export class ModelClient {
     return this.#send('qk', { ...tokens, ...options });
   }
 
+  /**
+   * A tour exercise (js/exercises.mjs) on what the page shows: {name, screen:
+   * {layer, head, stage, causal, scale, ablate, row, cell, train}, answer?
+   * (undefined: the question only; null: read from the screen), reveal?}.
+   */
+  exercise(tokens, options) {
+    return this.#send('exercise', { ...tokens, ...options });
+  }
+
   describe(preset, config) {
     return this.#send('describe', { preset, config });
   }
@@ -248,6 +259,7 @@ export class ModelClient {
     if (message.type !== 'progress') delete this.#sentAt[request];
     const h = this.#handlers;
     if (request === 'qk') h.onQK?.(message);
+    else if (request === 'exercise') h.onExercise?.(message);
     else if (WHY_REQUESTS.includes(request)) h.onWhy?.(message);
     else if (message.type === 'progress') h.onProgress?.(message);
     else if (message.type === 'loaded') h.onLoaded?.(message);

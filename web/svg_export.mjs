@@ -13,7 +13,7 @@ import { MASKED_FILL, MASKED_HATCH } from './colors.mjs';
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
 /** Text or an attribute value, safe inside XML. */
-export function xmlText(text) {
+function xmlText(text) {
   return String(text)
     .replace(NOT_XML, '')
     .replace(/&/g, '&amp;')

@@ -98,7 +98,7 @@ export function viewDefaults(state) {
 }
 
 /** "0:2,1:3" -> [[0, 2], [1, 3]], sorted, without repeats; malformed parts are left out. */
-export function readAblation(text) {
+function readAblation(text) {
   const pairs = new Map();
   for (const part of (text ?? '').split(',')) {
     const m = /^(\d{1,4}):(\d{1,4})$/.exec(part.trim());
@@ -107,7 +107,7 @@ export function readAblation(text) {
   return [...pairs.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
 
-export function writeAblation(ablate) {
+function writeAblation(ablate) {
   return ablate.map(([layer, head]) => `${layer}:${head}`).join(',');
 }
 

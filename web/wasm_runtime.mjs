@@ -13,7 +13,7 @@
 import { BASE_NAMES, chooseVariant, defaultThreadCount, loadMiniMind, relaxedSimdSupported, threadsAllowed } from '../js/minimind.mjs';
 
 /** The thread count asked for in a URL's query (?threads=N, 1..16), or null. */
-export function requestedThreads(search) {
+function requestedThreads(search) {
   const value = new URLSearchParams(search).get('threads');
   if (value === null || !/^\d+$/.test(value)) return null;
   const n = Number(value);
@@ -21,7 +21,7 @@ export function requestedThreads(search) {
 }
 
 /** The instruction set asked for in a URL's query (?variant=simd or relaxed), or null: the browser's best. */
-export function requestedVariant(search) {
+function requestedVariant(search) {
   const value = new URLSearchParams(search).get('variant');
   return value === 'simd' || value === 'relaxed' ? value : null;
 }

@@ -40,7 +40,7 @@ import { DEMO, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
 import { handleAttribute, handleLens, handlePatch, handleQK } from './why_worker.mjs';
 
-export const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
+const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
 let runtime = null;
 let model = null;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
 export const GOLDEN_CASES = ['gen3_dense', 'gen2_dense', 'gen3_moe', 'gen2_moe', 'untied_theta1e4', 'gen3_yarn'];
-export const FIXTURE_FORMAT_VERSION = '1';
+const FIXTURE_FORMAT_VERSION = '1';
 
 // A minimal safetensors reader for the expected-value files (F32 and I32).
 export function readSafetensors(bytes) {

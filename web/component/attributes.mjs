@@ -10,7 +10,7 @@ import { DEMO } from '../demo_model.mjs';
 import { EXAMPLE_IDS, LESSON_STAGES, exampleById, exampleLesson } from '../lesson_examples.mjs';
 import { DEFAULTS, LABS, STAGES } from '../url_state.mjs';
 
-export const VIEWS = ['heatmap', 'table', 'lesson', 'lab'];
+const VIEWS = ['heatmap', 'table', 'lesson', 'lab'];
 // The lesson view's typed matrices; any of them without `view` means view="lesson".
 const LESSON_TEXTS = ['q', 'k', 'v', 'scores'];
 // The model's stage names stand for the lesson's steps too.

@@ -69,7 +69,7 @@ function loadFailure(error) {
   return { key, params: { url: error.url }, hint: 'embed.hostHint' };
 }
 
-export class MiniMindAttention extends ElementBase {
+class MiniMindAttention extends ElementBase {
   static get observedAttributes() {
     return [...ATTRIBUTES, ...TRAIN_ATTRIBUTES];
   }

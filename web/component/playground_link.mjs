@@ -9,7 +9,7 @@ import { LAB_IDS } from '../lab_record.mjs';
 import { DEFAULTS, writeUrlState } from '../url_state.mjs';
 
 /** The page's state for `spec` (the element's attributes, from readAttributes). */
-export function playgroundState(spec) {
+function playgroundState(spec) {
   const lang = spec.langGiven ? spec.lang : null; // else the page follows the browser too
   if (spec.view === 'lesson') {
     return { ...DEFAULTS, inputMode: 'manual', lesson: spec.lesson, causal: spec.causal, scale: spec.scale, lang };

@@ -33,7 +33,7 @@ export const TRAIN_ATTRIBUTES = ['train', 'corpus', 'steps'];
  * The run a course page gets: smaller batches and sequences than the panel's, so that a batch is short; the
  * generated corpus as the panel's default stream (its seed, the corpus's own shares) for the run's steps.
  */
-export const FIGURE_RUN = Object.freeze({
+const FIGURE_RUN = Object.freeze({
   data: TRAIN_RECIPES.default.data,
   steps: 200,
   snapshotEvery: 10,

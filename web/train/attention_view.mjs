@@ -12,7 +12,7 @@ import { renderMatrixTable } from '../views/matrix_table.mjs';
 import { fillSelect, make } from './dom.mjs';
 
 /** What the head select follows: the best head of a role, or the head the learner chose. */
-export const FOLLOW_CHOICES = Object.freeze([...FORMING_KINDS, 'pin']);
+const FOLLOW_CHOICES = Object.freeze([...FORMING_KINDS, 'pin']);
 
 /** The position whose next token the panel shows first: the last 他/她 of the probe, else its last token. */
 export function defaultRow(tokens) {

@@ -8,7 +8,7 @@ import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { STREAM_MIXES, mixName, mixPercents } from './data_mix.mjs';
 import { make, numberField, setText } from './dom.mjs';
 
-export const DATA_SOURCES = ['stream', 'lessons', 'text', 'file'];
+const DATA_SOURCES = ['stream', 'lessons', 'text', 'file'];
 const DEFAULT_DATA = TRAIN_RECIPES.default.data;
 
 export class DataSettings {

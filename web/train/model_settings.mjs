@@ -8,7 +8,7 @@ import { make, numberField } from './dom.mjs';
 const { config: DEFAULT_CONFIG, modelSeed: DEFAULT_MODEL_SEED } = TRAIN_RECIPES.default;
 
 // [name, default, {min, max, step}] in the order shown.
-export const MODEL_FIELDS = [
+const MODEL_FIELDS = [
   ['num_hidden_layers', DEFAULT_CONFIG.num_hidden_layers, { min: 1, max: 8, step: 1 }],
   ['hidden_size', DEFAULT_CONFIG.hidden_size, { min: 8, max: 512, step: 8 }],
   ['num_attention_heads', DEFAULT_CONFIG.num_attention_heads, { min: 1, max: 16, step: 1 }],

@@ -8,7 +8,7 @@
 // (IndexedDB refused) or a failed write becomes {ok: false, reason}, and the
 // panel says so while the training goes on.
 
-export const DB_NAME = 'minimind-train-runs';
+const DB_NAME = 'minimind-train-runs';
 const DB_VERSION = 1;
 const RUNS = 'runs'; // id -> run state
 const INDEX = 'index'; // id -> {id, savedAt, summary}
@@ -19,7 +19,7 @@ const LOCK_PREFIX = 'minimind-train-run:';
  * a write the browser never finishes must not hold the next save, or a new
  * run's start, forever. A 28 MB save takes well under a second here.
  */
-export const SAVE_DEADLINE_MS = 60000;
+const SAVE_DEADLINE_MS = 60000;
 
 /** A new run's id: unique across tabs. */
 export function newRunId() {

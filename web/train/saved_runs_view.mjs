@@ -8,7 +8,7 @@
 import { make, setText } from './dom.mjs';
 
 /** Bytes as the list shows them: kB under a megabyte, else MB, one decimal. */
-export function sizeText(bytes, fmt) {
+function sizeText(bytes, fmt) {
   return bytes < 2 ** 20 ? `${fmt(bytes / 2 ** 10, 0)} kB` : `${fmt(bytes / 2 ** 20, 1)} MB`;
 }
 

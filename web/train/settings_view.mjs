@@ -8,12 +8,12 @@ import { DataSettings } from './data_settings.mjs';
 import { make, numberField } from './dom.mjs';
 import { ModelSettings, integerProblem } from './model_settings.mjs';
 
-export const DEFAULT_SNAPSHOT_EVERY = 10;
+const DEFAULT_SNAPSHOT_EVERY = 10;
 
 const DEFAULT_OPTIONS = TRAIN_RECIPES.default.options;
 
 // [name, default, {min, max, step}] in the order shown.
-export const OPTION_FIELDS = [
+const OPTION_FIELDS = [
   ['batchSize', DEFAULT_OPTIONS.batchSize, { min: 1, max: 256, step: 1 }],
   ['maxSeqLen', DEFAULT_OPTIONS.maxSeqLen, { min: 8, max: 512, step: 1 }],
   ['learningRate', DEFAULT_OPTIONS.learningRate, { min: 1e-6, max: 1, step: 'any' }],

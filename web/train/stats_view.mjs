@@ -5,7 +5,7 @@
 import { make, setText } from './dom.mjs';
 
 /** "m:ss" (or "h:mm:ss") of a number of seconds. */
-export function clock(seconds) {
+function clock(seconds) {
   if (!Number.isFinite(seconds) || seconds < 0) return '–';
   const s = Math.round(seconds);
   const h = Math.floor(s / 3600);

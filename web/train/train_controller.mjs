@@ -35,7 +35,7 @@ import { trainedModelActions } from './trained_files.mjs';
 import { TrainRun, exposeRun, markRun } from './train_run.mjs';
 
 /** A performance measure per redraw of the panel. */
-export const TRAIN_DRAW = 'minimind:train-draw';
+const TRAIN_DRAW = 'minimind:train-draw';
 
 /**
  * Builds the panel into `root` (the #train element) and wires it.

@@ -25,7 +25,7 @@ function minimindTokenizerText() {
  * its saved float32 weights, its tokenizer (MiniMind's unless it had its
  * own), the batch it was saved at. Nothing is trained or resumed.
  */
-export function savedRunFiles(record) {
+function savedRunFiles(record) {
   return {
     async trainedFiles() {
       const tokenizer = record.tokenizer ?? (await minimindTokenizerText());
@@ -41,7 +41,7 @@ export function savedRunFiles(record) {
  * playground's files load, told the batch the model was trained to.
  * Returns {step, name}.
  */
-export async function useTrainedModel({ train, latest, loadFiles }) {
+async function useTrainedModel({ train, latest, loadFiles }) {
   const { config, weights, tokenizer, step } = await train.trainedFiles('F32');
   const name = `minimind-trained-b${step}.safetensors`;
   const roles = rolesFromScores(latest?.scores, latest?.step ?? null);
@@ -59,7 +59,7 @@ export async function useTrainedModel({ train, latest, loadFiles }) {
 }
 
 /** Downloads three files, one after another: config.json, model.safetensors (in `dtype`), tokenizer.json. Returns {step, dtype}. */
-export async function downloadTrainedModel({ train, dtype }) {
+async function downloadTrainedModel({ train, dtype }) {
   const { config, weights, tokenizer, step } = await train.trainedFiles(dtype);
   const files = [
     ['config.json', new Blob([config], { type: 'application/json' })],

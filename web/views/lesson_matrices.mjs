@@ -96,7 +96,7 @@ function panel({ stage, title, caption, matrix, axes, rows, cols, decimals, mask
 }
 
 /** "[Tq, Tk] = [3, 3]": a shape with the names of its axes. */
-export function shapeLabel(axes, shape) {
+function shapeLabel(axes, shape) {
   return `[${axes.join(', ')}] = [${shape.join(', ')}]`;
 }
 
@@ -278,7 +278,7 @@ function explanations(view) {
  * rows of typed scores such as softmax([1, 2, 3]) against softmax([10, 20, 30])
  * are separate vectors, with no "future" to leak.
  */
-export function futureShare(weights) {
+function futureShare(weights) {
   const [Tq, Tk] = weights.shape;
   if (Tq !== Tk) return null;
   let future = 0;
@@ -298,7 +298,7 @@ function switchNotes({ t, lesson, causal, scale, embed, result }) {
 }
 
 /** The lesson's printed lines next to ours, at the lesson's precision. */
-export function checkRows(example, result) {
+function checkRows(example, result) {
   return example.checks.map((check) => {
     const matrix = result[check.stage];
     const Tk = matrix?.shape[1] ?? 0;

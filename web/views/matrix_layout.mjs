@@ -25,7 +25,7 @@ const MAX_LABEL = 140; // a label's room at most (unless told less); longer ones
 export const labelFont = (size = LABEL_SIZE, bold = false) => `${bold ? 'bold ' : ''}${size}px ${LABEL_FAMILY}`;
 
 /** text cut with "…" to at most maxWidth px. */
-export function fitText(text, maxWidth, size, measure) {
+function fitText(text, maxWidth, size, measure) {
   if (measure(text, size) <= maxWidth) return text;
   const chars = [...text];
   let lo = 0;
@@ -39,7 +39,7 @@ export function fitText(text, maxWidth, size, measure) {
 }
 
 /** Every step-th index of 0..T-1 (the labels drawn). */
-export function labelled(T, step) {
+function labelled(T, step) {
   const out = [];
   for (let k = 0; k < T; k += step) out.push(k);
   return out;

@@ -34,7 +34,7 @@ export function addMatrixStateElements() {
   svg.textContent = 'SVG';
 }
 
-export const EXPORT_BUTTONS = ['export-png', 'export-svg', 'export-csv', 'export-json'];
+const EXPORT_BUTTONS = ['export-png', 'export-svg', 'export-csv', 'export-json'];
 
 /** state: 'current' | 'previous' | 'empty'; text: the state line (empty: none). */
 export function renderMatrixState(section, line, { state, text }) {

@@ -36,7 +36,7 @@ export function renderModelCard(card, { model, stats, step, t, lang }) {
 }
 
 /** How many parts outside the world the notice quotes; it counts the rest. */
-export const WORLD_PARTS_SHOWN = 5;
+const WORLD_PARTS_SHOWN = 5;
 
 /** The one-line notice on text the trained model's world never writes ('' hides it). */
 export function renderWorldNotice(element, { text, active, t }) {

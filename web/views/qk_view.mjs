@@ -49,7 +49,7 @@ export function renderTable(box, { table, components, label }) {
 }
 
 /** Bars from a zero line in the middle: [{name, value, mark?}] in the order given. */
-export function renderBars(box, { items, label, className = '' }) {
+function renderBars(box, { items, label, className = '' }) {
   const { color, max } = scaleFor(
     'qk',
     items.map((item) => item.value),

@@ -3,7 +3,7 @@
 // long, and a Cancel button; after a cancel, what the page went back to.
 // A forward pass or a generation step appears only once it has taken
 // SHOW_AFTER_MS, so typing on a small model never flashes the bar.
-export const SHOW_AFTER_MS = 300;
+const SHOW_AFTER_MS = 300;
 const NOTICE_MS = 8000;
 
 export class RunStatusView {
