@@ -219,7 +219,8 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
       masked: causalMask,
       current: { layer: s.layer, head: s.head },
       t,
-      tags: heads ? (layer, head) => ({ ...headTag(t, heads, layer, head), title: headTitle(t, heads, layer, head) }) : null,
+      // Measured with both switches on: with one off the tags say so (headTag), as the note does.
+      tags: heads ? (layer, head) => ({ ...headTag(t, heads, layer, head, s), title: headTitle(t, heads, layer, head, s) }) : null,
       ablated: new Set(s.ablate.map(([layer, head]) => `${layer}:${head}`)),
       onOpen: (layer, head) => store.set({ layer, head }),
       onToggle: toggleHead,

@@ -39,7 +39,9 @@ function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key)
         button.dataset.layer = String(layer);
         button.dataset.head = String(head);
         const tag = tags?.(layer, head) ?? null;
-        button.setAttribute('aria-label', t('overview.cell', { layer, head }) + (tag ? `: ${tag.role}, ${tag.score}` : ''));
+        // With a switch off the title (the note's sentence) is read too: the score alone would not say why.
+        const said = tag ? `: ${tag.role}, ${tag.score}${tag.switchesOff && tag.title ? `. ${tag.title}` : ''}` : '';
+        button.setAttribute('aria-label', t('overview.cell', { layer, head }) + said);
         if (tag?.title) button.title = tag.title;
         const canvas = make('canvas', null, button);
         canvas.width = size * ratio;
@@ -50,7 +52,9 @@ function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key)
         view.hatch ??= hatchPattern(ctx, 4);
         make('span', 'thumb-head', button).textContent = `h${head}`;
         if (tag) {
-          make('span', tag.mixed ? 'thumb-role mixed' : 'thumb-role', button).textContent = tag.role;
+          const role = make('span', tag.mixed ? 'thumb-role mixed' : 'thumb-role', button);
+          role.textContent = tag.role;
+          role.classList.toggle('switches-off', Boolean(tag.switchesOff)); // measured with the switches on, shown off
           make('span', 'thumb-score', button).textContent = tag.score;
         }
         make('span', 'thumb-off', button).textContent = t('overview.off');
@@ -70,7 +74,8 @@ function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key)
 }
 
 /**
- * tags(layer, head): {role, score, mixed, title} texts of a measured head, or
+ * tags(layer, head): {role, score, mixed, title, switchesOff} texts of a measured head
+ * (switchesOff: a switch is off, so the role is shown as measured, not as seen), or
  * null (or no `tags`: nothing measured); ablated: Set of "layer:head"
  * switched off; onOpen(layer, head), onToggle(layer, head).
  */
