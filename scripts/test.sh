@@ -17,6 +17,7 @@ phase "format, lint and type checks"
 git ls-files -- '*.h' '*.cpp' | xargs clang-format --dry-run -Werror
 node_modules/.bin/prettier --check --log-level warn js web tests/node tests/browser scripts bench wasm/*.mjs
 node_modules/.bin/eslint js web bench scripts tests wasm
+node scripts/unused_exports.mjs
 node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext tests/node/types_check.ts
 
 phase "native build and tests"

@@ -14,6 +14,7 @@ export MINIMIND_WERROR=1
 
 phase "lint"
 node_modules/.bin/eslint js web bench scripts tests wasm
+node scripts/unused_exports.mjs
 
 phase "native build and tests"
 bash scripts/build.sh native
