@@ -25,6 +25,8 @@ import { setupModelPanel } from './panels/model_panel.mjs';
 import { setupRunBar } from './panels/run_bar.mjs';
 import { setupQKPanel } from './panels/qk_panel.mjs';
 import { setupWhyPanel } from './panels/why_panel.mjs';
+import { setupExercises } from './exercises/exercise_panel.mjs';
+import { setupExerciseLink } from './exercises/exercise_link.mjs';
 
 const $ = (id) => document.getElementById(id);
 addMatrixStateElements(); // the state line and shape label beside the matrix, the chips' note, the SVG button
@@ -63,6 +65,7 @@ const client = new ModelClient(workerUrl('./worker.js', import.meta.url, locatio
   onGenerationStep: (message) => generation.stepped(message),
   onWhy: (message) => why.receive(message),
   onQK: (message) => qk.receive(message),
+  onExercise: (message) => exercises.receive(message),
   // Every request is answered: tests read this settle back to 0.
   onPending: (count) => (document.body.dataset.pendingRequests = String(count)),
   onError: (error) => {
@@ -174,6 +177,9 @@ setupEmbed({ store, t, $ });
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
 const why = setupWhyPanel({ store, t, $, client, input });
 const qk = setupQKPanel({ store, t, $, client, input });
+// The tour's exercises, checked by the worker against the model in use; #exercise/NAME opens one outside the tour.
+const exercises = setupExercises({ store, t, client, input });
+setupExerciseLink({ exercises, $ });
 setupTrainPanel({
   root: $('train'),
   openButton: $('open-train'),

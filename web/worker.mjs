@@ -12,6 +12,7 @@
 //                 {type: 'lab', id, preset, seed}
 //                 {type: 'model-files', id}   the model in use as files, for the Train panel's "continue training"
 //                 {type: 'lens' | 'attribute' | 'patch' | 'qk', id, ...}   "ask the model why" (why_worker.mjs)
+//                 {type: 'exercise', id, name, ids | text, screen, answer?, reveal?}   a tour exercise (js/exercises.mjs)
 //                 {type: 'memory', port}   the module's memory, answered on `port` (a MessagePort), not queued
 // worker -> main: {type: 'progress', id, fraction, phase}
 //                 {type: 'loaded', id, info, files?, demo?} | {type: 'result', id, ...} | {type: 'described', id, info, problems}
@@ -19,6 +20,7 @@
 //                 {type: 'gen-state', id, ...} | {type: 'gen-token', id, ...}
 //                 {type: 'lesson-result', id, raw, scaled, masked, weights, output?} | {type: 'lab-record', id, preset, seed, text}
 //                 {type: 'model-files', id, config, weights: ArrayBuffer (F32 safetensors), tokenizer: text | null}
+//                 {type: 'exercise-result', id, name, available, reason?, question?, solved?, hint?, answers?}
 //                 {type: 'error', id, message, kind, values, problems?}   (errorFields of js/minimind.mjs)
 //                 {type: 'superseded', id, request}   a newer request of the same type came first
 // worker -> port: {wasmBytes, heapBytes} | {error}   (MiniMind.wasmMemoryBytes, heapBytesInUse)
@@ -29,6 +31,7 @@
 import { chatPrompt } from '../js/chat_template.mjs';
 import { argmax } from '../js/argmax.mjs';
 import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
+import { runExercise } from '../js/exercises.mjs';
 import { errorFields } from '../js/minimind.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { softmax } from '../js/softmax.mjs';
@@ -360,6 +363,16 @@ function handleModelFiles(message) {
   self.postMessage({ type: 'model-files', id: message.id, config: model.configJson(), weights, tokenizer: tokenizerJson }, [weights]);
 }
 
+// A tour exercise on what the page shows (screen: layer, head, stage, switches,
+// row, cell, the Train panel's settings), its tokens read as the matrix reads them.
+function handleExercise(message) {
+  if (!model) throw new Error('no model is loaded');
+  const { ids, labels } = tokensOf(message);
+  const screen = { ...message.screen, text: message.text ?? null, ids, labels, tokenizer };
+  const result = runExercise(model, screen, { name: message.name, answer: message.answer, reveal: message.reveal === true });
+  self.postMessage({ type: 'exercise-result', id: message.id, ...result });
+}
+
 // "Ask the model why": the model and tokenizer of now, and how this worker reads tokens.
 const WHY_REQUESTS_HANDLED = { lens: handleLens, attribute: handleAttribute, patch: handlePatch, qk: handleQK };
 const WHY_REQUESTS = Object.keys(WHY_REQUESTS_HANDLED);
@@ -376,7 +389,7 @@ function takeLatest() {
     latest[message.type] = message;
   }
   queue = [];
-  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab', 'model-files', ...WHY_REQUESTS]
+  return ['describe', 'load', 'forward', 'predict', 'gen-start', 'gen-step', 'lesson', 'lab', 'model-files', 'exercise', ...WHY_REQUESTS]
     .map((type) => latest[type])
     .filter(Boolean);
 }
@@ -398,6 +411,7 @@ async function drain() {
           else if (message.type === 'lesson') handleLesson(mm, message);
           else if (message.type === 'lab') handleLab(mm, message);
           else if (message.type === 'model-files') handleModelFiles(message);
+          else if (message.type === 'exercise') handleExercise(message);
           else if (Object.hasOwn(WHY_REQUESTS_HANDLED, message.type)) WHY_REQUESTS_HANDLED[message.type](whyContext(), message);
         } catch (error) {
           self.postMessage({ type: 'error', id: message.id, request: message.type, ...errorFields(error) });

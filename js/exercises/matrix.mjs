@@ -93,7 +93,7 @@ export const scoresTop = {
  * the text (小明 in the lesson's sentence), else the selected row, else the
  * first; always one with later tokens.
  */
-export function cheatRow(screen) {
+function cheatRow(screen) {
   const T = screen.ids.length;
   if (hasText(screen)) {
     for (const { name, at } of namesIn(screen.text)) {

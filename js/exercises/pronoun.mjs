@@ -22,7 +22,7 @@ const fixed = (value, digits = 2) => value.toFixed(digits);
  * the referent's nearest mention, answerId: the first token of the referent's
  * habit after the pronoun (唱 of 唱起了歌), answerLabel} or {none: {kind, params}}.
  */
-export function pronounContext(screen) {
+function pronounContext(screen) {
   if (!screen.tokenizer) return { none: { kind: 'noTokenizer', params: {} } };
   if (!hasText(screen)) return { none: { kind: 'noText', params: {} } };
   const { text, labels, tokenizer } = screen;
@@ -99,7 +99,7 @@ export const pronounHead = {
  * of 她 on 小红 in the lesson's sentence (js/train_session.mjs LESSON_PROBE),
  * if that share is at least PRONOUN_SHARE: {layer, head, referent}, or null.
  */
-export function lessonPronounHead(model, tokenizer) {
+function lessonPronounHead(model, tokenizer) {
   const lesson = textScreen(tokenizer, LESSON_PROBE);
   const ctx = pronounContext(lesson);
   if (ctx.none) return null;

@@ -6,6 +6,7 @@ import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
 import { QK_TERMS } from './qk_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
+import { EXERCISE_TERMS } from './exercise_terms.mjs';
 
 export default {
   ...LESSON_TERMS['zh-CN'],
@@ -13,6 +14,7 @@ export default {
   ...TRAIN_TERMS['zh-CN'],
   ...WHY_TERMS['zh-CN'],
   ...QK_TERMS['zh-CN'],
+  ...EXERCISE_TERMS['zh-CN'],
   ...TOKEN_TERMS['zh-CN'],
   ...PLACEMENT_TERMS['zh-CN'],
   'app.title': 'MiniMind 注意力游乐场',
