@@ -1,13 +1,16 @@
-// Error paths free what they allocate, in every build: after a warm-up,
+// Error paths free what they allocate, in every build that ships (the page's
+// one-thread SIMD and relaxed builds, their pthreads twins, the single-file
+// component's inlined build) and the scalar one: after a warm-up,
 // 10,000 failing calls of each of three kinds (an id past the vocabulary, an
 // impossible config, a mask of the wrong length) leave the allocator's bytes
-// in use where they were. The threads build throws JS exceptions through
+// in use where they were. The pthreads builds throw JS exceptions through
 // Wasm frames (-fexceptions), the others Wasm exceptions.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { MiniMindError } from '../../js/minimind.mjs';
 import { builtVariant, loadRaw } from './binding_raw.mjs';
+import './variants.mjs'; // turns on relaxed SIMD in a Node that has it behind a flag
 
 const CALLS = 10000;
 const WARM_UP = 200;
@@ -35,7 +38,7 @@ function expectThrow(call, name) {
   assert.fail(`${name}: the call did not throw`);
 }
 
-for (const variant of ['simd', 'scalar', 'threads']) {
+for (const variant of ['simd', 'relaxed', 'threads', 'relaxed-threads', 'single', 'scalar']) {
   test(`${variant}: ${CALLS} failing calls of each kind leave the heap where the warm-up left it`, async (t) => {
     if (!builtVariant(variant)) return t.skip(`the ${variant} build is not in dist/wasm (scripts/build.sh)`);
     const { mm, raw } = await loadRaw(variant);

@@ -4,10 +4,21 @@ import { existsSync, readFileSync } from 'node:fs';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 
-const BASE_NAMES = { simd: 'minimind', scalar: 'minimind-scalar', threads: 'minimind-threads' };
+const BASE_NAMES = {
+  simd: 'minimind',
+  relaxed: 'minimind-relaxed',
+  scalar: 'minimind-scalar',
+  threads: 'minimind-threads',
+  'relaxed-threads': 'minimind-relaxed-threads',
+  single: 'minimind-single',
+};
+// The single-file component's build: the SIMD build with its Wasm inlined in
+// the .mjs (no .wasm file), loaded as the SIMD variant.
+const INLINED = new Set(['single']);
 
 export function builtVariant(variant) {
-  return existsSync(new URL(`../../dist/wasm/${BASE_NAMES[variant]}.wasm`, import.meta.url));
+  const extension = INLINED.has(variant) ? 'mjs' : 'wasm';
+  return existsSync(new URL(`../../dist/wasm/${BASE_NAMES[variant]}.${extension}`, import.meta.url));
 }
 
 // -> {mm, raw}: the MiniMind object and the module whose bindings it calls.
@@ -21,11 +32,12 @@ export async function loadRaw(variant) {
     for (const worker of raw.PThread?.unusedWorkers ?? []) worker.unref?.();
     return raw;
   };
+  const threaded = variant === 'threads' || variant === 'relaxed-threads';
   const mm = await loadMiniMind({
-    variant,
-    threads: variant === 'threads' ? 2 : 1,
+    variant: INLINED.has(variant) ? 'simd' : variant,
+    threads: threaded ? 2 : 1,
     moduleFactory,
-    wasmBinary: readFileSync(new URL(`${base.href}.wasm`)),
+    ...(INLINED.has(variant) ? {} : { wasmBinary: readFileSync(new URL(`${base.href}.wasm`)) }),
   });
   return { mm, raw };
 }
