@@ -5,8 +5,9 @@
 // the core's (core/interp/); this file checks the options and nests the
 // flat typed arrays the module returns.
 //
-// Layers of the residual stream are counted 0..L: 0 is the embedding's
-// output, l the output of block l (1-based here, as the lens's rows are).
+// Blocks are numbered from 0, as heads.json and L0H3 number them. The residual
+// stream has L + 1 rows: row 0 is the embedding's output, named "embed", and
+// row b + 1 the output of block b, named "L{b}" (residualNames).
 
 import { MiniMindError } from './minimind_error.mjs';
 
@@ -52,8 +53,13 @@ function nest(flat, shape) {
   return build(0, 0);
 }
 
+/** The names of the residual stream's L + 1 rows: ['embed', 'L0', ..., 'L{L-1}']. */
+export function residualNames(blocks) {
+  return ['embed', ...Array.from({ length: blocks }, (_, b) => `L${b}`)];
+}
+
 /**
- * The logit lens of ids (Int32Array): per residual layer 0..L and position,
+ * The logit lens of ids (Int32Array): per residual row (embed, L0, ...) and position,
  * the `top` most probable next tokens of lm_head(norm(residual)), and the
  * probability of `token` when given.
  */
@@ -73,7 +79,7 @@ export function logitLens(native, info, ids, options = {}) {
       }),
     ),
   );
-  const result = { lens };
+  const result = { residuals: residualNames(layers - 1), lens };
   if (request.token !== undefined) result.token = { id: request.token, p: nest(out.tokenP, [layers, T]) };
   return result;
 }
@@ -116,6 +122,7 @@ export function activationPatching(native, info, clean, corrupt, options) {
   return {
     metric: { clean: out.clean, corrupt: out.corrupt },
     heads,
+    residuals: residualNames(L),
     residual,
     restoration: span === 0 ? null : { heads: restore(heads), residual: restore(residual) },
   };

@@ -4,13 +4,13 @@
 import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
 
 export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top 5] [--token ID] [--no-bos] [--json]
-            the logit lens: each residual (0 = embedding, l = after block l) read
-            through the final norm and lm_head: top tokens per layer and position
+            the logit lens: each residual (embed, then after block 0, 1, ...) read
+            through the final norm and lm_head: top tokens per residual and position
   patch     MODEL (--clean "..." | --clean-ids ...) (--corrupt "..." | --corrupt-ids ...)
             [--no-bos] --answer ID|TEXT --wrong ID|TEXT [--json]
             activation patching, metric logit(answer) - logit(wrong) at the last
-            position: each head's output and each residual (layer, position) of
-            the clean run put into the corrupt run (same token length). With a
+            position: each head's output and each residual (embed or after block
+            b, position) of the clean run put into the corrupt run (same token length). With a
             tokenizer the defaults are ${PRONOUN_PAIR.clean} / ${PRONOUN_PAIR.corrupt} and the
             first tokens of ${PRONOUN_PAIR.answerName}'s and ${PRONOUN_PAIR.wrongName}'s habits
   attribute MODEL (--ids ... | --text "...") [--position P] --answer ID|TEXT --wrong ID|TEXT [--json]
@@ -99,14 +99,16 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
       const r = model.lens(ids, { top, ...(token === undefined ? {} : { token }), ...switches(values) });
       if (values.json) return console.log(JSON.stringify({ ids, tokens: labels, ...r }));
       r.lens.forEach((rows, layer) => {
-        console.log(`\n${layer === 0 ? 'embedding (layer 0)' : `after block ${layer}`}: top ${top} next tokens`);
+        console.log(`\n${layer === 0 ? 'embed' : `after block ${layer - 1}`}: top ${top} next tokens`);
         rows.forEach((entries, t) =>
           console.log(`  after ${labels[t]}: ${entries.map((e) => `${tokenName(tokenizer, e.id)}: ${e.p.toFixed(3)}`).join(', ')}`),
         );
       });
       if (r.token) {
-        console.log(`\np(${tokenName(tokenizer, r.token.id)}) per layer (rows) and position (columns):`);
-        r.token.p.forEach((row, layer) => console.log(`  ${String(layer).padStart(3)} ${row.map((p) => p.toFixed(3)).join(' ')}`));
+        console.log(
+          `\np(${tokenName(tokenizer, r.token.id)}) per residual (rows: embed, then after block 0, 1, ...) and position (columns):`,
+        );
+        r.token.p.forEach((row, layer) => console.log(`  ${r.residuals[layer].padStart(5)} ${row.map((p) => p.toFixed(3)).join(' ')}`));
       }
     });
   }
@@ -148,6 +150,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
         wrong,
         metric: r.metric,
         heads: r.heads,
+        residuals: r.residuals,
         residual: r.residual,
       };
       if (values.json) return console.log(JSON.stringify(out));
@@ -156,12 +159,12 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
         `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at the last position: clean ${r.metric.clean.toFixed(3)}, corrupt ${r.metric.corrupt.toFixed(3)}`,
       );
       if (!r.restoration) return console.log('the two runs give the same metric: nothing to restore');
-      console.log('\nrestoration (patched - corrupt) / (clean - corrupt), head outputs [layer × head]:');
+      console.log('\nrestoration (patched - corrupt) / (clean - corrupt), head outputs [block (from 0) × head]:');
       r.restoration.heads.forEach((row, l) => console.log(`  ${String(l).padStart(3)} ${row.map(cell).join(' ')}`));
-      console.log('\nrestoration, residual [layer (0 = embedding) × position]:');
-      console.log(`      ${corrupt.labels.map((l) => l.padStart(6)).join(' ')}`);
+      console.log('\nrestoration, residual [embed, then after block 0, 1, ... × position]:');
+      console.log(`        ${corrupt.labels.map((l) => l.padStart(6)).join(' ')}`);
       r.restoration.residual.forEach((row, l) =>
-        console.log(`  ${String(l).padStart(3)} ${row.map((v) => v.toFixed(2).padStart(6)).join(' ')}`),
+        console.log(`  ${r.residuals[l].padStart(5)} ${row.map((v) => v.toFixed(2).padStart(6)).join(' ')}`),
       );
     });
   }
@@ -178,7 +181,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
       console.log(
         `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at position ${r.position}: ${r.total.toFixed(3)}`,
       );
-      console.log(`  embedding ${r.embedding.toFixed(3)}`);
+      console.log(`  embed ${r.embedding.toFixed(3)}`);
       r.heads.forEach((row, l) => console.log(`  block ${l}: heads ${row.map((v) => v.toFixed(3)).join(' ')}, FFN ${r.ffn[l].toFixed(3)}`));
     });
   }

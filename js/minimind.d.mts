@@ -128,9 +128,11 @@ export interface LensOptions extends InterpSwitches {
 }
 
 export interface LensResult {
-  /** [layer 0..L][position] of the top tokens: layer 0 is the embedding, layer l the output of block l. */
+  /** The rows' names: 'embed' (the embedding's output), then 'L0'..'L{L-1}' (the output of block b, blocks from 0). */
+  residuals: string[];
+  /** [L + 1][position] of the top tokens, rows as `residuals` names them: row 0 the embedding's, row b + 1 block b's. */
   lens: { id: number; p: number }[][][];
-  /** With options.token: its probability, [layer][position]. */
+  /** With options.token: its probability, [L + 1][position]. */
   token?: { id: number; p: number[][] };
 }
 
@@ -151,7 +153,9 @@ export interface PatchResult {
   metric: { clean: number; corrupt: number };
   /** [L][H]: the metric with head (l, h)'s output (before o_proj, every position) from the clean run; null for a head switched off. */
   heads: (number | null)[][] | null;
-  /** [L + 1][T]: the metric with the residual after layer l (0: the embedding) at position t from the clean run. */
+  /** The residual rows' names: 'embed', then 'L0'..'L{L-1}' (blocks from 0). */
+  residuals: string[];
+  /** [L + 1][T]: the metric with residual row r (as `residuals` names it) at position t from the clean run. */
   residual: number[][] | null;
   /** The same as (patched - corrupt) / (clean - corrupt); null when clean and corrupt tie. */
   restoration: { heads: (number | null)[][] | null; residual: number[][] | null } | null;

@@ -756,9 +756,10 @@ export class Model {
   }
 
   /**
-   * The logit lens: every residual (0 = the embedding, l = after block l) read
-   * through the final norm and lm_head. Returns {lens: [layer][position] of
-   * the `top` (default 5) [{id, p}], token?: {id, p: [layer][position]}}.
+   * The logit lens: every residual row (embed, then after block 0, 1, ...:
+   * residuals names them) read through the final norm and lm_head. Returns
+   * {residuals: ['embed', 'L0', ...], lens: [L + 1][position] of the `top`
+   * (default 5) [{id, p}], token?: {id, p: [L + 1][position]}}.
    * Options: top, token, causalMask, scaleScores, ablate (as forward() takes them).
    */
   lens(ids, options = {}) {
@@ -769,7 +770,8 @@ export class Model {
    * Activation patching: each head's output (before o_proj, every position)
    * and each residual (layer, position) of the clean run put into the corrupt
    * run (same length). Returns raw logit(answer) - logit(wrong) at the last
-   * position: {metric: {clean, corrupt}, heads: [L][H], residual: [L + 1][T],
+   * position: {metric: {clean, corrupt}, heads: [L][H], residuals: ['embed',
+   * 'L0', ...], residual: [L + 1][T] (row 0 the embedding's, row b + 1 block b's),
    * restoration: {heads, residual} normalised to (patched - corrupt) / (clean - corrupt)}.
    * `ablate` as in forward(): both runs with those heads off, their cells null.
    */

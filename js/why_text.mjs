@@ -10,6 +10,7 @@
 //   patch.heads: [L][H], patch.residual: [L + 1][T] (raw metric values)
 //   attribution.heads: [L][H], attribution.ffn: [L]
 import { FEMALE_NAMES, GENDER, HABITS, MALE_NAMES, PRONOUN } from './corpus.mjs';
+import { residualNames } from './interp.mjs';
 import { PRONOUN_PAIR, nextToken } from './pronoun_pair.mjs';
 
 const PRONOUNS = Object.values(PRONOUN);
@@ -227,7 +228,7 @@ function lensAt(lens, position) {
 
 /**
  * The lens's sentence for the token `id` (labelled `token`) at `position`: the first layer
- * (0 = the embeddings, l = after block l - 1) from which it stays the top
+ * (0 = embed, l = after block l - 1) from which it stays the top
  * prediction, with its p there and at the last layer.
  */
 export function lensSentence(lens, position, id, token) {
@@ -254,7 +255,7 @@ export function lensSentence(lens, position, id, token) {
 
 /**
  * A residual layer's name as a nested sentence part ({key, params}, worded by
- * the page's catalogue): the embeddings, or after block l - 1.
+ * the page's catalogue): embed, or after block l - 1.
  */
 export function residualName(layer) {
   return layer === 0 ? { key: 'why.emb', params: {} } : { key: 'why.after', params: { layer: layerName(layer) } };
@@ -268,9 +269,9 @@ export function wordParams(t, params = {}) {
   return worded;
 }
 
-/** A lens row's name: 0 the embeddings, l after block l - 1 (blocks counted from 0, as the heads are). */
-export function layerName(layer) {
-  return layer === 0 ? 'emb' : `L${layer - 1}`;
+/** A residual row's name (js/interp.mjs residualNames): 0 'embed', r after block r - 1 'L{r-1}' (blocks from 0, as the heads are). */
+function layerName(layer) {
+  return residualNames(layer).at(-1);
 }
 
 // ---------------------------------------------------------------- activation patching
@@ -380,7 +381,7 @@ export function patchSentences(result) {
 
 /** The attribution's parts, in the order of the bars: [{kind, layer?, head?, name, value}]. */
 export function attributionParts(attribution) {
-  const parts = [{ kind: 'embedding', name: 'emb', value: attribution.embedding }];
+  const parts = [{ kind: 'embedding', name: residualNames(0)[0], value: attribution.embedding }];
   attribution.heads.forEach((row, layer) => {
     row.forEach((value, head) => parts.push({ kind: 'head', layer, head, name: `L${layer}H${head}`, value }));
     parts.push({ kind: 'ffn', layer, name: `L${layer} FFN`, value: attribution.ffn[layer] });

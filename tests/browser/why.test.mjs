@@ -96,6 +96,7 @@ async function whyShown(page) {
     }));
     return {
       layers,
+      rowLabels: [...why.querySelectorAll('.why-lens-top .row-label')].map((label) => label.textContent),
       lastTopId: Number(lastTop.dataset.id),
       predictionTop: Number(/\(#(\d+)\)/.exec(document.querySelector('#prediction li').textContent)[1]),
       heads: cells('.why-patch-heads').map((c) => ({
@@ -114,6 +115,11 @@ async function whyShown(page) {
 
 function checkShown(shown, expected, lang) {
   assert.equal(shown.layers, expected.L + 1, 'the lens has the embeddings and one row per layer');
+  // Blocks from 0, as the heads (L0H3): embed, then after L0 .. after L{L-1}.
+  assert.deepEqual(shown.rowLabels, [
+    translate(lang, 'why.emb'),
+    ...Array.from({ length: expected.L }, (_, b) => translate(lang, 'why.after', { layer: `L${b}` })),
+  ]);
   assert.equal(shown.lastTopId, shown.predictionTop, 'the lens’s last row is the model’s own prediction');
   assert.equal(shown.heads.length, expected.L * expected.H);
   const best = largest(Array.from({ length: expected.L }, (_, l) => shown.heads.filter((c) => c.row === l).map((c) => c.value)));

@@ -125,7 +125,8 @@ test('minimind lens / patch / attribute --json print what the API computes', asy
       (await cli('lens', '--model', dir, '--ids', clean.join(','), '--top', '3', '--token', String(answer), '--json')).stdout,
     );
     assert.deepEqual(lens.ids, clean);
-    assert.equal(lens.lens.length, 3); // embedding + 2 blocks
+    assert.deepEqual(lens.residuals, ['embed', 'L0', 'L1']); // embed + 2 blocks, numbered from 0
+    assert.equal(lens.lens.length, 3);
     assert.equal(lens.lens[0].length, clean.length);
     assert.equal(lens.lens[0][0].length, 3);
     assert.deepEqual(lens.lens, c.model.lens(clean, { top: 3 }).lens);
@@ -148,6 +149,7 @@ test('minimind lens / patch / attribute --json print what the API computes', asy
     assert.equal(patched.code, 0, patched.stderr);
     const p = JSON.parse(patched.stdout);
     assert.deepEqual(p.ids, { clean, corrupt });
+    assert.deepEqual(p.residuals, ['embed', 'L0', 'L1']);
     assertClose([p.metric.clean, p.metric.corrupt], c.t['patch.metric'].data, { what: 'CLI metric' });
     assertClose(p.heads.flat(), c.t['patch.heads'].data, { what: 'CLI heads' });
     assertClose(p.residual.flat(), c.t['patch.residual'].data, { what: 'CLI residual' });
@@ -434,5 +436,67 @@ test('minimind lens / patch / attribute --ablate switch heads off as the API doe
     assert.match(help.stdout, /lens, patch and attribute take[\s\S]*--ablate L:H/);
   } finally {
     c.model.dispose();
+  }
+});
+
+// Blocks count from 0 in every tool, as heads.json and L0H3 do; the residual
+// after the embedding is "embed". lab-b has 2 blocks: 0 and 1, no block 2.
+test('the CLI numbers blocks from 0 in lens, patch and attribute, and names the embedding row embed', async () => {
+  const model = mm.createModel({ preset: 'lab-b', seed: 0 });
+  const L = model.info().num_hidden_layers;
+  model.dispose();
+  const blocks = Array.from({ length: L }, (_, b) => b);
+  const common = ['--preset', 'lab-b', '--seed', '0'];
+  const lens = await cli('lens', ...common, '--text', 'a b a b', '--top', '2', '--token', '5');
+  assert.equal(lens.code, 0, lens.stderr);
+  const headers = lens.stdout
+    .split('\n')
+    .filter((line) => line.endsWith('next tokens'))
+    .map((line) => line.split(':')[0]);
+  assert.deepEqual(headers, ['embed', ...blocks.map((b) => `after block ${b}`)]);
+  const rows = lens.stdout
+    .split('per residual')[1]
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => line.trim().split(' ')[0]);
+  assert.deepEqual(rows, ['embed', ...blocks.map((b) => `L${b}`)]);
+
+  const patch = await cli('patch', ...common, '--clean-ids', '3,4,5,3,4', '--corrupt-ids', '3,6,5,3,6', '--answer', '5', '--wrong', '6');
+  assert.equal(patch.code, 0, patch.stderr);
+  const [headRows, residualRows] = patch.stdout
+    .split('\nrestoration')
+    .slice(1)
+    .map((part) => part.split('\n').filter((line) => /^\s+\S+ +(-?\d+\.\d+|off)\b/.test(line)));
+  assert.deepEqual(
+    headRows.map((line) => line.trim().split(' ')[0]),
+    blocks.map(String),
+  );
+  assert.deepEqual(
+    residualRows.map((line) => line.trim().split(' ')[0]),
+    ['embed', ...blocks.map((b) => `L${b}`)],
+  );
+
+  const attribute = await cli('attribute', ...common, '--ids', '3,4,5', '--answer', '5', '--wrong', '6');
+  assert.equal(attribute.code, 0, attribute.stderr);
+  assert.match(attribute.stdout, /^ {2}embed -?\d/m);
+  assert.deepEqual(
+    [...attribute.stdout.matchAll(/^ {2}block (\d+):/gm)].map((m) => Number(m[1])),
+    blocks,
+  );
+});
+
+test('the API names the residual rows: embed, then L0 .. L{L-1}', () => {
+  const model = mm.createModel({ preset: 'lab-b', seed: 0 });
+  try {
+    const L = model.info().num_hidden_layers;
+    const names = ['embed', ...Array.from({ length: L }, (_, b) => `L${b}`)];
+    const lens = model.lens([3, 4, 5]);
+    assert.deepEqual(lens.residuals, names);
+    assert.equal(lens.lens.length, names.length);
+    const patch = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 5, wrong: 6 });
+    assert.deepEqual(patch.residuals, names);
+    assert.equal(patch.residual.length, names.length);
+  } finally {
+    model.dispose();
   }
 });

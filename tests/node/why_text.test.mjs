@@ -129,7 +129,7 @@ test('the patch result is normalised cell by cell, and the sentence names the he
   const lines = patchSentences(PATCH);
   assert.deepEqual(lines[1], { key: 'why.patch.head', params: { head: 'L1H0', percent: '93' } });
   // The first residual cell with the largest value: layer 0 (the embeddings) at position 2, the clean text's token (patched in).
-  assert.deepEqual(lines[2], { key: 'why.patch.residualEmb', params: { layer: 'emb', position: 2, token: '她', percent: '100' } });
+  assert.deepEqual(lines[2], { key: 'why.patch.residualEmb', params: { layer: 'embed', position: 2, token: '她', percent: '100' } });
   const later = patchSentences({
     ...PATCH,
     residual: [
@@ -206,7 +206,7 @@ test('attribution parts come in the bars’ order, add up to the total, and the 
   const parts = attributionParts(ATTRIBUTION);
   assert.deepEqual(
     parts.map((p) => p.name),
-    ['emb', 'L0H0', 'L0H1', 'L0 FFN', 'L1H0', 'L1H1', 'L1 FFN'],
+    ['embed', 'L0H0', 'L0H1', 'L0 FFN', 'L1H0', 'L1H1', 'L1 FFN'],
   );
   assert.equal(partsSum(parts), 3);
   const lines = attributionSentences(ATTRIBUTION, { layer: 0, head: 1 });
@@ -354,7 +354,7 @@ test('the residual grid’s journey: from the name to the pronoun in one block, 
   const en = (k, p) => translate('en', k, p);
   assert.equal(
     en(line.key, wordParams(en, line.params)),
-    'Causal tracing (as in ROME): patching position 1 “小” (embeddings) restores 99%; from after L0 on, position 4 “她” restores the most (99%), to the last layer. Block L0 carries the referent to the pronoun in one jump.',
+    'Causal tracing (as in ROME): patching position 1 “小” (embed) restores 99%; from after L0 on, position 4 “她” restores the most (99%), to the last layer. Block L0 carries the referent to the pronoun in one jump.',
   );
   const move = residualResult([
     [0, 0.9, 0, 0, 0.1],

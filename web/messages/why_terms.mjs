@@ -12,7 +12,7 @@ export const WHY_TERMS = {
     'why.scaleOff': '没有除以 √d',
     'why.busy': '计算中……',
     'why.story': '代词的故事（“{pronoun}”指{referent}，{referent}的习惯是“{habit}”）',
-    'why.emb': '嵌入',
+    'why.emb': '嵌入（embed）',
     'why.after': '{layer} 之后',
     'why.lens.title': '每一层预测什么：第 {row} 行“{token}”之后',
     'why.lens.hint':
@@ -90,7 +90,7 @@ export const WHY_TERMS = {
     'why.scaleOff': 'not divided by √d',
     'why.busy': 'Computing…',
     'why.story': 'The pronoun story (“{pronoun}” is {referent}, whose habit is “{habit}”)',
-    'why.emb': 'embeddings',
+    'why.emb': 'embed',
     'why.after': 'after {layer}',
     'why.lens.title': 'What each layer predicts after row {row} “{token}”',
     'why.lens.hint':

@@ -1,16 +1,19 @@
-// The logit lens for the selected row: layers (the embeddings, then after
-// each block) × the top 5 tokens read out there, and a layers × positions map
+// The logit lens for the selected row: residual rows (embed, then after
+// block 0, 1, ...) × the top 5 tokens read out there, and a layers × positions map
 // of one token's probability. Colours: viridis for probabilities in [0, 1]
 // (colors.mjs); the chosen token's cells are outlined.
 import { scaleFor } from '../colors.mjs';
-import { layerName } from '../../js/why_text.mjs';
+import { residualName } from '../../js/why_text.mjs';
 import { renderValueGrid, scrollToColumns } from './value_grid.mjs';
 
 const probability = scaleFor('attn_weights', []);
 
-/** The lens rows' labels: the embeddings, then "after L0", "after L1", ... */
+/** The lens rows' labels: embed, then "after L0", "after L1", ... (blocks from 0). */
 export function layerLabels(layers, t) {
-  return Array.from({ length: layers }, (_, l) => (l === 0 ? t('why.emb') : t('why.after', { layer: layerName(l) })));
+  return Array.from({ length: layers }, (_, l) => {
+    const { key, params } = residualName(l);
+    return t(key, params);
+  });
 }
 
 /**
