@@ -4,6 +4,8 @@
 // waiting at its saved batch with its losses, and Resume goes on from there; a second tab sees the run training in
 // the first (Web Locks) and cannot resume it there; a saved run downloads as
 // MiniMind's *_resume.pth (read back by the module); deleting removes it.
+// A run paused, saved, reloaded and resumed ends with the weights of the same
+// run trained without a break, bit for bit.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
@@ -146,6 +148,78 @@ test('a run saved on pause survives a reload (which asks first), resumes at its 
   assert.deepEqual(second.errors, []);
   await second.page.close();
   await page.close();
+});
+
+// The model.safetensors (F32) the run bar downloads once the run is done at `batches`.
+async function weightsWhenDone(page, batches) {
+  await waitFor(
+    page,
+    (n) => document.getElementById('train').dataset.state === 'done' && Number(document.getElementById('train').dataset.step) === n,
+    batches,
+  );
+  await page.selectOption('#train select[name="dtype"]', 'F32');
+  const downloads = [];
+  const got = new Promise((resolve) => {
+    page.on('download', (download) => {
+      downloads.push(download);
+      if (downloads.length === 3) resolve(); // config.json, model.safetensors, tokenizer.json
+    });
+  });
+  await page.click('#train [data-train="download"]');
+  await got;
+  const weights = downloads.find((d) => d.suggestedFilename() === 'model.safetensors');
+  assert.ok(weights, downloads.map((d) => d.suggestedFilename()).join(', '));
+  return readFile(await weights.path());
+}
+
+test('a run resumed after a reload ends with the weights of the same run never interrupted, bit for bit', async () => {
+  const BATCHES = 60;
+  // Each run on an origin of its own: no saved run of the other (nor of the test above) in its list.
+  const servers = [await serve(SITE), await serve(SITE)];
+  const pages = [];
+  try {
+    // The run without a break.
+    const straight = await openPlayground({ base: servers[0].url });
+    pages.push(straight);
+    await straight.page.click('#open-train');
+    await straight.page.fill('#train input[name="batches"]', String(BATCHES));
+    await straight.page.click('#train [data-train="start"]');
+    const expected = await weightsWhenDone(straight.page, BATCHES);
+
+    // The same run paused and saved on the way, the page reloaded, the run resumed from IndexedDB.
+    const broken = await openPlayground({ base: servers[1].url });
+    pages.push(broken);
+    const { page } = broken;
+    await page.click('#open-train');
+    await page.fill('#train input[name="batches"]', String(BATCHES));
+    await page.click('#train [data-train="start"]');
+    await waitFor(page, stepAtLeast, 10);
+    await page.click('#train [data-train="pause"]');
+    await waitFor(page, () => document.getElementById('train').dataset.state === 'paused');
+    const pausedAt = Number((await dataset(page)).step);
+    await waitFor(page, (n) => document.querySelector(`#train [data-run-id][data-step="${n}"][data-live="here"]`), pausedAt);
+    assert.ok(pausedAt < BATCHES, `paused at ${pausedAt} of ${BATCHES}`);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    await page.click('#open-train');
+    await waitFor(
+      page,
+      (n) => document.getElementById('train').dataset.state === 'paused' && Number(document.getElementById('train').dataset.step) === n,
+      pausedAt,
+    );
+    await page.click('#train [data-train="pause"]'); // Resume
+    const resumed = await weightsWhenDone(page, BATCHES);
+
+    assert.equal(resumed.length, expected.length);
+    assert.ok(
+      resumed.equals(expected),
+      `the resumed run (saved at batch ${pausedAt}) ends with other weights than the run without a break`,
+    );
+    for (const { errors } of pages) assert.deepEqual(errors, []);
+  } finally {
+    for (const { page } of pages) await page.close();
+    for (const server of servers) await server.close();
+  }
 });
 
 test('a full quota or a browser that refuses storage gets a message, and the run goes on', async () => {
