@@ -40,6 +40,8 @@ import { playgroundUrl } from './playground_link.mjs';
 import { LoadError, acquireModel, describeModel, loadRuntime } from './runtime.mjs';
 import { STYLE } from './style.mjs';
 import { TRAIN_ATTRIBUTES, TrainFigure, readTrainAttributes } from './train_figure.mjs';
+// The same script defines <minimind-exercise>, the tour's exercises for course pages.
+import './minimind_exercise.mjs';
 
 const MAX_TOKENS = 128; // as the page
 // Models this large take a noticeable time to build on the main thread:

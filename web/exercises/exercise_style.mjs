@@ -1,7 +1,7 @@
 // The exercises' styles, one string for the page (added to its <head> once)
 // and for the <minimind-exercise> element's shadow root. Colours come from the
 // host's custom properties when it has them (web/theme.css), else defaults.
-const EXERCISE_CSS = `
+export const EXERCISE_CSS = `
 .exercise { border: 1px solid var(--line, #d0d0d0); border-radius: 6px; padding: 0.6rem 0.8rem; margin: 0.6rem 0;
   background: var(--panel, #fff); max-width: 100%; box-sizing: border-box; overflow-wrap: anywhere; }
 .exercise-title { margin: 0 0 0.4rem; font-size: 1rem; }

@@ -55,8 +55,9 @@ function answerText(kind, answer, { t, labels }) {
  * state {t, info (the model's), labels (the tokens on screen), layer (shown),
  * result (the last answer of js/exercises.mjs runExercise), verdict ({solved,
  * hint} of the last check) | null, answers | null, tries, busy, error (text) | null}.
+ * poke: the catalogue's prefix of the sentences that say what to poke ('exercise.poke': the page's figure).
  */
-export function exerciseView(container, { name, onCheck, onReveal }) {
+export function exerciseView(container, { name, onCheck, onReveal, poke = 'exercise.poke' }) {
   const kind = ANSWER_KINDS[name];
   const root = make('div', 'exercise', container);
   root.dataset.exercise = name;
@@ -96,7 +97,7 @@ export function exerciseView(container, { name, onCheck, onReveal }) {
     controlKey = key;
     controls.replaceChildren();
     control = null;
-    if (kind.startsWith('poke')) return void make('p', 'exercise-poke hint', controls, t(`exercise.${kind.replace('-', '.')}`));
+    if (kind.startsWith('poke')) return void make('p', 'exercise-poke hint', controls, t(`${poke}.${kind.slice('poke-'.length)}`));
     const label = make('label', 'exercise-answer', controls);
     make('span', null, label, t('exercise.answer'));
     if (kind === 'number') {

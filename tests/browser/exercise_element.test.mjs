@@ -1,0 +1,118 @@
+// <minimind-exercise> on a course page of another origin than the element's
+// files (as cross_origin.test.mjs serves them): it loads the trained model,
+// a wrong answer is refused and the `minimind-exercise` event arrives with
+// solved false, a right one (computed in Node by js/exercises.mjs on the same
+// model) gives solved true with the tries counted; an unknown name is said
+// inside the element in its language, and nothing is thrown into the page.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { exercise, textScreen } from '../../js/exercises.mjs';
+import { LESSON_PROBE } from '../../js/train_session.mjs';
+import { translate } from '../../web/i18n.mjs';
+import { EXERCISE_TERMS } from '../../web/messages/exercise_terms.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { launchBrowser, openPage } from './browser.mjs';
+import { trainedModel } from './demo.mjs';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+let files;
+let course;
+let courseDir;
+let browser;
+
+before(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  courseDir = await mkdtemp(join(tmpdir(), 'minimind-exercise-course-'));
+  files = await serve(join(ROOT, 'dist/site'));
+  course = await serve(courseDir);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await Promise.all([files?.close(), course?.close()]);
+  if (courseDir) await rm(courseDir, { recursive: true, force: true });
+});
+
+// A course page with the element's script from the files' origin; every event the page receives is kept in window.results.
+async function coursePage(name, body) {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Course</title><link rel="icon" href="data:,">
+<script type="module" src="${files.url}minimind-attention.js"></script></head>
+<body><h1>Exercise</h1>${body}
+<script>window.results = []; document.addEventListener('minimind-exercise', (e) => window.results.push(e.detail));</script>
+</body></html>`;
+  await writeFile(join(courseDir, `${name}.html`), html);
+  return `${course.url}${name}.html`;
+}
+
+const ready = (page, selector) =>
+  page.waitForFunction((s) => document.querySelector(s)?.shadowRoot?.querySelector('.exercise[data-available="true"]'), selector, {
+    timeout: 60000,
+  });
+
+test('a pronoun-head exercise on another origin: a wrong head is refused, a right one solves it, each check an event', async () => {
+  assert.notEqual(new URL(files.url).origin, new URL(course.url).origin);
+  const url = await coursePage('heads', '<minimind-exercise id="ex" name="pronoun-head"></minimind-exercise>');
+  const { page, errors } = await openPage(browser.context, url);
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await ready(page, '#ex');
+  // The right heads and a wrong one of block 0, from the same model in Node.
+  const { model, tokenizer } = await trainedModel();
+  const e = exercise('pronoun-head');
+  const right = e.answers(model, textScreen(tokenizer, LESSON_PROBE));
+  const wrong = [0, 1, 2, 3].find((h) => !right.some((r) => r.head === h));
+  assert.ok(right.length > 0 && wrong !== undefined);
+  const ex = page.locator('#ex');
+  await ex.locator('select[name="layer"]').selectOption('0');
+  await ex.locator('select[name="head"]').selectOption(String(wrong));
+  await ex.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 1);
+  assert.deepEqual(await page.evaluate(() => window.results[0]), { name: 'pronoun-head', solved: false, tries: 1 });
+  const hint = await ex.locator('.exercise-verdict').innerText();
+  assert.match(hint, new RegExp(`L0H${wrong}`));
+  await ex.locator('select[name="head"]').selectOption(String(right[0].head));
+  await ex.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 2);
+  assert.deepEqual(await page.evaluate(() => window.results[1]), { name: 'pronoun-head', solved: true, tries: 2 });
+  assert.equal(await ex.locator('.exercise-verdict').innerText(), translate('en', 'exercise.solved'));
+  await ex.screenshot({ path: join(ARTIFACTS, 'exercise-element-en.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('in zh-CN: the lens exercise takes the block the model computes, after a wrong one; an unknown name is said in the element', async () => {
+  const url = await coursePage(
+    'lens',
+    '<div lang="zh-CN"><minimind-exercise id="lens" name="lens-block"></minimind-exercise></div><minimind-exercise id="bad" name="no-such" lang="zh-CN"></minimind-exercise>',
+  );
+  const { page, errors } = await openPage(browser.context, url);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await ready(page, '#lens');
+  const { model, tokenizer } = await trainedModel();
+  const [first] = exercise('lens-block').answers(model, textScreen(tokenizer, LESSON_PROBE));
+  const lens = page.locator('#lens');
+  const select = lens.locator('.exercise-answer select');
+  await select.selectOption(String(first === 0 ? 1 : first - 1));
+  await lens.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 1);
+  assert.equal(await page.evaluate(() => window.results[0].solved), false);
+  assert.equal(await lens.locator('.exercise-check').innerText(), '检查');
+  await select.selectOption(String(first));
+  await lens.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 2);
+  assert.deepEqual(await page.evaluate(() => window.results[1]), { name: 'lens-block', solved: true, tries: 2 });
+  // No sideways scrolling on a phone.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+  const bad = await page.locator('#bad .ex-status').innerText();
+  assert.ok(bad.startsWith(EXERCISE_TERMS['zh-CN']['exercise.el.failed'].split('{')[0]), bad);
+  assert.match(bad, /no-such/);
+  await lens.screenshot({ path: join(ARTIFACTS, 'exercise-element-zh.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
