@@ -27,6 +27,7 @@ import { setupQKPanel } from './panels/qk_panel.mjs';
 import { setupWhyPanel } from './panels/why_panel.mjs';
 import { setupExercises } from './exercises/exercise_panel.mjs';
 import { setupExerciseLink } from './exercises/exercise_link.mjs';
+import { setupTour } from './tour/tour_panel.mjs';
 
 const $ = (id) => document.getElementById(id);
 addMatrixStateElements(); // the state line and shape label beside the matrix, the chips' note, the SVG button
@@ -191,4 +192,19 @@ setupTrainPanel({
   // A model trained in the panel, put to use: back to the playground, where its matrix is drawn.
   showPlayground: () => $('heatmap').scrollIntoView({ block: 'center', behavior: 'instant' }),
 });
-loading.load();
+// The guided tour borrows the page as lesson mode does; a tour link (#tour/…) opens on its step and loads its model.
+const tour = setupTour({
+  store,
+  t,
+  $,
+  showExercise: exercises.show,
+  hideExercise: exercises.hide,
+  hooks: {
+    loadModel: loading.load,
+    compute: input.compute,
+    resetGeneration: generation.reset,
+    modelInUse: loading.modelInUse,
+    reopenFiles: loading.reopenFiles,
+  },
+});
+if (!tour.started) loading.load();

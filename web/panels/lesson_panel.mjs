@@ -15,11 +15,9 @@ import { LessonClient } from '../lesson_client.mjs';
 import { exampleById, exampleLesson } from '../lesson_examples.mjs';
 import { validateLesson } from '../lesson_input.mjs';
 import { DEFAULTS, viewDefaults } from '../url_state.mjs';
+import { PLAYGROUND, createPlaygroundKeeper } from '../playground_keeper.mjs';
 import { renderLabView } from '../views/lab_record.mjs';
 import { renderLessonView } from '../views/lesson_matrices.mjs';
-
-// The playground's own state, as a lesson or a lab finds it and leaves it.
-const PLAYGROUND = ['text', 'inputMode', 'preset', 'seed', 'config', 'files', 'layer', 'head', 'stage', 'causal', 'scale', 'row', 'ablate'];
 
 /**
  * hooks: {loadModel(), compute(), resetGeneration(), modelInUse(), reopenFiles(kept)} of the
@@ -32,8 +30,7 @@ const PLAYGROUND = ['text', 'inputMode', 'preset', 'seed', 'config', 'files', 'l
 export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   let cell = null; // the raw score whose dot product is spelled out: [i, j]
   let validation = null;
-  let playground = null; // the PLAYGROUND state to go back to, while a lesson or a lab is open
-  let filesModel = null; // with it, the model in use if it came from files (hooks.modelInUse())
+  const playground = createPlaygroundKeeper({ store, hooks }); // the state to go back to, while a lesson or a lab is open
   const client = new LessonClient(workerUrl, {
     onLesson: (result) => {
       store.set({ lessonResult: result, lessonError: null });
@@ -54,10 +51,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
 
   // Kept once, on the way in from the playground (not from one lesson or lab to another).
   function keepPlayground() {
-    const s = store.get();
-    if (inMode(s)) return;
-    playground = Object.fromEntries(PLAYGROUND.map((key) => [key, s[key]]));
-    filesModel = s.files ? hooks.modelInUse() : null;
+    if (!inMode()) playground.keep();
   }
 
   // A page opened on a lesson or a lab has no playground state of its own:
@@ -74,25 +68,10 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
   }
 
   // Back to the playground as it was; `patch` (another input mode) on top.
+  // The lab's matrices do not fit the playground's layer and head: they go before those come back.
   function leave(patch = {}) {
-    const s = store.get();
-    const { files, ...back } = { ...(playground ?? playgroundDefaults(s)), ...patch };
-    const reopen = files ? filesModel : null;
-    playground = null;
-    filesModel = null;
-    const sameModel =
-      Boolean(s.model.info) &&
-      files === s.files &&
-      back.preset === s.preset &&
-      back.seed === s.seed &&
-      JSON.stringify(back.config) === JSON.stringify(s.config);
-    hooks.resetGeneration();
     cell = null;
-    // The lab's matrices do not fit the playground's layer and head: they go before those come back.
-    store.set({ ...back, lab: null, ...(sameModel ? {} : { described: null, result: null }) });
-    if (sameModel) hooks.compute();
-    else if (reopen) hooks.reopenFiles(reopen);
-    else hooks.loadModel();
+    playground.restore({ patch, fallback: playgroundDefaults(store.get()), extra: { lab: null } });
   }
 
   function enterLesson() {
@@ -261,10 +240,7 @@ export function setupLessonPanel({ store, t, $, workerUrl, hooks }) {
     if (['lab', 'labRecord', 'labError', 'lang', 'inputMode'].some((k) => changed.has(k))) renderLab();
     if (changed.has('lab')) renderMode();
     // Out of every lesson and lab some other way (another model closed the lab): nothing to go back to.
-    if ((changed.has('lab') || changed.has('inputMode')) && !inMode(s)) {
-      playground = null;
-      filesModel = null;
-    }
+    if ((changed.has('lab') || changed.has('inputMode')) && !inMode(s)) playground.forget();
     // The lab's record belongs to the lab's preset: another model closes it.
     const leftLab = s.lab && (s.preset !== s.lab || s.config !== null || s.files !== null || isManual(s));
     if (leftLab && ['preset', 'config', 'files', 'inputMode'].some((k) => changed.has(k))) queueMicrotask(() => store.set({ lab: null }));

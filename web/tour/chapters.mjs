@@ -1,0 +1,153 @@
+// The guided tour's chapters, in order: each a slug (its link, #tour/NAME)
+// and its steps. A step is declarative: the state it sets (resolved against
+// the model on screen by tour_state.mjs), the element it points at, the
+// sentences it says (`say`: js/tour_text.mjs computes them from what is on
+// screen) and, for lesson 11, MiniMind's own code lines (shown untranslated).
+// The last step of a chapter is its exercise ({exercise: NAME}). A chapter
+// is one entry here: adding one (the circuit, later) adds one object.
+//
+// State values (all optional; what a step leaves out is the tour's default):
+//   model   'minimind-demo' or a preset name        text   'lesson' (the trained
+//   model's lesson sentence, heads.json), 'lesson-twice', or a literal text
+//   layer, head   a number, or {role} (a head of that measured role, heads.json)
+//   row     null, a number, 'pronoun' (the text's last 他/她), 'last', {token} (its first row)
+//   cell    null or {query: row spec, key: 'top'} (the row's largest weight)
+//   ablate  [] or 'pronoun-heads' (heads.json's pronoun heads)
+//   stage, causal, scale   as the store has them;  panel  'train' (opened, never started)
+import { DEMO } from '../demo_model.mjs';
+
+const LESSON = { model: DEMO, text: 'lesson', layer: { role: 'pronoun' }, head: { role: 'pronoun' }, row: 'pronoun' };
+
+// Lesson 11's Attention.forward (MiniMind's model/model_minimind.py), line by line.
+const CODE = {
+  proj: [
+    'xq, xk, xv = self.q_proj(x), self.k_proj(x), self.v_proj(x)',
+    'xq = xq.view(bsz, seq_len, self.n_local_heads, self.head_dim)',
+    'xk = xk.view(bsz, seq_len, self.n_local_kv_heads, self.head_dim)',
+    'xv = xv.view(bsz, seq_len, self.n_local_kv_heads, self.head_dim)',
+  ],
+  norm: ['xq, xk = self.q_norm(xq), self.k_norm(xk)', 'cos, sin = position_embeddings', 'xq, xk = apply_rotary_pos_emb(xq, xk, cos, sin)'],
+  gqa: [
+    'xq, xk, xv = (',
+    '    xq.transpose(1, 2),',
+    '    repeat_kv(xk, self.n_rep).transpose(1, 2),',
+    '    repeat_kv(xv, self.n_rep).transpose(1, 2)',
+    ')',
+  ],
+  scores: [
+    'scores = (xq @ xk.transpose(-2, -1)) / math.sqrt(self.head_dim)',
+    'scores[:, :, :, -seq_len:] += torch.full((seq_len, seq_len), float("-inf")).triu(1)',
+    'output = F.softmax(scores.float(), dim=-1).type_as(xq) @ xv',
+    'output = output.transpose(1, 2).reshape(bsz, seq_len, -1)',
+    'output = self.resid_dropout(self.o_proj(output))',
+  ],
+};
+
+const LAB = { model: 'lab-a', text: 'lesson', layer: 0, head: 1, row: 'last' };
+
+export const CHAPTERS = [
+  {
+    slug: 'tokens',
+    steps: [
+      { state: { ...LESSON, row: null }, point: 'chips', say: 'tokens.split' },
+      { state: LESSON, point: 'heatmap', say: 'tokens.rows' },
+      { state: LESSON, point: 'chips', exercise: 'tokens-count' },
+    ],
+  },
+  {
+    slug: 'scores',
+    steps: [
+      { state: { ...LESSON, stage: 'scores_raw' }, point: 'heatmap', say: 'scores.raw' },
+      { state: { ...LESSON, stage: 'scores_scaled' }, point: 'heatmap', say: 'scores.scaled' },
+      { state: { ...LESSON, stage: 'scores_masked' }, point: 'heatmap', say: 'scores.masked' },
+      { state: { ...LESSON, stage: 'attn_weights' }, point: 'heatmap', say: 'scores.softmax' },
+      { state: { ...LESSON, stage: 'scores_raw' }, point: 'heatmap', exercise: 'scores-top' },
+    ],
+  },
+  {
+    slug: 'mask',
+    steps: [
+      { state: { ...LESSON, causal: false }, point: 'prediction-box', say: 'mask.off' },
+      { state: LESSON, point: 'prediction-box', say: 'mask.on' },
+      { state: { ...LESSON, causal: false, row: { token: '明' } }, point: 'heatmap', exercise: 'mask-cheat' },
+    ],
+  },
+  {
+    slug: 'scale',
+    steps: [
+      { state: { ...LESSON, scale: false }, point: 'heatmap', say: 'scale.off' },
+      { state: LESSON, point: 'heatmap', say: 'scale.on' },
+      { state: { ...LESSON, scale: false }, point: 'heatmap', exercise: 'scale-sharper' },
+    ],
+  },
+  {
+    slug: 'forward',
+    steps: [
+      { state: LAB, point: 'view-title', say: 'forward.proj', code: CODE.proj },
+      { state: LAB, point: 'view-title', say: 'forward.norm', code: CODE.norm },
+      { state: LAB, point: 'overview', say: 'forward.gqa', code: CODE.gqa },
+      { state: LAB, point: 'heatmap', say: 'forward.scores', code: CODE.scores },
+      { state: LAB, point: 'overview', exercise: 'forward-gqa' },
+    ],
+  },
+  {
+    slug: 'heads',
+    steps: [
+      { state: LESSON, point: 'head-note', say: 'heads.role' },
+      {
+        state: { ...LESSON, layer: { role: 'previous-token' }, head: { role: 'previous-token' }, row: 'last' },
+        point: 'head-note',
+        say: 'heads.role',
+      },
+      {
+        state: { ...LESSON, text: 'lesson-twice', layer: { role: 'induction' }, head: { role: 'induction' }, row: 'last' },
+        point: 'head-note',
+        say: 'heads.role',
+      },
+      { state: { ...LESSON, layer: { role: 'sink' }, head: { role: 'sink' }, row: 'last' }, point: 'head-note', say: 'heads.role' },
+      { state: { ...LESSON, layer: 0, head: 0 }, point: 'overview', exercise: 'pronoun-head' },
+      { state: LESSON, point: 'chips', exercise: 'other-name' },
+    ],
+  },
+  {
+    slug: 'switch-off',
+    steps: [
+      { state: { ...LESSON, ablate: 'pronoun-heads' }, point: 'prediction-box', say: 'switchoff.off' },
+      { state: LESSON, point: 'overview', exercise: 'switch-off' },
+    ],
+  },
+  {
+    slug: 'why',
+    steps: [
+      { state: LESSON, point: 'why', say: 'why.lens' },
+      { state: LESSON, point: 'why', say: 'why.attribution' },
+      { state: LESSON, point: 'why', say: 'why.patch' },
+      { state: LESSON, point: 'why', exercise: 'lens-block' },
+    ],
+  },
+  {
+    slug: 'weight',
+    steps: [
+      { state: { ...LESSON, cell: { query: 'pronoun', key: 'top' } }, point: 'qk', say: 'weight.cell' },
+      { state: { ...LESSON, cell: { query: 'pronoun', key: 'top' } }, point: 'qk', exercise: 'weight-source' },
+    ],
+  },
+  {
+    slug: 'train',
+    steps: [
+      { state: { ...LESSON, row: null, panel: 'train' }, point: 'train', say: 'train.panel' },
+      { state: { ...LESSON, row: null, panel: 'train' }, point: 'train', exercise: 'train-setting' },
+    ],
+  },
+];
+
+/** Every step of the tour, in order: {chapter: slug, index (0-based over the tour), first (of its chapter), ...step}. */
+export const STEPS = CHAPTERS.flatMap((chapter) =>
+  chapter.steps.map((step, k) => ({ ...step, chapter: chapter.slug, first: k === 0 })),
+).map((step, index) => ({ ...step, index }));
+
+/** The 0-based indexes [first, last] of a chapter's steps, or null. */
+export function chapterRange(slug) {
+  const indexes = STEPS.filter((step) => step.chapter === slug).map((step) => step.index);
+  return indexes.length ? [indexes[0], indexes.at(-1)] : null;
+}
