@@ -167,20 +167,20 @@ export function qkSentences(answer, context) {
       params: { q: named(top.q), k: named(top.k), value: fixed(top.value), total: fixed(total) },
     });
     const sums = sideSums(table);
-    const keySide = largestEntry(sums.k);
-    lines.push({
-      key: 'qk.keySide',
-      params: { token: k, name: named(keySide.at), value: fixed(keySide.value), total: fixed(total) },
-    });
-    const keyReads = attendsLine('key', components[keySide.at], key, context);
-    if (keyReads) lines.push(keyReads);
-    const querySide = largestEntry(sums.q);
-    lines.push({
-      key: 'qk.querySide',
-      params: { token: q, name: named(querySide.at), value: fixed(querySide.value), total: fixed(total) },
-    });
-    const queryReads = attendsLine('query', components[querySide.at], query, context);
-    if (queryReads) lines.push(queryReads);
+    // Each side's largest component, key side first, and what it reads there when it is a head.
+    const sides = [
+      { side: 'key', sum: sums.k, token: k, position: key },
+      { side: 'query', sum: sums.q, token: q, position: query },
+    ];
+    for (const { side, sum, token, position } of sides) {
+      const largest = largestEntry(sum);
+      lines.push({
+        key: `qk.${side}Side`,
+        params: { token, name: named(largest.at), value: fixed(largest.value), total: fixed(total) },
+      });
+      const reads = attendsLine(side, components[largest.at], position, context);
+      if (reads) lines.push(reads);
+    }
   } else {
     lines.push(...blockZeroLines(answer, { q, k, labelOf, world, ids: context.ids }));
   }

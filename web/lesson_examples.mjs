@@ -16,6 +16,33 @@
 /** The stages of the hand computation, in the lesson's order. */
 export const LESSON_STAGES = ['raw', 'scaled', 'masked', 'weights', 'output'];
 
+// A lesson's 3×3 scores typed as Q (a 4th column of zeros) with K the identity,
+// so Q·Kᵀ is exactly the lesson's scores and d = 4 as there; the row of 她 selected.
+const scoresAsQ = ({ id, q, decimals, cell, checks }) => ({
+  id,
+  kind: 'qkv',
+  q,
+  k: identityRows(3, 4),
+  v: '',
+  scores: '',
+  labels: '小红 很 她',
+  causal: false,
+  scale: true,
+  decimals,
+  cell,
+  row: 2,
+  note: id,
+  checks,
+});
+
+// One check per printed row of a lesson's matrix, labelled as the lesson prints it (scores[0], scores[1], ...).
+const rowChecks = (name, stage, decimals, rows, status) =>
+  rows.map((lesson, row) => ({ label: `${name}[${row}]`, stage, row, decimals, lesson, ...(status ? { status } : {}) }));
+
+// One check per printed weight of the query token's row: query→key, as the lesson prints them.
+const cellChecks = (query, row, keys, decimals, values) =>
+  keys.map((key, col) => ({ label: `${query}→${key}`, stage: 'weights', row, col, decimals, lesson: values[col] }));
+
 const identityRows = (rows, cols) =>
   Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === j ? '1' : '0')).join(' ')).join('\n');
 
@@ -35,43 +62,45 @@ export const LESSON_EXAMPLES = [
     cell: [2, 0], // scores[2][0] = 0.9*0.8 + 0.1*0.2 + 0.8*0.9 + 0.0*0.1 = 1.46
     row: 2,
     checks: [
-      { label: 'scores[0]', stage: 'raw', row: 0, decimals: 4, lesson: ['0.4000', '0.1400', '0.3000'] },
-      { label: 'scores[1]', stage: 'raw', row: 1, decimals: 4, lesson: ['0.0400', '0.1300', '0.0100'] },
-      { label: 'scores[2]', stage: 'raw', row: 2, decimals: 4, lesson: ['1.4600', '0.1100', '1.2000'] },
-      { label: 'attention_weights[0]', stage: 'weights', row: 0, decimals: 4, lesson: ['0.3737', '0.2881', '0.3381'] },
-      { label: 'attention_weights[1]', stage: 'weights', row: 1, decimals: 4, lesson: ['0.3263', '0.3570', '0.3167'] },
-      { label: 'attention_weights[2]', stage: 'weights', row: 2, decimals: 4, lesson: ['0.4925', '0.1277', '0.3798'] },
-      { label: '她→小红', stage: 'weights', row: 2, col: 0, decimals: 3, lesson: '0.493' },
-      { label: '她→很', stage: 'weights', row: 2, col: 1, decimals: 3, lesson: '0.128' },
-      { label: '她→她', stage: 'weights', row: 2, col: 2, decimals: 3, lesson: '0.380' },
+      ...rowChecks('scores', 'raw', 4, [
+        ['0.4000', '0.1400', '0.3000'],
+        ['0.0400', '0.1300', '0.0100'],
+        ['1.4600', '0.1100', '1.2000'],
+      ]),
+      ...rowChecks('attention_weights', 'weights', 4, [
+        ['0.3737', '0.2881', '0.3381'],
+        ['0.3263', '0.3570', '0.3167'],
+        ['0.4925', '0.1277', '0.3798'],
+      ]),
+      ...cellChecks('她', 2, ['小红', '很', '她'], 3, ['0.493', '0.128', '0.380']),
     ],
   },
-  {
+  scoresAsQ({
     // §3 "Self-Attention 流程": the lesson gives the 3×3 scores directly, then
-    // ÷√4 and softmax. Q holds the scores (a 4th column of zeros) and K is the
-    // identity, so Q·Kᵀ is exactly the lesson's scores and d = 4 as there.
+    // ÷√4 and softmax.
     id: 'flow',
-    kind: 'qkv',
     q: '0.8 0.1 0.3 0\n0.2 0.5 0.1 0\n0.9 0.1 0.7 0',
-    k: identityRows(3, 4),
-    v: '',
-    scores: '',
-    labels: '小红 很 她',
-    causal: false,
-    scale: true,
     decimals: 2,
     cell: [2, 0],
-    row: 2,
-    note: 'flow',
     checks: [
-      { label: 'scores[0]', stage: 'raw', row: 0, decimals: 1, lesson: ['0.8', '0.1', '0.3'] },
-      { label: 'scores[1]', stage: 'raw', row: 1, decimals: 1, lesson: ['0.2', '0.5', '0.1'] },
-      { label: 'scores[2]', stage: 'raw', row: 2, decimals: 1, lesson: ['0.9', '0.1', '0.7'] },
-      { label: 'attention_weights[0]', stage: 'weights', row: 0, decimals: 2, lesson: ['0.50', '0.20', '0.30'], status: 'illustrative' },
-      { label: 'attention_weights[1]', stage: 'weights', row: 1, decimals: 2, lesson: ['0.25', '0.50', '0.25'], status: 'illustrative' },
-      { label: 'attention_weights[2]', stage: 'weights', row: 2, decimals: 2, lesson: ['0.65', '0.10', '0.25'], status: 'illustrative' },
+      ...rowChecks('scores', 'raw', 1, [
+        ['0.8', '0.1', '0.3'],
+        ['0.2', '0.5', '0.1'],
+        ['0.9', '0.1', '0.7'],
+      ]),
+      ...rowChecks(
+        'attention_weights',
+        'weights',
+        2,
+        [
+          ['0.50', '0.20', '0.30'],
+          ['0.25', '0.50', '0.25'],
+          ['0.65', '0.10', '0.25'],
+        ],
+        'illustrative',
+      ),
     ],
-  },
+  }),
   {
     // §3 "为什么要除以 √d": small scores spread, large ones winner-takes-all.
     id: 'softmax',
@@ -90,37 +119,44 @@ export const LESSON_EXAMPLES = [
       { label: 'softmax([10, 20, 30])', stage: 'weights', row: 1, decimals: 2, lesson: ['0.00', '0.00', '1.00'] },
     ],
   },
-  {
+  scoresAsQ({
     // §3 second "动手实操": the lesson's run used random nn.Linear weights, so
     // only its printed scores can be reproduced: typed as Q with K = I.
     id: 'random',
-    kind: 'qkv',
     q: '-0.0169 0.1395 -0.0236 0\n-0.3668 -0.1999 -0.3604 0\n-0.0078 0.1269 -0.0131 0',
-    k: identityRows(3, 4),
-    v: '',
-    scores: '',
-    labels: '小红 很 她',
-    causal: false,
-    scale: true,
     decimals: 4,
     cell: [2, 1],
-    row: 2,
-    note: 'random',
     checks: [
-      { label: 'scores[0]', stage: 'raw', row: 0, decimals: 4, lesson: ['-0.0169', '0.1395', '-0.0236'] },
-      { label: 'scores[1]', stage: 'raw', row: 1, decimals: 4, lesson: ['-0.3668', '-0.1999', '-0.3604'] },
-      { label: 'scores[2]', stage: 'raw', row: 2, decimals: 4, lesson: ['-0.0078', '0.1269', '-0.0131'] },
-      { label: 'scores / √4 [0]', stage: 'scaled', row: 0, decimals: 4, lesson: ['-0.0085', '0.0698', '-0.0118'], status: 'input' },
-      { label: 'scores / √4 [1]', stage: 'scaled', row: 1, decimals: 4, lesson: ['-0.1834', '-0.0999', '-0.1802'], status: 'input' },
-      { label: 'scores / √4 [2]', stage: 'scaled', row: 2, decimals: 4, lesson: ['-0.0039', '0.0635', '-0.0066'], status: 'input' },
-      { label: 'attention_weights[0]', stage: 'weights', row: 0, decimals: 4, lesson: ['0.3249', '0.3513', '0.3238'], status: 'input' },
-      { label: 'attention_weights[1]', stage: 'weights', row: 1, decimals: 4, lesson: ['0.3236', '0.3518', '0.3246'], status: 'input' },
-      { label: 'attention_weights[2]', stage: 'weights', row: 2, decimals: 4, lesson: ['0.3261', '0.3488', '0.3252'], status: 'input' },
-      { label: '她→小红', stage: 'weights', row: 2, col: 0, decimals: 3, lesson: '0.326' },
-      { label: '她→很', stage: 'weights', row: 2, col: 1, decimals: 3, lesson: '0.349' },
-      { label: '她→她', stage: 'weights', row: 2, col: 2, decimals: 3, lesson: '0.325' },
+      ...rowChecks('scores', 'raw', 4, [
+        ['-0.0169', '0.1395', '-0.0236'],
+        ['-0.3668', '-0.1999', '-0.3604'],
+        ['-0.0078', '0.1269', '-0.0131'],
+      ]),
+      ...rowChecks(
+        'scores / √4 ',
+        'scaled',
+        4,
+        [
+          ['-0.0085', '0.0698', '-0.0118'],
+          ['-0.1834', '-0.0999', '-0.1802'],
+          ['-0.0039', '0.0635', '-0.0066'],
+        ],
+        'input',
+      ),
+      ...rowChecks(
+        'attention_weights',
+        'weights',
+        4,
+        [
+          ['0.3249', '0.3513', '0.3238'],
+          ['0.3236', '0.3518', '0.3246'],
+          ['0.3261', '0.3488', '0.3252'],
+        ],
+        'input',
+      ),
+      ...cellChecks('她', 2, ['小红', '很', '她'], 3, ['0.326', '0.349', '0.325']),
     ],
-  },
+  }),
   {
     // §4 code, step 2: −∞ typed into the scores becomes 0 after softmax.
     id: 'masked-softmax',

@@ -9,3 +9,9 @@ export function make(tag, className, parent, attributes = {}) {
   parent.append(node);
   return node;
 }
+
+/** A section's part: <div class="className"> appended to parent, its <h4> title first. [part, title] */
+export function makePart(className, parent) {
+  const part = make('div', className, parent);
+  return [part, make('h4', null, part)];
+}

@@ -14,7 +14,7 @@ import { DEMO } from '../demo_model.mjs';
 import { errorText } from '../error_text.mjs';
 import { headMatrix, shown } from '../shown_matrix.mjs';
 import { renderPairs, renderRanked, renderRope, renderTable } from '../views/qk_view.mjs';
-import { make } from './make_element.mjs';
+import { make, makePart } from './make_element.mjs';
 
 export function setupQKPanel({ store, t, $, client, input }) {
   const root = $('qk');
@@ -28,18 +28,14 @@ export function setupQKPanel({ store, t, $, client, input }) {
   const updating = make('p', 'note qk-updating', root, { role: 'status' });
   const error = make('p', 'message error qk-error', root);
   const sentences = make('ul', 'why-sentences qk-sentences', root);
-  const tablePart = make('div', 'qk-part qk-contrast', root);
-  const tableTitle = make('h4', null, tablePart);
+  const [tablePart, tableTitle] = makePart('qk-part qk-contrast', root);
   const tableBox = make('div', 'qk-table-scroll', tablePart);
   const rest = make('p', 'hint qk-rest', tablePart);
-  const pairsPart = make('div', 'qk-part qk-pairs-part', root);
-  const pairsTitle = make('h4', null, pairsPart);
+  const [pairsPart, pairsTitle] = makePart('qk-part qk-pairs-part', root);
   const pairsBox = make('div', null, pairsPart);
-  const rankedPart = make('div', 'qk-part qk-ranked-part', root);
-  const rankedTitle = make('h4', null, rankedPart);
+  const [rankedPart, rankedTitle] = makePart('qk-part qk-ranked-part', root);
   const rankedBox = make('div', null, rankedPart);
-  const ropePart = make('div', 'qk-part qk-rope-part', root);
-  const ropeTitle = make('h4', null, ropePart);
+  const [ropePart, ropeTitle] = makePart('qk-part qk-rope-part', root);
   const ropeBox = make('div', null, ropePart);
   close.addEventListener('click', () => store.set({ cell: null }));
 

@@ -26,7 +26,7 @@ import { renderLens } from '../views/lens_view.mjs';
 import { showMarks } from '../views/mark_legend.mjs';
 import { errorText } from '../error_text.mjs';
 import { setupWhyPatch } from './why_patch.mjs';
-import { make } from './make_element.mjs';
+import { make, makePart } from './make_element.mjs';
 
 // After a keystroke, the section waits this long for the next one before asking again.
 const TYPING_PAUSE_MS = 250;
@@ -53,15 +53,13 @@ export function setupWhyPanel({ store, t, $, client, input }) {
   const updating = make('p', 'note why-updating', root, { role: 'status' });
   const storyTitle = make('h4', null, root);
   const story = make('ol', 'why-sentences why-story', root);
-  const lensPart = make('div', 'why-part why-lens', root);
-  const lensTitle = make('h4', null, lensPart);
+  const [lensPart, lensTitle] = makePart('why-part why-lens', root);
   const lensHint = make('p', 'hint', lensPart);
   const lensTop = make('div', 'why-grid why-lens-top', lensPart);
   const mapTitle = make('h5', null, lensPart);
   const lensMap = make('div', 'why-grid why-lens-map', lensPart);
   const lensSentences = make('ul', 'why-sentences why-lens-sentences', lensPart);
-  const attrPart = make('div', 'why-part why-attribution', root);
-  const attrTitle = make('h4', null, attrPart);
+  const [attrPart, attrTitle] = makePart('why-part why-attribution', root);
   const attrHint = make('p', 'hint', attrPart);
   const attrBars = make('div', 'why-bars', attrPart);
   const attrSentences = make('ul', 'why-sentences why-attr-sentences', attrPart);
