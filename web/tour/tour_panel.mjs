@@ -269,6 +269,8 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     event.preventDefault();
   });
   window.addEventListener('hashchange', () => follow(location.hash));
+  // An exercise draws itself into the box later: the box grows, and what it points at moves out from under it.
+  new ResizeObserver(() => active() && uncover()).observe(root);
 
   root.hidden = true;
   const started = follow(location.hash);
