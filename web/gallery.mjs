@@ -11,6 +11,7 @@ import { embedText } from './component/messages.mjs';
 import { escapeHtml } from './embed_code.mjs';
 import { keepHeadingInView, reserveHeight } from './gallery_layout.mjs';
 import { GALLERY_TEXT } from './gallery_text.mjs';
+import { buildExerciseSection } from './gallery_exercises.mjs';
 import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
@@ -200,6 +201,10 @@ function setup() {
       for (const update of examples) update(lang);
     });
   }
+
+  // The tour's exercises, each a <minimind-exercise> with its code.
+  const exercises = buildExerciseSection(main, contents);
+  updates.push((lang) => exercises(lang, text(lang, 'gallery.snippet')));
 
   function show(lang) {
     document.documentElement.lang = lang;

@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { EXERCISES } from '../../js/exercises.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { SECTIONS } from '../../web/gallery.mjs';
 import { LESSON_EXAMPLES } from '../../web/lesson_examples.mjs';
@@ -245,7 +246,8 @@ test('each contents link lands with its heading at the top once the figures arou
     };
     await open();
     const targets = await page.$$eval('#contents a', (links) => links.map((a) => a.hash));
-    assert.equal(targets.length, SECTIONS.length + SECTIONS.flatMap((s) => s.examples).length);
+    // The sections and their examples, then the exercises' section and its exercises.
+    assert.equal(targets.length, SECTIONS.length + SECTIONS.flatMap((s) => s.examples).length + 1 + EXERCISES.length);
     for (const hash of targets) {
       await open(); // a reader arriving: no figure drawn yet
       await page.click(`#contents a[href="${hash}"]`);

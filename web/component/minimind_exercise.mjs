@@ -95,6 +95,8 @@ class MiniMindExercise extends ElementBase {
   #result = null;
   #tries = 0;
   #run = 0;
+  #visible = false;
+  #visibility = null; // IntersectionObserver until first near the viewport
 
   constructor() {
     super();
@@ -111,11 +113,30 @@ class MiniMindExercise extends ElementBase {
     this.#parts.status.setAttribute('role', 'status');
   }
 
+  // The module and the model load when the element first comes near the viewport (as <minimind-attention>).
   connectedCallback() {
+    if (this.#visible || this.#visibility) return this.#load();
+    if (typeof IntersectionObserver !== 'function') {
+      this.#visible = true;
+      return this.#load();
+    }
+    this.#visibility = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        this.#visibility.disconnect();
+        this.#visibility = null;
+        this.#visible = true;
+        this.#load();
+      },
+      { rootMargin: '200px' },
+    );
+    this.#visibility.observe(this);
     this.#load();
   }
 
   disconnectedCallback() {
+    this.#visibility?.disconnect();
+    this.#visibility = null;
     this.#run += 1;
     this.#held?.release();
     this.#held = null;
@@ -141,6 +162,8 @@ class MiniMindExercise extends ElementBase {
       if (!EXERCISES.some((e) => e.name === name))
         return this.#fail(t('exercise.el.badName', { name: name ?? '', names: EXERCISES.map((e) => e.name).join(', ') }));
       this.#status(t('exercise.el.loading'));
+      this.setAttribute('data-state', 'loading');
+      if (!this.#visible) return;
       const mm = await loadRuntime();
       if (run !== this.#run) return;
       const described = await describeModel(mm, { preset: DEMO, seed: 0 });
