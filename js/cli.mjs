@@ -68,6 +68,10 @@ Warnings (unknown config.json keys, a tied lm_head that differs from the embeddi
 go to stderr.
 --threads N computes on N threads (the pthreads build; default min(4, ceil(cores/2)),
 as ONNX Runtime Web chooses): the same numbers for any N.
+--build simd|relaxed|scalar picks the instruction set (default auto: relaxed where
+Node has relaxed SIMD, whose fused multiply-adds are not the same bits as the
+others'; simd and relaxed take their pthreads twin with --threads N > 1). Every
+command that succeeds ends by saying on stderr which build ran.
 
 train and grad also take --config FILE (a config.json: a model with seeded random
 weights, seeded by --seed) as MODEL. Their data is MiniMind's pretraining JSONL
@@ -83,6 +87,7 @@ const BOS_ID = 1; // <|im_start|>, MiniMind's bos
 
 const OPTIONS = {
   threads: { type: 'string' },
+  build: { type: 'string' },
   preset: { type: 'string' },
   seed: { type: 'string' },
   model: { type: 'string' },
@@ -673,6 +678,20 @@ const COMMANDS = {
   ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
 };
 
+// --build and --threads as loadMiniMind options: --build names the instruction set
+// (simd, relaxed, scalar, or a variant's own name), --threads N > 1 its pthreads twin.
+const BUILDS = ['auto', 'simd', 'relaxed', 'scalar', 'threads', 'relaxed-threads'];
+function buildOptions(values) {
+  const threads = values.threads === undefined ? undefined : positiveIntegerOption(values, 'threads', 1);
+  if (threads !== undefined && threads > 16) throw new UsageError(`--threads must be between 1 and 16, got ${threads}`);
+  const build = values.build ?? 'auto';
+  if (!BUILDS.includes(build)) throw new UsageError(`--build must be one of ${BUILDS.join(', ')}, got "${build}"`);
+  if (build === 'auto') return threads === undefined ? {} : { variant: threads > 1 ? 'threads' : 'auto', threads };
+  const twin = { simd: 'threads', relaxed: 'relaxed-threads' }[build];
+  const variant = threads > 1 && twin ? twin : build;
+  return threads === undefined ? { variant } : { variant, threads };
+}
+
 async function main(argv) {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -691,10 +710,10 @@ async function main(argv) {
       console.log(USAGE);
       return 0;
     }
-    const threads = parsed.values.threads === undefined ? undefined : positiveIntegerOption(parsed.values, 'threads', 1);
-    if (threads !== undefined && threads > 16) throw new UsageError(`--threads must be between 1 and 16, got ${threads}`);
-    const mm = await loadMiniMind(threads === undefined ? {} : { variant: threads > 1 ? 'threads' : 'auto', threads });
+    const mm = await loadMiniMind(buildOptions(parsed.values));
     await COMMANDS[command](mm, parsed.values);
+    // Which build ran (after the command's own lines): the relaxed build's numbers are not the same bits as the others'.
+    console.error(`minimind: build ${mm.variant}, ${mm.threads} thread${mm.threads === 1 ? '' : 's'}`);
     return 0;
   } catch (error) {
     const message = String(error?.message ?? error)

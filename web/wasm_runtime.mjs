@@ -50,10 +50,27 @@ export function plainTwin(options) {
   return { ...options, variant, moduleUrl: new URL(`./${BASE_NAMES[variant]}.mjs`, options.moduleUrl) };
 }
 
+// Why a module runs in place of the relaxed build it was asked for: {from, reason, message}.
+const fallbacks = new WeakMap();
+let fallbackLogged = false;
+
+/**
+ * Why a relaxed build did not load, as a message key's part: 'missing' (its
+ * files did not load: a host that serves only the SIMD build), 'compile' (the
+ * engine refused its code) or 'failed' (anything else).
+ */
+export function fallbackReason(error) {
+  const names = [error?.name, error?.cause?.name];
+  if (names.includes('CompileError') || names.includes('LinkError')) return 'compile';
+  const text = `${error?.message ?? error} ${error?.cause?.message ?? ''}`;
+  return /cannot load the WebAssembly module|not built|fetch|404|network/i.test(text) ? 'missing' : 'failed';
+}
+
 /**
  * loadMiniMind(options), and where a relaxed build does not load (a host
- * that serves only the SIMD build's files, say) its SIMD twin instead; an
- * error is then the SIMD build's.
+ * that serves only the SIMD build's files, say) its SIMD twin instead, the
+ * reason logged once and kept for runtimeSummary; an error is then the SIMD
+ * build's.
  */
 export async function loadRuntime(options) {
   try {
@@ -61,13 +78,22 @@ export async function loadRuntime(options) {
   } catch (error) {
     const twin = plainTwin(options);
     if (!twin) throw error;
-    return loadMiniMind(twin);
+    const mm = await loadMiniMind(twin);
+    const message = String(error?.message ?? error);
+    fallbacks.set(mm, { from: options.variant, reason: fallbackReason(error), message });
+    if (!fallbackLogged) console.warn(`MiniMind: the ${options.variant} build did not load (${message}); the ${twin.variant} build runs`);
+    fallbackLogged = true;
+    return mm;
   }
 }
 
-/** What a worker's module runs on: {threads, isolated, variant} for the status line. */
+/**
+ * What a worker's module runs on, for the status line: {threads, isolated,
+ * variant, fallback}; fallback: null, or {from, reason, message} when the
+ * relaxed build `from` did not load and its SIMD twin runs.
+ */
 export function runtimeSummary(mm) {
-  return { threads: mm.threads, isolated: threadsAllowed(), variant: mm.variant };
+  return { threads: mm.threads, isolated: threadsAllowed(), variant: mm.variant, fallback: fallbacks.get(mm) ?? null };
 }
 
 /** A page query (`?…` or '') with the page's ?threads=N and ?variant= kept, so that a reload runs the same build. */

@@ -21,6 +21,13 @@ async function cli(...args) {
   }
 }
 
+// stderr without the line every successful command ends with: which build ran.
+function beforeBuildLine(stderr) {
+  const last = /minimind: build [\w-]+, \d+ threads?\n$/;
+  assert.match(stderr, last);
+  return stderr.replace(last, '');
+}
+
 test('run --model DIR --json prints attention and logits equal to the PyTorch reference', async () => {
   const c = loadCase('gen3_moe');
   const ids = rows(c.expected.tensors.input_ids)[1];
@@ -310,7 +317,7 @@ test('config.json: unknown keys are warned about, infinite or float32-zero value
   const typo = await cli('run', '--model', dir, '--ids', '3,4');
   assert.equal(typo.code, 0, typo.stderr);
   assert.equal(
-    typo.stderr,
+    beforeBuildLine(typo.stderr),
     'minimind: warning: config.json key "num_attention_head" is not a MiniMind config key and was ignored (a typo?)\n',
   );
 
@@ -362,7 +369,7 @@ test('config.json: unknown keys are warned about, infinite or float32-zero value
   );
   writeFileSync(join(dir, 'model.safetensors'), withHead(head));
   const same = await cli('run', '--model', dir, '--ids', '3,4,5', '--json');
-  assert.equal(same.stderr, '');
+  assert.match(same.stderr, /^minimind: build [\w-]+, \d+ threads?\n$/, 'no warning: only the build that ran');
   assert.deepEqual(JSON.parse(differing.stdout).logits, JSON.parse(same.stdout).logits);
 });
 
@@ -434,4 +441,45 @@ test('--threads N computes the same numbers on N threads, and refuses a count it
   const many = await cli(...args, '--threads', '17');
   assert.equal(many.code, 2);
   assert.match(many.stderr, /--threads must be between 1 and 16, got 17/);
+});
+
+test('--build picks the build, and stderr says which ran; a build this Node cannot run is refused by name', async () => {
+  const logits = async (...args) => {
+    const out = await cli('run', '--preset', 'lab-a', '--ids', '3,4,5', '--json', ...args);
+    assert.equal(out.code, 0, out.stderr);
+    return { logits: JSON.parse(out.stdout).logits, said: out.stderr.trim().split('\n').at(-1) };
+  };
+  const simd = await logits('--build', 'simd');
+  assert.equal(simd.said, 'minimind: build simd, 1 thread');
+  const threads = await logits('--build', 'simd', '--threads', '2');
+  assert.equal(threads.said, 'minimind: build threads, 2 threads');
+  assert.deepEqual(threads.logits, simd.logits, 'the same bits on 2 threads');
+  const auto = await logits();
+  assert.match(auto.said, /^minimind: build (simd|relaxed|threads|relaxed-threads), \d+ threads?$/);
+
+  // This Node without the V8 flag: relaxed SIMD may be missing, and then --build relaxed says so.
+  const { relaxedSimdSupported } = await import('../../js/minimind.mjs');
+  const relaxed = await cli('run', '--preset', 'lab-a', '--ids', '3,4,5', '--build', 'relaxed');
+  if (relaxedSimdSupported()) assert.match(relaxed.stderr, /minimind: build relaxed, 1 thread\n$/);
+  else {
+    assert.equal(relaxed.code, 1);
+    assert.match(relaxed.stderr, /^minimind: the relaxed build needs relaxed SIMD/);
+  }
+  // With relaxed SIMD switched on in V8, the relaxed build runs and says so.
+  const { stderr } = await run(process.execPath, [
+    '--experimental-wasm-relaxed-simd',
+    CLI,
+    'run',
+    '--preset',
+    'lab-a',
+    '--ids',
+    '3,4',
+    '--build',
+    'relaxed',
+  ]);
+  assert.match(stderr, /minimind: build relaxed, 1 thread\n$/);
+
+  const bad = await cli('run', '--preset', 'lab-a', '--ids', '3', '--build', 'fast');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--build must be one of auto, simd, relaxed, scalar, threads, relaxed-threads, got "fast"/);
 });

@@ -256,6 +256,11 @@ export default {
   'model.runtime': '{threads} {build}', // the two sentences below the status
   'model.buildRelaxed': 'Weight products use fused multiply-add (relaxed SIMD).',
   'model.buildSimd': 'Weight products use WebAssembly SIMD without fused multiply-add.',
+  'model.buildFallback':
+    'Weight products use WebAssembly SIMD without fused multiply-add: the relaxed SIMD build {reason}, so its SIMD twin runs.',
+  'model.fallback.missing': 'is not on this host (its files did not load)',
+  'model.fallback.compile': 'did not compile in this browser',
+  'model.fallback.failed': 'failed to start',
   'model.readyTrained': '{name}: {params} parameters, {layers} layers × {heads} heads, weights trained by this project',
   'model.untrainedNote':
     'Random weights (untrained): these patterns come from random numbers, not from learning; they show the shapes and the computation. For learned attention, choose minimind-demo (trained).',

@@ -249,6 +249,10 @@ export default {
   'model.runtime': '{threads}{build}', // 状态下方的两句话
   'model.buildRelaxed': '权重乘法使用融合乘加（relaxed SIMD）。',
   'model.buildSimd': '权重乘法使用 WebAssembly SIMD，未用融合乘加。',
+  'model.buildFallback': '权重乘法使用 WebAssembly SIMD，未用融合乘加：relaxed SIMD 版本{reason}，所以改用它的 SIMD 版本。',
+  'model.fallback.missing': '不在这个网站上（它的文件没能载入）',
+  'model.fallback.compile': '在这个浏览器里编译失败',
+  'model.fallback.failed': '没能启动',
   'model.readyTrained': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，本项目训练的权重',
   'model.untrainedNote':
     '随机权重（未训练）：这些注意力图案来自随机数，不是学出来的，可以用来看形状和计算过程。想看学到的注意力，请选 minimind-demo（已训练）。',

@@ -78,10 +78,14 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
           threads: t(runtime.threads > 1 ? 'model.threads' : runtime.isolated ? 'model.oneThread' : 'model.oneThreadNotIsolated', {
             threads: runtime.threads,
           }),
-          build: t(runtime.variant?.startsWith('relaxed') ? 'model.buildRelaxed' : 'model.buildSimd'),
+          // The SIMD build where the relaxed one was asked for says why (its reason, translated).
+          build: runtime.fallback
+            ? t('model.buildFallback', { reason: t(`model.fallback.${runtime.fallback.reason}`) })
+            : t(runtime.variant?.startsWith('relaxed') ? 'model.buildRelaxed' : 'model.buildSimd'),
         })
       : '';
     $('model-threads').dataset.variant = runtime?.variant ?? '';
+    $('model-threads').dataset.fallback = runtime?.fallback?.reason ?? '';
     $('model-status').classList.toggle('error', s.model.status === 'error');
   }
 
