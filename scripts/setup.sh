@@ -21,6 +21,12 @@ have_command git || missing+=(git)
 have_file /usr/bin/chromium || missing+=(chromium)  # browser tests (playwright-core drives it)
 # A CJK font, so that the browser tests' screenshots show Chinese tokens.
 have_file /usr/share/fonts/truetype/wqy/wqy-microhei.ttc || missing+=(fonts-wqy-microhei)
+# PyTorch in Debian's python3 (python3-torch, 1.13 on Debian 12), so that
+# tests/node/train_resume.test.mjs has torch itself load a written resume
+# checkpoint as train_pretrain.py does, instead of skipping it. The largest
+# install here: with its dependencies about 180 packages, some 140 MiB to
+# download and 630 MiB on disk (docs/testing.md).
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing+=(python3-torch)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
