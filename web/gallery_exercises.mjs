@@ -54,7 +54,7 @@ export function buildExerciseSection(main, contents) {
     intro.textContent = term(lang, 'exercise.gallery.intro');
     sectionLink.textContent = heading.textContent;
     for (const a of articles) {
-      a.title.textContent = `${term(lang, 'exercise.heading')}: ${term(lang, `exercise.title.${a.name}`)} · ${a.name}`;
+      a.title.textContent = `${term(lang, 'exercise.titled').replace('{title}', term(lang, `exercise.title.${a.name}`))} · ${a.name}`;
       a.about.textContent = term(lang, `exercise.about.${a.name}`);
       a.element.setAttribute('lang', lang);
       a.summary.textContent = snippetLabel;

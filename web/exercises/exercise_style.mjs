@@ -7,7 +7,8 @@ export const EXERCISE_CSS = `
 .exercise-title { margin: 0 0 0.4rem; font-size: 1rem; }
 .exercise-question { margin: 0.3rem 0; }
 .exercise-controls { margin: 0.4rem 0; }
-.exercise-answer { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
+.exercise .exercise-answer { display: flex; flex-direction: row; flex-wrap: wrap; gap: 0.4rem; align-items: center;
+  justify-content: flex-start; text-align: left; margin: 0; }
 .exercise-answer select, .exercise-answer input[type='text'] { max-width: 100%; min-width: 6rem; font: inherit; }
 .exercise-heads { display: flex; flex-wrap: wrap; gap: 0.2rem 0.7rem; }
 .exercise-heads .check { display: inline-flex; gap: 0.2rem; align-items: center; }

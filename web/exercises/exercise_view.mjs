@@ -124,7 +124,7 @@ export function exerciseView(container, { name, onCheck, onReveal, poke = 'exerc
   function update(state) {
     last = state;
     const { t, result, verdict: v, answers, busy, error } = state;
-    title.textContent = `${t('exercise.heading')}: ${t(`exercise.title.${name}`)}`;
+    title.textContent = t('exercise.titled', { title: t(`exercise.title.${name}`) });
     check.textContent = t('exercise.check');
     reveal.textContent = t('exercise.show');
     tries.textContent = t('exercise.tries', { count: state.tries });

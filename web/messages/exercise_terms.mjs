@@ -5,7 +5,7 @@
 
 export const EXERCISE_TERMS = {
   'zh-CN': {
-    'exercise.heading': '练习',
+    'exercise.titled': '练习：{title}',
     'exercise.check': '检查',
     'exercise.show': '显示答案',
     'exercise.tries': '已尝试 {count} 次',
@@ -131,7 +131,7 @@ export const EXERCISE_TERMS = {
     'exercise.none.badSettings': '训练面板的设置不完整：批数、每批行数和每行 token 数都要是正整数。',
   },
   en: {
-    'exercise.heading': 'Exercise',
+    'exercise.titled': 'Exercise: {title}',
     'exercise.check': 'Check',
     'exercise.show': 'Show answer',
     'exercise.tries': 'Tries: {count}',
