@@ -14,6 +14,7 @@
 //              distance (the rest).
 // Every number is a linearisation at frozen norms, not the effect of removing
 // a component.
+import { argmax } from './argmax.mjs';
 import { FEMALE_NAMES, MALE_NAMES, lessonProbes } from './corpus.mjs';
 import { inductionProbes, pronounProbeTokens } from './head_roles.mjs';
 
@@ -71,7 +72,7 @@ export function summariseKeySide(cells) {
   for (const cell of cells) {
     const parts = keySide(cell.table, C);
     parts.forEach((v, b) => byComponent[b].push(v));
-    largest[components[parts.indexOf(Math.max(...parts))]] += 1;
+    largest[components[argmax(parts)]] += 1;
   }
   const contrast = spread(cells.map((c) => c.contrast));
   const parts = components

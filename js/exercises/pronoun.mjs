@@ -4,6 +4,7 @@
 // and the block after which the logit lens first puts the referent's habit on
 // top. Everything is read from the screen's text with the model's tokenizer:
 // a model without one, or a text without a pronoun story, has no answer.
+import { argmax } from '../argmax.mjs';
 import { nextToken } from '../pronoun_pair.mjs';
 import { encodeSpan } from '../text_encoding.mjs';
 import { LESSON_PROBE } from '../train_session.mjs';
@@ -104,7 +105,7 @@ function lessonPronounHead(model, tokenizer) {
   const ctx = pronounContext(lesson);
   if (ctx.none) return null;
   const shares = referentShares(model, lesson, ctx);
-  const head = shares.indexOf(Math.max(...shares));
+  const head = argmax(shares);
   return shares[head] >= PRONOUN_SHARE ? { layer: 0, head, referent: ctx.story.referent } : null;
 }
 
@@ -163,10 +164,7 @@ function topAfter(model, screen, ctx, ablate) {
   const { ablate: _shown, ...switches } = switchesOf(screen);
   const { logits } = model.forward(ids, { ...switches, ...over });
   const V = logits.shape[2];
-  const last = logits.data.subarray(ctx.row * V, (ctx.row + 1) * V);
-  let best = 0;
-  for (let id = 1; id < V; id += 1) if (last[id] > last[best]) best = id;
-  return best;
+  return argmax(logits.data, ctx.row * V, (ctx.row + 1) * V);
 }
 
 function headsWhoseOffChanges(model, screen, ctx) {

@@ -66,14 +66,18 @@ function copiesIn(source) {
   const found = [];
   for (const name of Object.keys(HOMES)) if (new RegExp(`function ${name}\\b|\\b${name} = \\(`, 'u').test(source)) found.push(name);
   if (/if \([^)]*\[[^\]]*\] > [^)]*\[[^\]]*best[^\]]*\]\) best = /u.test(source)) found.push('argmax (inline)');
+  if (/\.indexOf\(Math\.max\(\.\.\./u.test(source)) found.push('argmax (inline)');
   if (/Math\.exp\([^)]*- max\)/u.test(source)) found.push('softmax (inline)');
+  if (/\.sort\(\(a, b\) => (\w+)\[b\] - \1\[a\]\)\.slice\(0,/u.test(source)) found.push('topK (inline)');
   return found;
 }
 
 test('the copy finder sees a defined and an inline copy', () => {
   assert.deepEqual(copiesIn('function argmax(row) {}'), ['argmax']);
   assert.deepEqual(copiesIn('for (let v = 1; v < V; v += 1) if (row[v] > row[best]) best = v;'), ['argmax (inline)']);
+  assert.deepEqual(copiesIn('return p.indexOf(Math.max(...p));'), ['argmax (inline)']);
   assert.deepEqual(copiesIn('sum += Math.exp(logits[i] - max);'), ['softmax (inline)']);
+  assert.deepEqual(copiesIn('[...p.keys()].sort((a, b) => p[b] - p[a]).slice(0, 5)'), ['topK (inline)']);
   assert.deepEqual(copiesIn('const best = argmax(row);'), []);
 });
 

@@ -4,7 +4,10 @@
 // candidates after the pronoun with the heads switched off, the logit lens at
 // the pronoun, the key side of a score by component, the heads grouped by the
 // K/V head they read. Each is what the playground's own view of it shows.
+import { argmax } from '../../js/argmax.mjs';
 import { sideSums } from '../../js/qk_text.mjs';
+import { softmax } from '../../js/softmax.mjs';
+import { topK } from '../../js/top_k.mjs';
 import { greedyCompletion, predictedLabel } from '../../js/token_text.mjs';
 import { residualName, wordParams } from '../../js/why_text.mjs';
 
@@ -22,18 +25,13 @@ function make(tag, className, parent, text) {
 function nextProbabilities(model, ids, options) {
   const { logits } = model.forward(ids, options);
   const V = logits.shape[2];
-  const last = logits.data.subarray((ids.length - 1) * V);
-  const max = Math.max(...last);
-  const p = Array.from(last, (x) => Math.exp(x - max));
-  const sum = p.reduce((a, b) => a + b, 0);
-  return p.map((x) => x / sum);
+  return softmax(logits.data.subarray((ids.length - 1) * V));
 }
 
 // A predicted token's label: a byte token by the character the model's greedy next tokens complete (唱…).
 function tokenName(model, tokenizer, ids, id, options) {
   const next = (sequence) => {
-    const p = nextProbabilities(model, sequence, options);
-    return p.indexOf(Math.max(...p));
+    return argmax(nextProbabilities(model, sequence, options));
   };
   return predictedLabel(tokenizer.display([id])[0], greedyCompletion(tokenizer, ids, id, next)).label;
 }
@@ -75,7 +73,7 @@ export function drawExerciseFigure(box, { name, model, screen, t }) {
     if (name === 'switch-off') {
       const options = { scaleScores: screen.scale, ...(screen.ablate.length ? { ablate: screen.ablate } : {}) };
       const p = nextProbabilities(model, prefix, options);
-      const top = [...p.keys()].sort((a, b) => p[b] - p[a]).slice(0, TOP);
+      const top = topK(p, TOP).map((entry) => entry.id);
       title('exercise.el.prediction', { row, token: labels[row] });
       strip(
         box,

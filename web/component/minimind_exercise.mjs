@@ -10,6 +10,7 @@
 // else the host page's. Errors (an unknown name, files that do not load) are
 // shown inside the element in its language, never thrown into the host page.
 // Attributes: name (required), lang, text (the sentence it opens on).
+import { argmax } from '../../js/argmax.mjs';
 import { EXERCISES, runExercise, textScreen } from '../../js/exercises.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
@@ -272,7 +273,7 @@ class MiniMindExercise extends ElementBase {
     const { trace } = this.#held.model.forward(ids, { trace: { layers: [layer], stages: ['attn_weights'] } });
     const T = ids.length;
     const weights = trace.get(layer, 'attn_weights').data.subarray((head * T + row) * T, (head * T + row + 1) * T);
-    return weights.indexOf(Math.max(...weights));
+    return argmax(weights);
   }
 
   #refresh(kind = 'question', answer) {
