@@ -18,7 +18,7 @@ function make(tag, className, parent, text) {
 }
 
 /** What a teacher pastes for exercise `name`. */
-export function exerciseSnippet(name) {
+function exerciseSnippet(name) {
   const script = `<script type="module" src="${escapeHtml(new URL('minimind-attention.js', location.href).href)}"></script>`;
   return `${script}\n<minimind-exercise name="${escapeHtml(name)}"></minimind-exercise>`;
 }
