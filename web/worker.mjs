@@ -28,7 +28,7 @@
 // fails to load (files, a preset, the download) leaves the previous one in place.
 // Text for a model with a tokenizer starts with MiniMind's bos, as a
 // pretrained MiniMind reads it (js/text_encoding.mjs); the chat template has its own.
-import { chatPrompt } from '../js/chat_template.mjs';
+import { fitChatPrompt } from '../js/chat_fit.mjs';
 import { argmax } from '../js/argmax.mjs';
 import { checkCheckpointMemory } from '../js/checkpoint_memory.mjs';
 import { runExercise } from '../js/exercises.mjs';
@@ -129,12 +129,15 @@ function buildFromFiles(mm, { files }, report) {
 // is labelled by the character its bytes complete in the text (`raw` keeps
 // the tokenizer's <0x..> text, for tooltips and exports: js/token_text.mjs).
 // `dropped` counts the tokens left out; `special` marks special tokens (the bos).
+// A chat prompt too long is cut in the user's text, its template kept whole
+// (js/chat_fit.mjs): it still ends with the assistant's tag.
 function tokensOf(message, chat = false) {
   const max = message.maxTokens ?? Infinity;
   let ids = message.ids;
   let labels = message.labels;
   if (!ids) {
-    ids = chat ? tokenizer.encode(chatPrompt(message.text)) : encodeText(tokenizer, message.text);
+    if (chat) ids = fitChatPrompt((text) => tokenizer.encode(text), message.text, max).ids;
+    else ids = encodeText(tokenizer, message.text);
     labels = null;
   }
   const dropped = Math.max(0, ids.length - max);

@@ -8,7 +8,7 @@
 // the model has no position left, or when the matrix is full (MAX_TOKENS);
 // a line says which, and Reset (or new text) starts again. Every answer, and
 // every reset, takes the busy state down: nothing leaves the run bar up.
-import { appendRows, withLookup } from '../generation_matrix.mjs';
+import { nextGeneration, startedGeneration } from '../generation_steps.mjs';
 import { renderCandidates } from '../views/candidates.mjs';
 import { MAX_TOKENS } from './input_panel.mjs';
 
@@ -67,24 +67,9 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
     stepsWanted = 0;
   }
 
-  // The worker's answers: the prompt's state, then one token at a time.
-  function started({ ids, labels, raw, entries, cache, candidates, text }) {
-    const generation = {
-      ids,
-      tokens: labels, // a byte token by the character it completes (js/token_text.mjs)
-      raw: raw ?? labels, // the tokenizer's text, for tooltips and exports
-      entries: withLookup(entries),
-      T: ids.length,
-      promptT: ids.length,
-      cache,
-      candidates,
-      text, // {prompt, generated} decoded by the tokenizer, or null (no tokenizer)
-      end: null, // why generation ended: 'eos' | 'positions' | 'tokens'
-      finished: false,
-      step: 0,
-      chosen: null,
-    };
-    store.set({ generation, computeError: null, busy: null });
+  // The worker's answers: the prompt's state (a prompt that fills the matrix ends at once), then one token at a time.
+  function started(message) {
+    store.set({ generation: startedGeneration(message, MAX_TOKENS), computeError: null, busy: null });
     continueGeneration();
   }
 
@@ -96,34 +81,12 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
     if (!g) return store.set({ busy: null }); // reset or replaced meanwhile
     let next;
     try {
-      next = nextGeneration(g, message);
+      next = nextGeneration(g, message, MAX_TOKENS);
     } catch (error) {
       return failed(String(error?.message ?? error));
     }
     store.set({ generation: next, busy: null });
     continueGeneration();
-  }
-
-  function nextGeneration(g, message) {
-    const fed = message.entries.length > 0;
-    const ids = fed ? [...g.ids, message.token] : g.ids;
-    const end = message.end ?? (ids.length >= MAX_TOKENS ? 'tokens' : null);
-    const chosen = { label: message.label, whole: message.whole ?? null, p: message.chosenP, isEos: message.isEos };
-    return {
-      ...g,
-      ids,
-      tokens: fed ? (message.labels?.slice(0, ids.length) ?? [...g.tokens, message.label]) : g.tokens,
-      raw: fed ? (message.raw?.slice(0, ids.length) ?? [...g.raw, message.label]) : g.raw,
-      entries: fed ? appendRows(g.entries, message.entries) : g.entries,
-      T: ids.length,
-      cache: message.cache,
-      candidates: end ? [] : message.candidates,
-      text: message.text,
-      end,
-      finished: end !== null,
-      step: g.step + 1,
-      chosen,
-    };
   }
 
   // A start or a step the worker could not run: nothing is on its way, and Play stops.
@@ -139,7 +102,11 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   }
 
   function statusLine(g, info) {
-    if (!g.chosen) return t('gen.started', { count: g.T });
+    // A prompt that fills the matrix ends before any step, and says so.
+    if (!g.chosen)
+      return g.end === 'tokens'
+        ? `${t('gen.started', { count: g.T })} ${t('gen.endTokens', { max: MAX_TOKENS })}`
+        : t('gen.started', { count: g.T });
     const chose = { step: g.step, token: tokenName(g.chosen), p: g.chosen.p.toFixed(3) };
     if (g.end === 'eos') return t('gen.endEos', chose);
     if (g.end === 'positions')
