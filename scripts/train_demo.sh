@@ -28,7 +28,8 @@ probe_seed=$(recipe probes.heldOutSeed)
 
 measure() {
   echo "== head roles (probe seed $probe_seed), the shape alternatives', the QK stories and the model card"
-  node js/cli.mjs heads --model "$out" --probe-seed "$probe_seed" --json > "$out/heads.json"
+  # The SIMD build: on a Node with relaxed SIMD, auto would run the relaxed one, not the same bits.
+  node js/cli.mjs heads --model "$out" --probe-seed "$probe_seed" --build simd --json > "$out/heads.json"
   node scripts/shape_runs.mjs --out "$out/shape_runs.json"
   node scripts/qk_stories.mjs --model "$out"
   node scripts/model_card.mjs --model "$out"
