@@ -17,7 +17,7 @@ export const EXERCISE_TERMS = {
     'exercise.error': '没能检查：{message}',
     'exercise.answer': '你的答案',
     'exercise.none': '（一个也没有）',
-    'exercise.poke.head': '在上面的矩阵选一个头（层和头的选择框，或点头的总览里的缩略图），然后按“检查”。',
+    'exercise.poke.head': '用矩阵的层和头选择框选一个头（或点头的总览里的缩略图），然后按“检查”。',
     'exercise.poke.ablate': '用头的总览里的开关关掉一个头，然后按“检查”。',
     'exercise.poke.text': '在输入框里输入句子，然后按“检查”。',
     'exercise.title.tokens-count': 'token 和开始符',
