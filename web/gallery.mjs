@@ -16,6 +16,7 @@ import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
 import stories from '../models/minimind-demo/qk_stories.json' with { type: 'json' };
+import { make } from './panels/make_element.mjs';
 
 // The steps that carry each lesson 2.5 example's printed numbers.
 const LESSON_STEPS = {
@@ -93,13 +94,6 @@ export const SECTIONS = [
 
 const LANGS = ['zh-CN', 'en'];
 const text = (lang, key) => GALLERY_TEXT[lang][key] ?? GALLERY_TEXT.en[key] ?? key;
-
-function make(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  parent?.append(node);
-  return node;
-}
 
 function exampleTitle(lang, sectionId, id) {
   return sectionId === 'lesson-2.5' ? `${text(lang, `${id}.ref`)} · ${embedText(lang, `lesson.example.${id}`)}` : text(lang, `${id}.title`);

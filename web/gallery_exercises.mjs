@@ -5,17 +5,10 @@
 import { EXERCISES } from '../js/exercises.mjs';
 import { escapeHtml } from './embed_code.mjs';
 import { EXERCISE_TERMS } from './messages/exercise_terms.mjs';
+import { make } from './panels/make_element.mjs';
 
 const SECTION_ID = 'exercises';
 const term = (lang, key) => EXERCISE_TERMS[lang]?.[key] ?? EXERCISE_TERMS.en[key];
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
 
 /** What a teacher pastes for exercise `name`. */
 function exerciseSnippet(name) {

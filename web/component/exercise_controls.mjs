@@ -2,17 +2,10 @@
 // the layer and head, the row and the cell's key, the stage and the switches,
 // the heads to switch off, the Train panel's settings. Each change calls
 // set(patch) with the element's screen fields it changes.
+import { make } from '../panels/make_element.mjs';
 
 const TRAIN_FIELDS = ['batches', 'batchSize', 'maxSeqLen'];
 const STAGES = ['scores_raw', 'attn_weights'];
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
 
 /** Builds the controls of `wanted` into `box`; t(key, params), info: the model's, state: the element's screen. */
 export function buildControls(box, { t, info, state, wanted, set }) {

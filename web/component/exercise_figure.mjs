@@ -10,16 +10,9 @@ import { softmax } from '../../js/softmax.mjs';
 import { topK } from '../../js/top_k.mjs';
 import { greedyCompletion, predictedLabel } from '../../js/token_text.mjs';
 import { residualName, wordParams } from '../../js/why_text.mjs';
+import { make } from '../panels/make_element.mjs';
 
 const TOP = 5;
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
 
 /** Next-token logits after ids[0..row] as probabilities: [V] (softmax, as MiniMind's generate at temperature 1). */
 function nextProbabilities(model, ids, options) {

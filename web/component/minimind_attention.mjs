@@ -42,6 +42,7 @@ import { STYLE } from './style.mjs';
 import { TRAIN_ATTRIBUTES, TrainFigure, readTrainAttributes } from './train_figure.mjs';
 // The same script defines <minimind-exercise>, the tour's exercises for course pages.
 import './minimind_exercise.mjs';
+import { make } from '../panels/make_element.mjs';
 
 const MAX_TOKENS = 128; // as the page
 // Models this large take a noticeable time to build on the main thread:
@@ -53,13 +54,6 @@ const nextPaint = () =>
     requestAnimationFrame(() => setTimeout(resolve, 0));
     setTimeout(resolve, 100); // hidden tabs run no animation frames
   });
-
-function make(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  parent?.append(node);
-  return node;
-}
 
 // Without a DOM there is no HTMLElement to extend; nothing is defined then.
 const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};

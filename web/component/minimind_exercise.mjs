@@ -26,6 +26,7 @@ import { buildControls, syncControls } from './exercise_controls.mjs';
 import { drawExerciseFigure } from './exercise_figure.mjs';
 import { embedText } from './messages.mjs';
 import { LoadError, acquireModel, describeModel, loadRuntime } from './runtime.mjs';
+import { make } from '../panels/make_element.mjs';
 
 // The controls each exercise offers besides its answer.
 const MATRIX = ['text', 'layer', 'head', 'row', 'causal', 'scale', 'stage'];
@@ -56,14 +57,6 @@ const ELEMENT_CSS = `
 .ex-status { margin: 0.3rem 0; }
 .ex-status.error { color: var(--error, #b00020); }
 `;
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
 
 const ElementBase = typeof HTMLElement === 'function' ? HTMLElement : class {};
 

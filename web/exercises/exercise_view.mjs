@@ -9,14 +9,7 @@
 // and data-tries, for tests and course platforms.
 import { ANSWER_KINDS } from '../../js/exercises.mjs';
 import { residualName, wordParams } from '../../js/why_text.mjs';
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
+import { make } from '../panels/make_element.mjs';
 
 /** A sentence {key, params} in the reader's language, nested parts worded too. */
 function word(t, sentence) {

@@ -1,12 +1,16 @@
-// The panels build their DOM with one helper: an element of `tag` with a
-// class and attributes, appended to `parent`.
+// The page builds its DOM with one helper: an element of `tag` with a class,
+// and attributes or a text, appended to `parent` (panels, views, the elements).
 
-/** A new <tag class="className" ...attributes> appended to parent. */
-export function make(tag, className, parent, attributes = {}) {
+/**
+ * A new <tag class="className"> appended to parent (when given). content: an
+ * object of attributes, or the element's text (a string or a number).
+ */
+export function make(tag, className, parent, content = {}) {
   const node = document.createElement(tag);
   if (className) node.className = className;
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  parent.append(node);
+  if (content !== null && typeof content === 'object') for (const [name, value] of Object.entries(content)) node.setAttribute(name, value);
+  else if (content !== null && content !== undefined) node.textContent = content;
+  parent?.append(node);
   return node;
 }
 

@@ -9,15 +9,9 @@
 // it comes back.
 import { hatchPattern, scaleFor } from '../colors.mjs';
 import { paintCells } from './cells.mjs';
+import { make } from '../panels/make_element.mjs';
 
 const views = new WeakMap(); // container -> {key, thumbs: [{layer, head, cell, button, toggle, ctx}], hatch, onOpen, onToggle, visible, pending, observer}
-
-function make(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  parent?.append(node);
-  return node;
-}
 
 function build(container, { layers, heads, kvHeads, t, tags }, size, ratio, key) {
   const R = heads / kvHeads;

@@ -7,14 +7,7 @@
 // labels and component names are set as text, never parsed as HTML.
 import { scaleFor, textColorOn } from '../colors.mjs';
 import { NEGLIGIBLE, RANK_SHOWN, shownComponents, topPairs } from '../../js/qk_text.mjs';
-
-function make(tag, className, parent, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  parent?.append(node);
-  return node;
-}
+import { make } from '../panels/make_element.mjs';
 
 /**
  * The table [C][C] as a heatmap of the components shown (shownComponents):
