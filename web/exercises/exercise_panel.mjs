@@ -48,7 +48,12 @@ export function setupExercises({ store, t, client, input }) {
   function ask(kind, answer) {
     clearTimeout(timer);
     const s = store.get();
-    if (!current || !s.model.info || s.inputMode === 'manual') return;
+    if (!current || !s.model.info) return;
+    if (s.inputMode === 'manual') {
+      // Lesson mode's typed matrices are no model's text: nothing to ask the model.
+      current.result = { name: current.name, available: false, reason: { kind: 'noText', params: {} } };
+      return draw();
+    }
     const tokens = input.requestTokens(input.currentTokens());
     current.asked = kind;
     current.busy = true;
