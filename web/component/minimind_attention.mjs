@@ -43,6 +43,7 @@ import { TRAIN_ATTRIBUTES, TrainFigure, readTrainAttributes } from './train_figu
 // The same script defines <minimind-exercise>, the tour's exercises for course pages.
 import './minimind_exercise.mjs';
 import { make } from '../panels/make_element.mjs';
+import { watchNearViewport } from './near_viewport.mjs';
 
 const MAX_TOKENS = 128; // as the page
 // Models this large take a noticeable time to build on the main thread:
@@ -121,21 +122,11 @@ class MiniMindAttention extends ElementBase {
 
   connectedCallback() {
     if (!this.#visible && !this.#visibility) {
-      if (typeof IntersectionObserver === 'function') {
-        this.#visibility = new IntersectionObserver(
-          (entries) => {
-            if (!entries.some((e) => e.isIntersecting)) return;
-            this.#visibility.disconnect();
-            this.#visibility = null;
-            this.#visible = true;
-            this.#schedule();
-          },
-          { rootMargin: '200px' },
-        );
-        this.#visibility.observe(this);
-      } else {
+      this.#visibility = watchNearViewport(this, () => {
+        this.#visibility = null;
         this.#visible = true;
-      }
+        this.#schedule();
+      });
     }
     this.#resize = new ResizeObserver(() => requestAnimationFrame(() => this.#redrawIfResized()));
     this.#resize.observe(this.#parts.plot);

@@ -27,6 +27,7 @@ import { drawExerciseFigure } from './exercise_figure.mjs';
 import { embedText } from './messages.mjs';
 import { LoadError, acquireModel, describeModel, loadRuntime } from './runtime.mjs';
 import { make } from '../panels/make_element.mjs';
+import { watchNearViewport } from './near_viewport.mjs';
 
 // The controls each exercise offers besides its answer.
 const MATRIX = ['text', 'layer', 'head', 'row', 'causal', 'scale', 'stage'];
@@ -110,22 +111,12 @@ class MiniMindExercise extends ElementBase {
   // The module and the model load when the element first comes near the viewport (as <minimind-attention>).
   connectedCallback() {
     if (this.#visible || this.#visibility) return this.#load();
-    if (typeof IntersectionObserver !== 'function') {
+    this.#visibility = watchNearViewport(this, () => {
+      this.#visibility = null;
       this.#visible = true;
-      return this.#load();
-    }
-    this.#visibility = new IntersectionObserver(
-      (entries) => {
-        if (!entries.some((e) => e.isIntersecting)) return;
-        this.#visibility.disconnect();
-        this.#visibility = null;
-        this.#visible = true;
-        this.#load();
-      },
-      { rootMargin: '200px' },
-    );
-    this.#visibility.observe(this);
-    this.#load();
+      this.#load();
+    });
+    if (this.#visibility) this.#load();
   }
 
   disconnectedCallback() {
