@@ -116,6 +116,26 @@ const NATIVE_FLAVOURS = {
 
 // ------------------------------------------------------------------ arguments
 const args = process.argv.slice(2);
+// --help: which part answers which question, and where its numbers land
+// (bench/README.md says the same with the files of each part).
+const PARTS = [
+  ['forward', 'a forward pass in six runtimes, memory, the page', 'Runtimes, Results, Memory, Checks'],
+  ['train', 'training in four runtimes against PyTorch', 'Training'],
+  ['page-training', "the Train panel's default run and its two runs", "Training in the page, The Train panel's runs"],
+  ['heads', 'when heads form, over seeds', 'Head formation'],
+  ['threads', 'one thread against two', 'Threads'],
+  ['wllama', "llama.cpp's Wasm build in the same browser", 'llama.cpp in the browser'],
+  ['limits', "how close to the machine's limits each piece of work runs", 'Limits'],
+  ['interp', 'the interpretability tools', 'Interpretability'],
+  ['soak', 'a long session in the page', 'Soak'],
+];
+if (args.includes('--help') || args.includes('-h')) {
+  console.log('usage: npm run bench -- [--only PART] [--presets lab-a,minimind-3] [--reps N] [--out FILE] [--run-seconds N]');
+  console.log('no --only: every part; --only PART measures one part and rewrites only its sections of BENCHMARKS.md:');
+  for (const [part, what, where] of PARTS) console.log(`  ${part.padEnd(14)} ${what} -> ${where}`);
+  console.log('raw samples: build/bench/; what each file answers: bench/README.md');
+  process.exit(0);
+}
 function option(name, fallback) {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
@@ -125,8 +145,8 @@ for (const p of presets) if (!PRESETS.includes(p)) fail(`unknown preset "${p}" (
 const baseReps = Number(option('--reps', '10'));
 const outFile = option('--out', `${root}BENCHMARKS.md`);
 const only = option('--only', null);
-if (only !== null && !['train', 'forward', 'page-training', 'heads', 'threads', 'wllama', 'limits', 'interp', 'soak'].includes(only))
-  fail(`--only takes "train", "forward", "page-training", "heads", "threads", "wllama", "limits", "interp" or "soak", got "${only}"`);
+if (only !== null && !PARTS.some(([part]) => part === only))
+  fail(`--only takes ${PARTS.map(([part]) => `"${part}"`).join(', ')}, got "${only}"`);
 const runForward = only === null || only === 'forward';
 const runTraining = only === null || only === 'train';
 const runPageTraining = only === null || only === 'page-training';
