@@ -174,7 +174,7 @@ const lesson = setupLessonPanel({
     reopenFiles: loading.reopenFiles,
   },
 });
-setupEmbed({ store, t, $ });
+setupEmbed({ store, t, $, tourLinks: () => tour.links() }); // the tour is set up below, before the dialog can open
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
 const why = setupWhyPanel({ store, t, $, client, input });
 const qk = setupQKPanel({ store, t, $, client, input });

@@ -7,9 +7,11 @@
 // (frameHeight), and a preview under its snippet shows that frame.
 import { FRAME_HEIGHT, componentSnippet, embedUrl, frameHeight, hostingNote, iframeSnippet, playgroundUrl } from './embed_code.mjs';
 import { shown } from './shown_matrix.mjs';
+import { chapterSnippet, chapterUrl } from './tour/tour_gallery.mjs';
 import { labelFont } from './views/matrix_layout.mjs';
 
-export function setupEmbed({ store, t, $ }) {
+/** tourLinks(): the guided tour's step on screen ({step, chapter, n, chapterName} hashes), or null. */
+export function setupEmbed({ store, t, $, tourLinks = () => null }) {
   const dialog = $('embed-dialog');
   const pageUrl = () => `${location.origin}${location.pathname}`;
   const siteBase = () => new URL('.', location.href).href;
@@ -17,6 +19,35 @@ export function setupEmbed({ store, t, $ }) {
   hosting.id = 'embed-hosting';
   hosting.className = 'note';
   (dialog.querySelector('.hint') ?? dialog.firstElementChild).after(hosting);
+  // While the tour is open: the links of its step and chapter, and the iframe that shows the chapter alone.
+  const tour = document.createElement('div');
+  tour.id = 'embed-tour';
+  tour.hidden = true;
+  hosting.after(tour);
+  const tourTitle = document.createElement('h3');
+  const tourLinksLine = document.createElement('p');
+  const tourSnippet = Object.assign(document.createElement('textarea'), {
+    id: 'embed-tour-iframe',
+    rows: 3,
+    readOnly: true,
+    spellcheck: false,
+  });
+  tour.append(tourTitle, tourLinksLine, tourSnippet);
+
+  function fillTour() {
+    const links = tourLinks();
+    tour.hidden = !links;
+    if (!links) return;
+    const title = t(`tour.chapter.${links.chapterName}`);
+    tourTitle.textContent = t('tour.embed.title', { chapter: title });
+    const link = (hash, text) => Object.assign(document.createElement('a'), { href: chapterUrl(hash), textContent: text });
+    tourLinksLine.replaceChildren(
+      link(links.step, t('tour.linkStep', { n: links.n })),
+      document.createTextNode(' · '),
+      link(links.chapter, t('tour.linkChapter', { chapter: title })),
+    );
+    tourSnippet.value = chapterSnippet(links.chapter, `MiniMind · ${title}`);
+  }
 
   function frameTitle(s) {
     if (s.inputMode === 'manual') return t('embedCode.frameTitleLesson');
@@ -50,6 +81,7 @@ export function setupEmbed({ store, t, $ }) {
   function fill() {
     const s = store.get();
     hosting.textContent = hostingNote(s.lang, siteBase());
+    fillTour();
     const height = (filledHeight = heightFor(s));
     $('embed-iframe').value = iframeSnippet(s, pageUrl(), frameTitle(s), height);
     fillPreview(s, height);

@@ -12,6 +12,7 @@ import { escapeHtml } from './embed_code.mjs';
 import { keepHeadingInView, reserveHeight } from './gallery_layout.mjs';
 import { GALLERY_TEXT } from './gallery_text.mjs';
 import { buildExerciseSection } from './gallery_exercises.mjs';
+import { buildTourSection } from './tour/tour_gallery.mjs';
 import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
@@ -195,6 +196,10 @@ function setup() {
       for (const update of examples) update(lang);
     });
   }
+
+  // The guided tour's chapters, each a link and the iframe that shows it alone.
+  const tour = buildTourSection(main, contents);
+  updates.push((lang) => tour(lang, text(lang, 'gallery.snippet')));
 
   // The tour's exercises, each a <minimind-exercise> with its code.
   const exercises = buildExerciseSection(main, contents);

@@ -21,21 +21,30 @@ const SHOTS = new Set(['tokens', 'forward', 'weight']); // chapters whose first 
 
 // The step shown once its state is set and every request is answered.
 async function settledStep(page, n) {
-  await page.waitForFunction(
-    (want) => {
-      const steps = document.querySelectorAll('[data-tour-step]');
-      const step = steps[0];
-      return (
-        steps.length === 1 &&
-        step.dataset.tourStep === String(want) &&
-        step.dataset.tourReady === 'true' &&
-        document.body.dataset.pendingRequests === '0' &&
-        step.dataset.tourState === step.dataset.tourTarget
-      );
-    },
-    n,
-    { timeout: 60000 },
-  );
+  await page
+    .waitForFunction(
+      (want) => {
+        const steps = document.querySelectorAll('[data-tour-step]');
+        const step = steps[0];
+        return (
+          steps.length === 1 &&
+          step.dataset.tourStep === String(want) &&
+          step.dataset.tourReady === 'true' &&
+          document.body.dataset.pendingRequests === '0' &&
+          step.dataset.tourState === step.dataset.tourTarget
+        );
+      },
+      n,
+      { timeout: 60000 },
+    )
+    .catch(async (error) => {
+      // Where it stopped: the step, what it set and what the store holds.
+      const step = await page.evaluate(() => ({
+        ...document.querySelector('[data-tour-step]')?.dataset,
+        pending: document.body.dataset.pendingRequests,
+      }));
+      throw new Error(`step ${n} not reached: ${JSON.stringify(step)}`, { cause: error });
+    });
   await afterFrames(page);
   return page.evaluate(() => {
     const step = document.querySelector('[data-tour-step]');
@@ -143,3 +152,40 @@ for (const lang of ['zh-CN', 'en']) {
     });
   }
 }
+
+test('zh-CN: poking the figure during a step: the text follows, and 回到这一步 sets the step again', { timeout: 120000 }, async () => {
+  const { page, errors } = await openPage(site.context);
+  await page.setViewportSize(SIZES.desktop);
+  const n = STEPS.findIndex((step) => step.say === 'scores.softmax') + 1;
+  await page.goto(`${site.url}index.html?lang=zh-CN#tour/${n}`);
+  const before = await settledStep(page, n);
+  // The learner types another sentence: the step's text names its selected row's token, not the step's.
+  const typed = '小红把书给了小明，他很高兴';
+  await page.fill('#text', typed);
+  await page.waitForFunction(
+    (text) => {
+      const state = JSON.parse(document.querySelector('[data-tour-step]').dataset.tourState);
+      return state.text === text && state.row !== null && document.body.dataset.pendingRequests === '0';
+    },
+    typed,
+    { timeout: 30000 },
+  );
+  await afterFrames(page);
+  const poked = await page.evaluate(() => ({
+    state: JSON.parse(document.querySelector('[data-tour-step]').dataset.tourState),
+    text: document.querySelector('.tour-text').textContent,
+    chips: [...document.querySelectorAll('#chips .chip-text')].map((c) => c.textContent),
+  }));
+  assert.ok(poked.text.includes(poked.chips[poked.state.row]), poked.text);
+  assert.notEqual(poked.text, before.text);
+  // A switch too: with the mask off the sentence counts no masked key any more.
+  await page.click('[data-stage="scores_masked"]');
+  await page.waitForFunction(() => document.querySelector('.tour-text').textContent.includes('掩码'));
+  // Back to this step: the step's own state again.
+  await page.getByRole('button', { name: '回到这一步', exact: true }).click();
+  const again = await settledStep(page, n);
+  assert.deepEqual(again.state, before.state);
+  assert.equal(again.text, before.text);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

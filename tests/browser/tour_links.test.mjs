@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { serve } from '../../scripts/serve.mjs';
-import { STEPS, chapterRange } from '../../web/tour/chapters.mjs';
+import { CHAPTERS, STEPS, chapterRange } from '../../web/tour/chapters.mjs';
 import { SITE, launchBrowser, openPage } from './browser.mjs';
 
 let files; // the built site
@@ -33,14 +33,23 @@ after(async () => {
 
 // The step shown in `frame` (a page or a frame) once its state is in: {n, chapter}.
 async function shownStep(frame, n) {
-  await frame.waitForFunction(
-    (want) => {
-      const steps = document.querySelectorAll('[data-tour-step]');
-      return steps.length === 1 && steps[0].dataset.tourStep === String(want) && steps[0].dataset.tourReady === 'true';
-    },
-    n,
-    { timeout: 60000 },
-  );
+  await frame
+    .waitForFunction(
+      (want) => {
+        const steps = document.querySelectorAll('[data-tour-step]');
+        return steps.length === 1 && steps[0].dataset.tourStep === String(want) && steps[0].dataset.tourReady === 'true';
+      },
+      n,
+      { timeout: 60000 },
+    )
+    .catch(async (error) => {
+      // Where it stopped: the step, what it set and what the store holds.
+      const step = await frame.evaluate(() => ({
+        ...document.querySelector('[data-tour-step]')?.dataset,
+        pending: document.body.dataset.pendingRequests,
+      }));
+      throw new Error(`step ${n} not reached: ${JSON.stringify(step)}`, { cause: error });
+    });
   return frame.evaluate(() => {
     const step = document.querySelector('[data-tour-step]');
     return { n: Number(step.dataset.tourStep), chapter: step.dataset.tourChapter, hash: location.hash };
@@ -111,3 +120,40 @@ for (const chapter of ['mask', 'forward']) {
     await page.close();
   });
 }
+
+test('the gallery offers every chapter’s link and iframe; the embed dialog the step’s and the chapter’s', async () => {
+  const { page, errors } = await openPage(browser.context);
+  await page.goto(`${files.url}gallery.html?lang=en`);
+  const chapters = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-tour-chapter]')].map((li) => ({
+      slug: li.dataset.tourChapter,
+      href: li.querySelector('a').href,
+      code: li.querySelector('code').textContent,
+    })),
+  );
+  assert.deepEqual(
+    chapters.map((c) => c.slug),
+    CHAPTERS.map((c) => c.slug),
+  );
+  for (const c of chapters) {
+    assert.equal(new URL(c.href).hash, `#tour/${c.slug}`);
+    assert.ok(c.code.includes(`index.html?embed=1#tour/${c.slug}`), c.code);
+  }
+  // The gallery's link opens the chapter's first step.
+  await page.goto(chapters[2].href);
+  await shownStep(page, chapterRange(chapters[2].slug)[0] + 1);
+  // In the playground, on step 5 of the tour: the dialog links step 5 and its chapter, and frames the chapter.
+  await page.goto(`${files.url}index.html?lang=en&page=dialog#tour/5`);
+  await shownStep(page, 5);
+  await page.click('#embed-code');
+  const dialog = await page.evaluate(() => ({
+    links: [...document.querySelectorAll('#embed-tour a')].map((a) => new URL(a.href).hash),
+    code: document.getElementById('embed-tour-iframe').value,
+    shown: !document.getElementById('embed-tour').hidden,
+  }));
+  const chapter = STEPS[4].chapter;
+  assert.deepEqual(dialog, { links: ['#tour/5', `#tour/${chapter}`], code: dialog.code, shown: true });
+  assert.ok(dialog.code.includes(`?embed=1#tour/${chapter}`), dialog.code);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

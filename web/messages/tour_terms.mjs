@@ -12,7 +12,11 @@ export const TOUR_TERMS = {
     'tour.restore': '回到这一步',
     'tour.progress': '{n} / {total}',
     'tour.links': '导览的章节',
+    'tour.gallery.title': '导览的各章',
+    'tour.gallery.intro':
+      '导览的每一章都是一个链接：在 playground 里从这一章开始；用 iframe 嵌进课程时，只显示这一章，“下一步”“上一步”不会走出去。',
     'tour.linkStep': '导览第 {n} 步的链接',
+    'tour.embed.title': '导览：{chapter}',
     'tour.linkChapter': '本章（{chapter}）的链接',
     'tour.chapter.tokens': 'token 和 bos',
     'tour.chapter.scores': 'Q、K、V 与分数',
@@ -100,7 +104,11 @@ export const TOUR_TERMS = {
     'tour.restore': 'Back to this step',
     'tour.progress': '{n} / {total}',
     'tour.links': 'The tour’s chapters',
+    'tour.gallery.title': 'The guided tour’s chapters',
+    'tour.gallery.intro':
+      'Each chapter of the guided tour is a link: it opens the playground at the chapter; in an iframe in course material it shows that chapter alone, its Next and Back kept within it.',
     'tour.linkStep': 'Link to step {n} of the tour',
+    'tour.embed.title': 'The tour: {chapter}',
     'tour.linkChapter': 'Link to this chapter ({chapter})',
     'tour.chapter.tokens': 'Tokens and the bos',
     'tour.chapter.scores': 'Q, K, V and the scores',
