@@ -23,7 +23,7 @@ export const PLAYGROUND = [
 ];
 
 /** The model of a state is the one loaded in `s` (same files, preset, seed and config). */
-export function sameModel(s, target) {
+function sameModel(s, target) {
   return (
     Boolean(s.model.info) &&
     target.files === s.files &&

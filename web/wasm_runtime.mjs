@@ -59,7 +59,7 @@ let fallbackLogged = false;
  * files did not load: a host that serves only the SIMD build), 'compile' (the
  * engine refused its code) or 'failed' (anything else).
  */
-export function fallbackReason(error) {
+function fallbackReason(error) {
   const names = [error?.name, error?.cause?.name];
   if (names.includes('CompileError') || names.includes('LinkError')) return 'compile';
   const text = `${error?.message ?? error} ${error?.cause?.message ?? ''}`;

@@ -107,7 +107,7 @@ export function resolveStep(step, ctx) {
 }
 
 /** The measured heads of the model on screen (the trained model's heads.json, or a model trained in the page), or null. */
-export function measuredHeads(s) {
+function measuredHeads(s) {
   if (s.files) return s.files.roles ?? null;
   return s.demo && s.preset === DEMO ? s.demo.heads : null;
 }
