@@ -340,7 +340,7 @@ So the model knows this small world and nothing else: ${MALE_NAMES.length + FEMA
 
 ![Loss per batch (light) and its mean over 50 batches (dark)](loss_curve.svg)
 
-\`npm run train:demo\` regenerates the corpus and retrains the model natively, bit for bit from the seeds (the trainer is deterministic, and its native and Wasm builds compute the same bits), then rewrites this card. \`npm run replay:demo\` checks that claim against this model's log: it regenerates the corpus from its seed and replays the first 20 batches, whose loss and gradient norm must equal \`train_log.jsonl\`'s bit for bit (\`docs/testing.md\`).
+\`npm run train:demo\` regenerates the corpus and retrains the model natively, bit for bit from the seeds (the trainer is deterministic on any thread count), then rewrites this card. Three replays check that claim against this model's log (\`docs/testing.md\`): \`npm test\` re-trains the first 200 batches from the corpus lines they read (\`tests/demo_replay/\`), each batch's loss and gradient norm equal to \`train_log.jsonl\`'s and the weights to committed checksums, bit for bit; \`npm run test:replay\` replays all the batches and compares the written weights byte for byte with this folder's \`model.safetensors\` (about an hour on 2 threads); \`npm run replay:demo\` regenerates the corpus from its seed and replays the first 20 batches.
 
 ## Head roles (measured by \`minimind heads\`)
 
