@@ -98,6 +98,7 @@ export function exerciseView(container, { name, onCheck, onReveal, poke = 'exerc
       control.type = 'text';
       control.inputMode = 'numeric';
       control.autocomplete = 'off';
+      control.addEventListener('keydown', (event) => event.key === 'Enter' && !check.disabled && onCheck(answer())); // as pressing Check
     } else if (kind === 'heads') {
       control = make('span', 'exercise-heads', label);
       for (let h = 0; h < (info?.num_attention_heads ?? 0); h += 1) {
