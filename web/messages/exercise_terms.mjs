@@ -83,7 +83,7 @@ export const EXERCISE_TERMS = {
     'exercise.about.mask-cheat': '关掉因果掩码后，“小明”这一行最关注它后面的哪个 token：模型在偷看未来。',
     'exercise.about.scale-sharper': '关掉 ÷√d 后，这一行哪个键的权重变大了：softmax 变得更尖。',
     'exercise.about.forward-gqa': 'GQA 下哪些查询头和头 h 读同一份 K 和 V（repeat_kv），由模型的配置决定。',
-    'exercise.about.pronoun-head': '选一个第 0 层里能找到代词所指的头（在这个模型上 L0H1 和 L0H3 都算）。',
+    'exercise.about.pronoun-head': '选一个第 0 层里能找到代词所指的头：它把代词至少一半的注意力放在所指的名字上；每个这样的头都算对。',
     'exercise.about.other-name': '写一个句子，让代词头从代词看向另一个名字。',
     'exercise.about.switch-off': '关掉一个头，让“唱”不再是“她”之后预测的第一名。',
     'exercise.about.lens-block': '逻辑透镜在哪一层之后第一次把“唱”放在第一名。',
@@ -218,7 +218,8 @@ export const EXERCISE_TERMS = {
     'exercise.about.mask-cheat': 'With the causal mask off, which later token the row of 小明 looks at most: the model reads the future.',
     'exercise.about.scale-sharper': 'With ÷√d off, which weight of the row grows: softmax gets sharper.',
     'exercise.about.forward-gqa': 'Under GQA, which query heads read the same K and V as head h (repeat_kv), from the model’s config.',
-    'exercise.about.pronoun-head': 'Choose a head of block 0 that resolves the pronoun (on this model both L0H1 and L0H3 do).',
+    'exercise.about.pronoun-head':
+      'Choose a head of block 0 that resolves the pronoun: it puts at least half of the pronoun’s attention on the name it refers to; every such head is right.',
     'exercise.about.other-name': 'Type a sentence where the pronoun head looks from the pronoun at a different name.',
     'exercise.about.switch-off': 'Switch off one head so that 唱 is no longer the top prediction after 她.',
     'exercise.about.lens-block': 'After which block the logit lens first puts 唱 on top.',
