@@ -66,7 +66,7 @@ export const EXERCISE_TERMS = {
     'exercise.hint.otherNameNoName': '代词头从“{pronoun}”看的是“{token}”，不是一个名字。试一个更像课文的句子。',
     'exercise.hint.switchOffNone': '还没有关掉任何头：用头的总览里的开关关掉一个。',
     'exercise.hint.switchOffOne': '现在关掉了 {count} 个头：只关一个。',
-    'exercise.hint.switchOffStill': '关掉 L{layer}H{head} 后，“{pronoun}”之后第一名还是“{token}”。试试第 0 层那些看向名字的头。',
+    'exercise.hint.switchOffStill': '关掉 L{layer}H{head} 后，“{pronoun}”之后第一名还是“{token}”。试试一个从代词看向所指名字的头。',
     'exercise.hint.aBlock': '请选一层。',
     'exercise.hint.lensEarly': '{at}，“{token}”还不是第一名（p = {p}）。往后看。',
     'exercise.hint.lensLate': '{at}，“{token}”已经是第一名了（p = {p}），但不是第一次。往前看。',
@@ -200,7 +200,7 @@ export const EXERCISE_TERMS = {
     'exercise.hint.switchOffNone': 'No head is switched off yet: use a head’s switch in the heads overview.',
     'exercise.hint.switchOffOne': '{count} heads are switched off: switch off just one.',
     'exercise.hint.switchOffStill':
-      'With L{layer}H{head} off, “{token}” is still the top prediction after “{pronoun}”. Try the heads of block 0 that look at names.',
+      'With L{layer}H{head} off, “{token}” is still the top prediction after “{pronoun}”. Try a head that looks from the pronoun at the name it refers to.',
     'exercise.hint.aBlock': 'Choose a block.',
     'exercise.hint.lensEarly': '{at}, “{token}” is not on top yet (p = {p}). Look later.',
     'exercise.hint.lensLate': '{at}, “{token}” is on top (p = {p}), but not for the first time. Look earlier.',
