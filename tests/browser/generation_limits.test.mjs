@@ -5,9 +5,17 @@
 // config) stops when they run out, the chosen token unfed, and the line names
 // the limit. In English and Chinese. The expected counts come from the limits
 // themselves (128, the config's positions), the rows from the page's table.
+// A chat prompt longer than the matrix (the trained model's files dropped,
+// Chat on) is cut in the user's text: the matrix still ends with the
+// assistant's tag, with as many prompt tokens as js/chat_fit.mjs finds in Node.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
+import { fitChatPrompt } from '../../js/chat_fit.mjs';
+import { chatPrompt } from '../../js/chat_template.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
 import { openPage, useServedBrowser } from './browser.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -78,3 +86,39 @@ for (const lang of ['en', 'zh-CN']) {
     await small.page.close();
   });
 }
+
+test('a chat prompt longer than the matrix is cut in the text, and keeps the assistant tag', async () => {
+  const demo = (name) => fileURLToPath(new URL(`../../models/minimind-demo/${name}`, import.meta.url));
+  const text = '小明把苹果给了小红，她很开心。'.repeat(30);
+  const mm = await loadMiniMind({ variant: 'simd' });
+  const tokenizer = mm.loadTokenizer(readFileSync(demo('tokenizer.json'), 'utf8'));
+  const encode = (s) => tokenizer.encode(s);
+  assert.ok(encode(chatPrompt(text)).length > MATRIX, 'the whole prompt is over the limit');
+  const prompt = fitChatPrompt(encode, text, MATRIX).ids.length;
+  tokenizer.dispose();
+
+  const { page, errors } = await openPlayground('?lang=en');
+  await page.setInputFiles('#file-input', [demo('config.json'), demo('model.safetensors'), demo('tokenizer.json')]);
+  await page.waitForFunction(() => /with its tokenizer/.test(document.getElementById('files-status').textContent), null, {
+    timeout: 30000,
+  });
+  await page.fill('#text', text);
+  // The matrix reads the typed text first (its first 128 tokens, the bos first); then Chat and Step.
+  await page.waitForFunction((max) => document.querySelectorAll('#matrix-table thead th').length === max + 1, MATRIX, {
+    timeout: 30000,
+  });
+  await page.check('#gen-chat');
+  await page.click('#gen-step');
+  await page.waitForFunction(() => /^(Step 1|Prompt of)/.test(document.getElementById('gen-status').textContent), null, {
+    timeout: 60000,
+  });
+  const heads = await page.$$eval('#matrix-table thead th', (ths) => ths.slice(1).map((th) => th.textContent));
+  assert.ok(heads.length <= MATRIX, `${heads.length} columns`);
+  assert.ok(heads.length === prompt || heads.length === prompt + 1, `${heads.length} columns for a prompt of ${prompt}`);
+  const shown = heads.slice(0, prompt).join('');
+  assert.ok(shown.startsWith('<|im_start|>user\n'), shown.slice(0, 30));
+  assert.ok(shown.includes('<|im_end|>\n<|im_start|>assistant\n'), shown.slice(-60));
+  assert.ok(shown.includes('小明把苹果'), 'the text is kept from its beginning');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
