@@ -13,7 +13,9 @@ import { after, before, test } from 'node:test';
 import { exercise, textScreen } from '../../js/exercises.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
 import { translate } from '../../web/i18n.mjs';
+import { LENS_TERMS } from '../../web/component/minimind_exercise.mjs';
 import { EXERCISE_TERMS } from '../../web/messages/exercise_terms.mjs';
+import { WHY_TERMS } from '../../web/messages/why_terms.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 import { trainedModel } from './demo.mjs';
@@ -50,6 +52,11 @@ async function coursePage(name, body) {
   await writeFile(join(courseDir, `${name}.html`), html);
   return `${course.url}${name}.html`;
 }
+
+test("the lens rows' names the element carries are the page's", () => {
+  for (const lang of ['zh-CN', 'en'])
+    for (const [key, text] of Object.entries(LENS_TERMS[lang])) assert.equal(text, WHY_TERMS[lang][key], `${lang} ${key}`);
+});
 
 const ready = (page, selector) =>
   page.waitForFunction((s) => document.querySelector(s)?.shadowRoot?.querySelector('.exercise[data-available="true"]'), selector, {

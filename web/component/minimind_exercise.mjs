@@ -21,7 +21,6 @@ import { errorText } from '../error_text.mjs';
 import { EXERCISE_CSS } from '../exercises/exercise_style.mjs';
 import { exerciseView } from '../exercises/exercise_view.mjs';
 import { EXERCISE_TERMS } from '../messages/exercise_terms.mjs';
-import { WHY_TERMS } from '../messages/why_terms.mjs';
 import { buildControls, syncControls } from './exercise_controls.mjs';
 import { drawExerciseFigure } from './exercise_figure.mjs';
 import { embedText } from './messages.mjs';
@@ -65,9 +64,19 @@ function fill(template, params) {
   return template.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
 }
 
-/** The element's words: the exercises' catalogue, the two lens names of the page's, the embed element's load messages. */
+/**
+ * The page's names of the lens's rows (web/messages/why_terms.mjs), copied so that the
+ * script does not carry the page's whole catalogue; tests/browser/exercise_element.test.mjs
+ * checks that they stay equal.
+ */
+export const LENS_TERMS = {
+  'zh-CN': { 'why.emb': '嵌入（embed）', 'why.after': '{layer} 之后' },
+  en: { 'why.emb': 'embed', 'why.after': 'after {layer}' },
+};
+
+/** The element's words: the exercises' catalogue, the lens rows' names, the embed element's load messages. */
 function translator(lang) {
-  const own = (l) => ({ ...WHY_TERMS[l], ...EXERCISE_TERMS[l] });
+  const own = (l) => ({ ...LENS_TERMS[l], ...EXERCISE_TERMS[l] });
   const words = own(lang);
   const en = own('en');
   return (key, params = {}) => {
