@@ -261,6 +261,8 @@ export default {
   'model.fallback.missing': 'is not on this host (its files did not load)',
   'model.fallback.compile': 'did not compile in this browser',
   'model.fallback.failed': 'failed to start',
+  'card.build': 'Computed here by the {build} build{why}; the CLI gives the same bits with --build {flag}.',
+  'card.buildWhy': ', as the relaxed SIMD build {reason}',
   'model.readyTrained': '{name}: {params} parameters, {layers} layers × {heads} heads, weights trained by this project',
   'model.untrainedNote':
     'Random weights (untrained): these patterns come from random numbers, not from learning; they show the shapes and the computation. For learned attention, choose minimind-demo (trained).',

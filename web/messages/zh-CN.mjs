@@ -253,6 +253,8 @@ export default {
   'model.fallback.missing': '不在这个网站上（它的文件没能载入）',
   'model.fallback.compile': '在这个浏览器里编译失败',
   'model.fallback.failed': '没能启动',
+  'card.build': '这里的数字由 {build} 版本计算{why}；命令行加 --build {flag} 得到完全相同的结果。',
+  'card.buildWhy': '，因为 relaxed SIMD 版本{reason}',
   'model.readyTrained': '{name}：{params} 个参数，{layers} 层 × {heads} 个头，本项目训练的权重',
   'model.untrainedNote':
     '随机权重（未训练）：这些注意力图案来自随机数，不是学出来的，可以用来看形状和计算过程。想看学到的注意力，请选 minimind-demo（已训练）。',
