@@ -246,8 +246,8 @@ test('each contents link lands with its heading at the top once the figures arou
     };
     await open();
     const targets = await page.$$eval('#contents a', (links) => links.map((a) => a.hash));
-    // The sections and their examples, then the exercises' section and its exercises.
-    assert.equal(targets.length, SECTIONS.length + SECTIONS.flatMap((s) => s.examples).length + 1 + EXERCISES.length);
+    // The sections and their examples, the tour's chapters (one link), then the exercises' section and its exercises.
+    assert.equal(targets.length, SECTIONS.length + SECTIONS.flatMap((s) => s.examples).length + 1 + 1 + EXERCISES.length);
     for (const hash of targets) {
       await open(); // a reader arriving: no figure drawn yet
       await page.click(`#contents a[href="${hash}"]`);
