@@ -62,6 +62,16 @@ async function refusedThenSolved({ name, lang, query = '', wrong, right }) {
   await page.close();
 }
 
+/** Clicks the matrix's cell (query i, key j), from the canvas's own layout: its key becomes the answer chosen. */
+const clickCell = (i, j) => async (page, box) => {
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.layout);
+  const layout = JSON.parse(await page.getAttribute('#heatmap', 'data-layout'));
+  await page.locator('#heatmap').scrollIntoViewIfNeeded();
+  const canvas = await page.locator('#heatmap').boundingBox();
+  await page.mouse.click(canvas.x + layout.left + (j + 0.5) * layout.cell, canvas.y + layout.top + (i + 0.5) * layout.cell);
+  await page.waitForFunction((key) => document.querySelector('.exercise-answer select').value === String(key), j);
+  await box.scrollIntoViewIfNeeded();
+};
 const choose = (value) => (page, box) => box.locator('.exercise-answer select').selectOption(String(value));
 const type = (value) => (page, box) => box.locator('.exercise-answer input').fill(String(value));
 
@@ -72,7 +82,7 @@ async function answersOf(name, rest) {
   return { answers: exercise(name).answers(model, screen), screen, model };
 }
 
-test('tokens, scores, the mask and √d: answered in the answer control', async () => {
+test('tokens, scores, the mask and √d: answered in the answer control, or by a cell clicked', async () => {
   const { screen } = await answersOf('tokens-count', {});
   const T = screen.ids.length;
   await refusedThenSolved({ name: 'tokens-count', lang: 'zh-CN', wrong: type(T - 1), right: type(T) });
@@ -85,7 +95,7 @@ test('tokens, scores, the mask and √d: answered in the answer control', async 
     lang: 'en',
     query: '&layer=1&head=2&row=9&stage=scores_raw',
     wrong: choose(notTop),
-    right: choose(scores.answers[0]),
+    right: clickCell(9, scores.answers[0]), // a cell of the row clicked in the matrix
   });
 
   const mask = await answersOf('mask-cheat', at);

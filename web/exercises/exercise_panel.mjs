@@ -127,6 +127,7 @@ export function setupExercises({ store, t, client, input }) {
     if (READS.some((key) => changed.has(key))) {
       if (SCREEN.some((key) => changed.has(key))) current.answers = null; // they were for another screen
       if (changed.has('lang')) draw();
+      if (changed.has('cell') && state.cell) current.view.chooseKey(state.cell.key); // a cell clicked: its key is the answer chosen
       askSoon();
     }
   });

@@ -142,5 +142,10 @@ export function exerciseView(container, { name, onCheck, onReveal, poke = 'exerc
     shown.textContent = answers ? t('exercise.answersAre', { answers: answers.map((a) => answerText(kind, a, state)).join(' · ') }) : '';
   }
 
-  return { element: root, update, answer, redraw: () => last && update(last) };
+  /** Puts a key position into a key control (a cell clicked in the matrix answers with its key). */
+  function chooseKey(key) {
+    if ((kind === 'key' || kind === 'later-key') && control?.querySelector(`option[value="${key}"]`)) control.value = String(key);
+  }
+
+  return { element: root, update, answer, chooseKey, redraw: () => last && update(last) };
 }
