@@ -159,15 +159,19 @@ console.log(JSON.stringify({ resolved: import.meta.resolve('minimind-playground/
 globalThis.HTMLElement = class HTMLElement {};
 globalThis.customElements = { get: (name) => defined.find(([n]) => n === name)?.[1], define: (name, element) => defined.push([name, element]) };
 await import('minimind-playground/element');
-const [[name, element] = []] = defined;
-console.log(JSON.stringify({ count: defined.length, name, isElement: element?.prototype instanceof HTMLElement, attributes: element?.observedAttributes }));
+const described = ([name, element]) => ({ name, isElement: element?.prototype instanceof HTMLElement, attributes: element?.observedAttributes });
+console.log(JSON.stringify(defined.map(described)));
 `,
     );
-    const withDom = JSON.parse((await run(process.execPath, ['element-defines.mjs'], { cwd: project, env })).stdout);
-    assert.equal(withDom.count, 1);
-    assert.equal(withDom.name, 'minimind-attention');
+    // It defines <minimind-exercise> too (the tour's exercises for course pages).
+    const definedElements = JSON.parse((await run(process.execPath, ['element-defines.mjs'], { cwd: project, env })).stdout);
+    assert.deepEqual(definedElements.map((e) => e.name).sort(), ['minimind-attention', 'minimind-exercise']);
+    const withDom = definedElements.find((e) => e.name === 'minimind-attention');
     assert.equal(withDom.isElement, true);
     assert.ok(withDom.attributes.includes('text') && withDom.attributes.includes('preset'), withDom.attributes);
+    const exerciseElement = definedElements.find((e) => e.name === 'minimind-exercise');
+    assert.equal(exerciseElement.isElement, true);
+    assert.deepEqual(exerciseElement.attributes, ['name', 'lang', 'text']);
 
     // In a browser, from the installed folder, without a bundler: an import map
     // names the installed file as Node resolved the export, the page imports
