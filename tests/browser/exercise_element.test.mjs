@@ -5,7 +5,7 @@
 // model) gives solved true with the tries counted; an unknown name is said
 // inside the element in its language, and nothing is thrown into the page.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import { exercise, textScreen } from '../../js/exercises.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
 import { translate } from '../../web/i18n.mjs';
+import { embedText } from '../../web/component/messages.mjs';
 import { LENS_TERMS } from '../../web/component/minimind_exercise.mjs';
 import { EXERCISE_TERMS } from '../../web/messages/exercise_terms.mjs';
 import { WHY_TERMS } from '../../web/messages/why_terms.mjs';
@@ -23,6 +24,8 @@ import { trainedModel } from './demo.mjs';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 let files;
+let noModel; // the element's files without the trained model
+let noModelDir;
 let course;
 let courseDir;
 let browser;
@@ -31,21 +34,25 @@ before(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   courseDir = await mkdtemp(join(tmpdir(), 'minimind-exercise-course-'));
   files = await serve(join(ROOT, 'dist/site'));
+  noModelDir = await mkdtemp(join(tmpdir(), 'minimind-exercise-no-model-'));
+  await cp(join(ROOT, 'dist/site/minimind-attention.js'), join(noModelDir, 'minimind-attention.js'));
+  await cp(join(ROOT, 'dist/site/wasm'), join(noModelDir, 'wasm'), { recursive: true });
+  noModel = await serve(noModelDir);
   course = await serve(courseDir);
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
-  await Promise.all([files?.close(), course?.close()]);
-  if (courseDir) await rm(courseDir, { recursive: true, force: true });
+  await Promise.all([files?.close(), noModel?.close(), course?.close()]);
+  for (const dir of [courseDir, noModelDir]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 // A course page with the element's script from the files' origin; every event the page receives is kept in window.results.
-async function coursePage(name, body) {
+async function coursePage(name, body, from = files) {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Course</title><link rel="icon" href="data:,">
-<script type="module" src="${files.url}minimind-attention.js"></script></head>
+<script type="module" src="${from.url}minimind-attention.js"></script></head>
 <body><h1>Exercise</h1>${body}
 <script>window.results = []; document.addEventListener('minimind-exercise', (e) => window.results.push(e.detail));</script>
 </body></html>`;
@@ -121,5 +128,21 @@ test('in zh-CN: the lens exercise takes the block the model computes, after a wr
   assert.match(bad, /no-such/);
   await lens.screenshot({ path: join(ARTIFACTS, 'exercise-element-zh.png') });
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the trained model not hosted: the element says so in its box, in its language, and the page goes on', async () => {
+  const url = await coursePage('no-model', '<minimind-exercise id="ex" name="switch-off" lang="zh-CN"></minimind-exercise>', noModel);
+  const { page, errors } = await openPage(browser.context, url);
+  await page.waitForFunction(() => document.getElementById('ex').dataset.state === 'error', null, { timeout: 60000 });
+  const said = await page.locator('#ex .ex-status').innerText();
+  const expected = embedText('zh-CN', 'embed.modelFailed', { url: `${noModel.url}models/minimind-demo/` });
+  assert.ok(said.includes(expected), `${said} names ${expected}`);
+  assert.equal(await page.evaluate(() => window.results.length), 0);
+  // Only the failed fetches of the model's files are logged; nothing is thrown into the page.
+  assert.ok(
+    errors.every((e) => /Failed to load resource/.test(e)),
+    errors.join('\n'),
+  );
   await page.close();
 });
