@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "interp/head_weights.h"
 #include "ops/attention.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
@@ -19,26 +20,6 @@ namespace minimind {
 namespace {
 
 constexpr int64_t kRowsPerPanel = PanelsView::kPanelRows;
-
-// Rows first..first+count-1 of W [rows, cols] (one head's rows of q_proj or
-// k_proj): a view into W when they are whole panels, else a float32 copy in
-// `storage`. Either way linear_rows sums each output in the same order as
-// with the whole W, so the head's q equals the forward's to the bit.
-PanelsView head_rows(const WeightMatrix& W, int64_t first, int64_t count, WeightMatrix& storage) {
-  const PanelsView all = W.view();
-  if (first % kRowsPerPanel == 0 && (count % kRowsPerPanel == 0 || first + count == W.rows())) {
-    PanelsView v = all;
-    v.rows = count;
-    const int64_t at = (first / kRowsPerPanel) * all.cols * kRowsPerPanel;
-    if (all.f32) v.f32 += at;
-    if (all.half) v.half += at;
-    return v;
-  }
-  std::vector<float> values(size_t(count * W.cols()));  // [count, cols]
-  for (int64_t r = 0; r < count; ++r) W.row(first + r, values.data() + r * W.cols());
-  storage = WeightMatrix(values.data(), count, W.cols(), WeightPacking::Float32);
-  return storage.view();
-}
 
 // Panel p of W [rows, cols] as float32, row 8p + j of W at lane j:
 // [cols, 8], either W's own memory (float32 storage) or widened into `buffer`

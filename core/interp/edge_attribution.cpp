@@ -1,0 +1,170 @@
+#include "interp/edge_attribution.h"
+
+#include <algorithm>
+
+#include "ops/ffn.h"
+#include "ops/linear.h"
+#include "ops/rmsnorm.h"
+#include "ops/rope.h"
+#include "util/error.h"
+#include "util/tensor.h"
+
+namespace minimind {
+
+namespace {
+
+// Wᵀ of a linear weight W [out, in], packed so that linear_rows(dy [N, out], Wᵀ) = dy·W [N, in].
+struct PackedTranspose {
+  std::vector<float> dense, storage;
+  PanelsView view;
+  void pack(const WeightMatrix& W) {
+    dense_f32(W, dense);
+    view = pack_transposed(dense.data(), W.rows(), W.cols(), W.cols(), storage);
+  }
+  // Rows first..first+count-1 of W only: [count, in] -> view [in, count].
+  void pack_rows(const WeightMatrix& W, int64_t first, int64_t count) {
+    dense_f32(W, dense);
+    view = pack_transposed(dense.data() + first * W.cols(), count, W.cols(), W.cols(), storage);
+  }
+};
+
+// Σ x·y over n values in 8 running sums (vectorisable; the order is fixed).
+float eap_dot(const float* x, const float* y, int64_t n) {
+  float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j] * y[i + j];
+  }
+  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; i < n; ++i) sum += x[i] * y[i];
+  return sum;
+}
+
+}  // namespace
+
+void ffn_receiver_gradient(const CircuitForward& f, int64_t l, const CircuitBlock& b, const float* d_out, float* g) {
+  const ModelConfig& c = f.config();
+  if (c.use_moe) {
+    throw Error("circuit.moe_backward_unavailable", {{"layer", l}},
+                "edge attribution needs the gradient through the MoE feed-forward, which is not available yet");
+  }
+  const LayerWeights& w = f.model().weights().layers[size_t(l)];
+  const int64_t T = int64_t(b.input.size()) / c.hidden_size, D = c.hidden_size, F = c.intermediate_size;
+  PackedTranspose down, gate, up;
+  down.pack(w.mlp.down_proj);
+  gate.pack(w.mlp.gate_proj);
+  up.pack(w.mlp.up_proj);
+  std::vector<float> d_gate(size_t(T * F)), d_up(size_t(T * F)), other(size_t(T * D)), dw(static_cast<size_t>(D));
+  linear_rows(d_out, T, D, down.view, d_gate.data(), F);  // d act [T, F]
+  swiglu_act_backward(b.gate.data(), b.up.data(), d_gate.data(), T * F, d_gate.data(), d_up.data());
+  linear_rows(d_gate.data(), T, F, gate.view, g, D);
+  linear_rows(d_up.data(), T, F, up.view, other.data(), D);
+  for (int64_t i = 0; i < T * D; ++i) g[i] += other[size_t(i)];
+  rms_norm_backward(b.attn_residual.data(), w.post_attention_layernorm.data(), g, T, D, float(c.rms_norm_eps), g,
+                    dw.data());
+}
+
+void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
+                        const std::function<void(int64_t receiver, const float* g)>& visit) {
+  const ModelConfig& c = f.config();
+  const CircuitGraph& graph = f.graph();
+  const int64_t T = run.T, D = c.hidden_size, L = c.num_hidden_layers, H = c.num_attention_heads;
+  const int64_t Hkv = c.num_key_value_heads, R = H / Hkv, Dh = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim();
+  const float eps = float(c.rms_norm_eps);
+  if (c.use_moe) ffn_receiver_gradient(f, 0, run.blocks[0], nullptr, nullptr);  // throws before any work
+  std::vector<float> dw(size_t(std::max(D, Dh)));                               // the norms' weight gradients, unused
+
+  // logits: the final norm's backward at the last row (the metric reads no other).
+  std::vector<float> dh(size_t(T * D), 0.0f);  // [T, D] ∂metric/∂(residual stream)
+  rms_norm_backward(run.final_input.data() + (T - 1) * D, f.model().weights().norm.data(), f.direction().data(), 1, D,
+                    eps, dh.data() + (T - 1) * D, dw.data());
+  visit(graph.logits_receiver(), dh.data());
+
+  std::vector<float> g(size_t(T * D)), d_concat(size_t(T * qd));
+  std::vector<float> q(size_t(T * Dh)), k(size_t(T * Dh)), v(size_t(T * Dh)), dz(size_t(T * Dh));
+  std::vector<float> dq(size_t(T * Dh)), dk(size_t(T * Dh)), dv(size_t(T * Dh)), pre(size_t(T * Dh));
+  AttentionCoreScratch attention;
+  PackedTranspose o;
+  std::vector<PackedTranspose> wq(static_cast<size_t>(H)), wk(static_cast<size_t>(Hkv)), wv(static_cast<size_t>(Hkv));
+  for (int64_t l = L - 1; l >= 0; --l) {
+    const CircuitBlock& b = run.blocks[size_t(l)];
+    const LayerWeights& w = f.model().weights().layers[size_t(l)];
+    // L{l}ffn, then ∂metric/∂(attn_residual) = the residual's own path + the FFN's.
+    ffn_receiver_gradient(f, l, b, dh.data(), g.data());
+    visit(graph.ffn_receiver(l), g.data());
+    for (int64_t i = 0; i < T * D; ++i) dh[size_t(i)] += g[size_t(i)];
+
+    o.pack(w.o_proj);
+    linear_rows(dh.data(), T, D, o.view, d_concat.data(), qd);  // ∂metric/∂z [T, H·Dh]
+    for (int64_t h = 0; h < H; ++h) wq[size_t(h)].pack_rows(w.q_proj, h * Dh, Dh);
+    for (int64_t j = 0; j < Hkv; ++j) {
+      wk[size_t(j)].pack_rows(w.k_proj, j * Dh, Dh);
+      wv[size_t(j)].pack_rows(w.v_proj, j * Dh, Dh);
+    }
+    std::vector<float> d_input = dh;  // the residual's own path past the block
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t j = h / R;
+      // Head h alone, with its kv head's keys and values as private copies:
+      // its dk, dv are its share of the kv head's gradient.
+      head_columns(b.q.data(), T, qd, h, Dh, q.data());
+      head_columns(b.k.data(), T, kvd, j, Dh, k.data());
+      head_columns(b.v.data(), T, kvd, j, Dh, v.data());
+      head_columns(d_concat.data(), T, qd, h, Dh, dz.data());
+      attention_core_backward(q.data(), k.data(), v.data(), b.probs.data() + h * T * T, dz.data(), T, 1, 1, Dh, true,
+                              dq.data(), dk.data(), dv.data(), attention);
+      for (int64_t t = 0; t < T; ++t) {
+        apply_rotary_backward(dq.data() + t * Dh, 1, Dh, f.cos(t), f.sin(t));
+        apply_rotary_backward(dk.data() + t * Dh, 1, Dh, f.cos(t), f.sin(t));
+      }
+      if (c.use_qk_norm) {
+        head_columns(b.q_pre.data(), T, qd, h, Dh, pre.data());
+        rms_norm_backward(pre.data(), w.q_norm.data(), dq.data(), T, Dh, eps, dq.data(), dw.data());
+        head_columns(b.k_pre.data(), T, kvd, j, Dh, pre.data());
+        rms_norm_backward(pre.data(), w.k_norm.data(), dk.data(), T, Dh, eps, dk.data(), dw.data());
+      }
+      const struct {
+        CircuitGraph::Kind kind;
+        const float* d;
+        const PanelsView& W_t;
+      } sides[3] = {{CircuitGraph::Kind::q, dq.data(), wq[size_t(h)].view},
+                    {CircuitGraph::Kind::k, dk.data(), wk[size_t(j)].view},
+                    {CircuitGraph::Kind::v, dv.data(), wv[size_t(j)].view}};
+      for (const auto& side : sides) {
+        linear_rows(side.d, T, Dh, side.W_t, g.data(), D);  // ∂metric/∂(input_layernorm's output)
+        rms_norm_backward(b.input.data(), w.input_layernorm.data(), g.data(), T, D, eps, g.data(), dw.data());
+        visit(graph.head_receiver(l, h, side.kind), g.data());
+        for (int64_t i = 0; i < T * D; ++i) d_input[size_t(i)] += g[size_t(i)];
+      }
+    }
+    dh = std::move(d_input);
+  }
+}
+
+void edge_attribution(const CircuitForward& f, const CircuitRun& clean, const CircuitRun& corrupt,
+                      std::vector<float>& scores, std::vector<float>* positions) {
+  const CircuitGraph& graph = f.graph();
+  const int64_t T = clean.T, D = f.config().hidden_size, S = graph.senders();
+  std::vector<float> delta(size_t(S * T * D));  // [S, T, D] corrupt - clean output of each sender
+  for (size_t i = 0; i < delta.size(); ++i) delta[i] = corrupt.senders[i] - clean.senders[i];
+  scores.assign(size_t(graph.edges), 0.0f);
+  if (positions) positions->assign(size_t(graph.edges * T), 0.0f);
+  std::vector<float> by_position(static_cast<size_t>(T));
+  receiver_gradients(f, clean, [&](int64_t r, const float* g) {
+    const CircuitGraph::Receiver& rec = graph.receivers[size_t(r)];
+    // The logits read the last row alone: the other rows' gradient is 0.
+    const int64_t first = rec.kind == CircuitGraph::Kind::logits ? T - 1 : 0;
+    for (int64_t s = 0; s < rec.senders; ++s) {
+      const int64_t e = rec.first_edge + s;
+      double sum = 0.0;
+      std::fill(by_position.begin(), by_position.end(), 0.0f);
+      for (int64_t t = first; t < T; ++t) {
+        by_position[size_t(t)] = eap_dot(delta.data() + (s * T + t) * D, g + t * D, D);
+        sum += by_position[size_t(t)];
+      }
+      scores[size_t(e)] = float(sum);
+      if (positions) std::copy(by_position.begin(), by_position.end(), positions->begin() + e * T);
+    }
+  });
+}
+
+}  // namespace minimind

@@ -1,0 +1,88 @@
+#include "interp/path_patching.h"
+
+#include <algorithm>
+
+#include "ops/linear.h"
+#include "util/tensor.h"
+
+namespace minimind {
+
+namespace {
+
+float patch_one(const CircuitForward& f, const CircuitRun& clean, const CircuitRun& corrupt, int64_t e,
+                CircuitScratch& s) {
+  const ModelConfig& c = f.config();
+  const CircuitGraph& graph = f.graph();
+  const int64_t T = clean.T, D = c.hidden_size, L = c.num_hidden_layers, Dh = c.head_dim;
+  const int64_t R = c.num_attention_heads / c.num_key_value_heads, qd = c.q_dim(), kvd = c.kv_dim();
+  const int64_t r = graph.receiver_of(e), sender = e - graph.receivers[size_t(r)].first_edge;
+  const CircuitGraph::Receiver& rec = graph.receivers[size_t(r)];
+  const float* clean_out = clean.senders.data() + sender * T * D;  // [T, D]
+  const float* corrupt_out = corrupt.senders.data() + sender * T * D;
+  // The receiver's input: its clean input with this sender's output swapped.
+  const auto swapped = [&](const float* clean_input, float* x) {
+    for (int64_t i = 0; i < T * D; ++i) x[i] = clean_input[i] - clean_out[i] + corrupt_out[i];
+  };
+  float* x = scratch(s.x, T * D);  // [T, D]
+  float* h = scratch(s.h, T * D);  // [T, D] the residual stream from the receiver's block on
+
+  if (rec.kind == CircuitGraph::Kind::logits) {
+    const int64_t last = (T - 1) * D;
+    for (int64_t i = 0; i < D; ++i) {
+      x[i] = clean.final_input[size_t(last + i)] - clean_out[last + i] + corrupt_out[last + i];
+    }
+    return f.metric(x);
+  }
+  const int64_t l = rec.layer;
+  const CircuitBlock& b = clean.blocks[size_t(l)];
+  const int64_t first = l == L - 1 ? T - 1 : 0;  // the last block: its last row alone
+  if (rec.kind == CircuitGraph::Kind::ffn) {
+    // Only the FFN reads the swapped residual; the stream past it stays the clean attn_residual.
+    swapped(b.attn_residual.data(), x);
+    f.ffn_half(l, b.attn_residual.data(), x, first, s.block, h, s);
+    return f.metric_from(l + 1, h, s);
+  }
+  // A head's q, k or v: that head alone recomputes its z, the others keep theirs.
+  const int64_t hd = rec.head, j = hd / R;
+  swapped(b.input.data(), x);
+  float* a = scratch(s.a, T * D);
+  f.attn_norm(l, x, a);
+  float* q = scratch(s.q, T * Dh);
+  float* k = scratch(s.k, T * Dh);
+  float* v = scratch(s.v, T * Dh);
+  float* z = scratch(s.z, T * Dh);
+  if (rec.kind == CircuitGraph::Kind::q) {
+    f.head_q(l, hd, a, q);
+  } else {
+    head_columns(b.q.data(), T, qd, hd, Dh, q);
+  }
+  if (rec.kind == CircuitGraph::Kind::k) {
+    f.head_k(l, hd, a, k);
+  } else {
+    head_columns(b.k.data(), T, kvd, j, Dh, k);
+  }
+  if (rec.kind == CircuitGraph::Kind::v) {
+    f.head_v(l, hd, a, v);
+  } else {
+    head_columns(b.v.data(), T, kvd, j, Dh, v);
+  }
+  f.attend(q, k, v, z, s);
+  head_columns(b.concat.data(), T, qd, hd, Dh, q);  // q now holds the clean z
+  for (int64_t i = 0; i < T * Dh; ++i) z[i] -= q[i];
+  float* write = scratch(s.write, T * D);  // [T, D] the change of head hd's write
+  linear_rows(z, T, Dh, f.heads(l).o[size_t(hd)], write, D);
+  for (int64_t i = 0; i < T * D; ++i) x[i] = b.attn_residual[size_t(i)] + write[i];
+  f.ffn_half(l, x, x, first, s.block, h, s);
+  return f.metric_from(l + 1, h, s);
+}
+
+}  // namespace
+
+void path_patching(const CircuitForward& f, const CircuitRun& clean, const CircuitRun& corrupt,
+                   const std::vector<int64_t>& edges, std::vector<float>& patched) {
+  patched.resize(edges.size());
+  CircuitScratch s;
+  for (size_t i = 0; i < edges.size(); ++i) patched[i] = patch_one(f, clean, corrupt, edges[i], s);
+}
+
+}  // namespace minimind
