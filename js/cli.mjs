@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { chatPrompt } from './chat_template.mjs';
+import { CIRCUIT_OPTIONS, CIRCUIT_USAGE, circuitCommands } from './circuit_cli.mjs';
 import { INTERP_OPTIONS, INTERP_USAGE, interpCommands } from './interp_cli.mjs';
 import { loadMiniMind } from './minimind.mjs';
 import { topK } from './top_k.mjs';
@@ -38,6 +39,7 @@ commands:
   grad      MODEL --data FILE [--batch-size 32] [--max-seq-len 340] --out FILE.safetensors
             loss (JSON on stdout) and every parameter's gradient for the first batch
 ${INTERP_USAGE}
+${CIRCUIT_USAGE}
 
 MODEL is one of:
   --preset NAME [--seed N]   a preset with seeded random weights
@@ -130,6 +132,7 @@ const OPTIONS = {
   'save-every': { type: 'string' },
   dtype: { type: 'string' },
   ...INTERP_OPTIONS,
+  ...CIRCUIT_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -676,6 +679,7 @@ const COMMANDS = {
   train: commandTrain,
   grad: commandGrad,
   ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
+  ...circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }),
 };
 
 // --build and --threads as loadMiniMind options: --build names the instruction set

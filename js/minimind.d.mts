@@ -161,6 +161,56 @@ export interface PatchResult {
   restoration: { heads: (number | null)[][] | null; residual: number[][] | null } | null;
 }
 
+export interface CircuitRequest {
+  /** Token ids of the clean and the corrupt run: the same length. */
+  clean: ArrayLike<number>;
+  corrupt: ArrayLike<number>;
+  /** The metric is logit(answer) - logit(wrong) at the last position. */
+  answer: number;
+  wrong: number;
+  /** Path-patch only the `top` edges of largest |score| (the others get patched null). Default: every edge. */
+  top?: number;
+  /** Split each edge's score by position (edge.positions, [T]). Default false. */
+  positions?: boolean;
+  /** The order of `edges` and the curve in `faithfulness`: by |score| ('eap', default) or by |patched - clean|. */
+  rank?: 'eap' | 'patched';
+  /** false: skip both faithfulness curves (null). Default true. */
+  faithfulness?: boolean;
+}
+
+export interface CircuitEdge {
+  /** Sender: "embed", "L{k}H{h}" (head h's write through its o_proj columns) or "L{k}ffn". */
+  from: string;
+  /** Receiver: "L{l}H{h}.q" / ".k" / ".v", "L{l}ffn" or "logits". */
+  to: string;
+  /** Edge attribution patching: Σ_t (corrupt - clean output)[t] · ∂metric/∂(receiver input)[t], at the clean run. */
+  score: number;
+  /** Path patching: the clean run's metric with only this receiver's input given the sender's corrupt output; null outside top. */
+  patched: number | null;
+  /** With positions: the score split by position, [T] (they sum to score). */
+  positions?: number[];
+}
+
+export interface FaithfulnessPoint {
+  /** N: the circuit is the top N edges (0, 1, 2, 5, 10, ... and every edge). */
+  edges: number;
+  /** (metric - corrupt) / (clean - corrupt) of the circuit's run; null where clean = corrupt. */
+  share: number | null;
+  metric: number;
+}
+
+export interface CircuitResult {
+  metric: { clean: number; corrupt: number };
+  /** Every edge, strongest first by `rank`. */
+  edges: CircuitEdge[];
+  /** The curve of the requested rank; null with faithfulness false. */
+  faithfulness: FaithfulnessPoint[] | null;
+  curves: { eap: FaithfulnessPoint[]; patched: FaithfulnessPoint[] } | null;
+  rank: 'eap' | 'patched';
+  senders: string[];
+  receivers: string[];
+}
+
 export interface AttributeOptions extends InterpSwitches {
   /** Default: the last position. */
   position?: number;
@@ -460,6 +510,8 @@ export class Model {
   attribute(ids: ArrayLike<number>, options: AttributeOptions): AttributeResult;
   /** QK attribution of one attention score (the last run is kept for the next cell of the same text). */
   qk(options: QKOptions): QKResult;
+  /** The circuit behind logit(answer) - logit(wrong): every edge scored (EAP), path-patched, and the faithfulness curves. */
+  circuit(request: CircuitRequest): CircuitResult;
   /** config.json text with MiniMind's key names. */
   configJson(): string;
   /** Frees the Wasm memory of the model; generators made from it stay usable. */

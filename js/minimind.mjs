@@ -11,6 +11,7 @@
 // function checks its arguments here and throws TypeError/RangeError first.
 // What the core rejects arrives as a MiniMindError with a kind and values.
 
+import { circuitOf } from './circuit.mjs';
 import { activationPatching, directLogitAttribution, logitLens, qkAttribution } from './interp.mjs';
 import { MiniMindError } from './minimind_error.mjs';
 import { throwPendingErrors } from './native_errors.mjs';
@@ -809,6 +810,25 @@ export class Model {
    */
   qk({ ids, ...options } = {}) {
     return qkAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
+  }
+
+  /**
+   * The circuit behind a prediction: every edge sender -> receiver (senders
+   * embed, L{k}H{h}, L{k}ffn; receivers L{l}H{h}.q/.k/.v, L{l}ffn, logits;
+   * blocks from 0) scored by edge attribution patching (`score`: Σ over
+   * positions of (corrupt - clean output) · ∂metric/∂(receiver input) at the
+   * clean run) and checked by path patching (`patched`: the clean run's
+   * metric with only that receiver's input given the sender's corrupt
+   * output; null outside `top`), and the faithfulness of the top-N circuits.
+   * Metric: logit(answer) - logit(wrong) at the last position; clean and
+   * corrupt are token ids of the same length. Returns {metric: {clean,
+   * corrupt}, edges (strongest first by `rank`), faithfulness: [{edges,
+   * share, metric}] (share null where clean = corrupt), curves: {eap,
+   * patched}, rank, senders, receivers}. Options: top, positions (each
+   * edge's score split by position), rank ('eap' | 'patched'), faithfulness.
+   */
+  circuit({ clean, corrupt, ...options } = {}) {
+    return circuitOf(this.#live(), toIdArray(clean, 'clean'), toIdArray(corrupt, 'corrupt'), options);
   }
 
   /** The config as config.json text, with MiniMind's key names. */

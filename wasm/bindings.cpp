@@ -7,6 +7,7 @@
 // the module stays usable.
 #include <emscripten/bind.h>
 
+#include "circuit_binding.h"
 #include "config_functions.h"
 #include "generator_binding.h"
 #include "interp_binding.h"
@@ -35,7 +36,8 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("lens", &interp_lens)
       .function("patch", &interp_patch)
       .function("attribute", &interp_attribute)
-      .function("qk", &interp_qk);
+      .function("qk", &interp_qk)
+      .function("circuit", &interp_circuit);
   emscripten::class_<WasmPth>("NativePth")
       .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())
       .function("inferConfig", &WasmPth::infer)

@@ -6,6 +6,7 @@ import {
   loadMiniMind,
   MiniMindError,
   type AttributeResult,
+  type CircuitResult,
   type ForwardResult,
   type GenerationStep,
   type InferredConfig,
@@ -40,6 +41,25 @@ async function usage(): Promise<number> {
   const qk: QKResult = model.qk({ ids: [3, 4, 5], layer: 0, head: 1, query: 2, key: 1, versus: 'mean', rankKeys: 3 });
   const qkParts: number = qk.table[0][0] + qk.ropePairs[0] + (qk.versus?.score ?? 0) + (qk.ranked?.[0].score ?? 0);
   void qkParts;
+  const circuit: CircuitResult = model.circuit({
+    clean: [3, 4, 5],
+    corrupt: [3, 6, 5],
+    answer: 7,
+    wrong: 8,
+    top: 10,
+    positions: true,
+    rank: 'patched',
+  });
+  const circuitParts: number =
+    circuit.metric.clean +
+    circuit.edges[0].score +
+    (circuit.edges[0].patched ?? 0) +
+    (circuit.edges[0].positions?.[0] ?? 0) +
+    (circuit.faithfulness?.[0].share ?? 0) +
+    (circuit.curves?.eap[0].metric ?? 0);
+  const circuitNames: string = circuit.edges[0].from + circuit.edges[0].to + circuit.senders[0] + circuit.receivers[0] + circuit.rank;
+  void circuitParts;
+  void circuitNames;
   const interp: number =
     lens.lens[0][0][0].p +
     (lens.token?.p[0][0] ?? 0) +

@@ -65,6 +65,11 @@ export const ERROR_KINDS = [
   'qk.head_out_of_range',
   'qk.position_out_of_range',
   'qk.rank_needs_block0',
+  'circuit.empty',
+  'circuit.length_mismatch',
+  'circuit.same_token',
+  'circuit.answer_out_of_range',
+  'circuit.moe_backward_unavailable',
   'binding.size_mismatch',
 ];
 
@@ -148,6 +153,11 @@ export const ERROR_TERMS = {
     'qk.head_out_of_range': '第 {head} 个头不在这一层的 {heads} 个头之内（头从 0 数起）。',
     'qk.position_out_of_range': '位置 {position} 不在这 {tokens} 个 token 之内（位置从 0 数起）：这个格子不在现在的文字里。',
     'qk.rank_needs_block0': '只有第 0 层能给整个词表的键排名：第 {layer} 层的键还取决于前面各层写进来的东西，不只是它的 token。',
+    'circuit.empty': '电路需要一段干净文本和一段损坏文本，各至少一个 token。',
+    'circuit.length_mismatch': '干净文本有 {clean} 个 token，损坏文本有 {corrupt} 个：电路要求两段文本的 token 数相同，逐位置对应。',
+    'circuit.same_token': '答案和错误答案都是 token {id}：指标 logit(答案) − logit(错误) 处处为 0，请选两个不同的 token。',
+    'circuit.answer_out_of_range': '{which} 的 token {id} 不在词表里（有效的 id 是 0–{last}）。',
+    'circuit.moe_backward_unavailable': '这是一个 MoE 模型：边归因需要穿过 MoE 前馈层的梯度，目前还不能计算。',
     'binding.size_mismatch': '{argument} 有 {got} 个元素，应为 {expected} 个。',
   },
   en: {
@@ -236,6 +246,14 @@ export const ERROR_TERMS = {
     'qk.position_out_of_range': 'Position {position} is outside the {tokens} tokens (counted from 0): that cell is not in the text now.',
     'qk.rank_needs_block0':
       "Only block 0 can rank the whole vocabulary's keys: in block {layer} a key depends on what the blocks before wrote into it, not only on its token.",
+    'circuit.empty': 'The circuit needs a clean and a corrupt text of at least one token each.',
+    'circuit.length_mismatch':
+      'The clean text has {clean} tokens and the corrupt one {corrupt}: the circuit needs the same number of tokens, position by position.',
+    'circuit.same_token':
+      'The answer and the wrong token are both token {id}: logit(answer) − logit(wrong) would be 0 everywhere; pick two different tokens.',
+    'circuit.answer_out_of_range': 'The {which} token {id} is not in the vocabulary (ids 0–{last}).',
+    'circuit.moe_backward_unavailable':
+      'This is an MoE model: edge attribution needs the gradient through the MoE feed-forward, which cannot be computed yet.',
     'interp.residual_out_of_range':
       'The patched residual (layer {layer}, position {position}) is outside layers 0–{layers} × {tokens} positions.',
     'binding.size_mismatch': '{argument} has {got} entries, expected {expected}.',

@@ -1,0 +1,122 @@
+// The CLI's `circuit` command, on the JS API's Model.circuit. cli.mjs hands
+// in its model and input helpers, so --clean / --corrupt read as they do for
+// `patch` (a text gets the bos at position 0 unless --no-bos).
+import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
+
+export const CIRCUIT_USAGE = `  circuit   MODEL (--clean "..." | --clean-ids ...) (--corrupt "..." | --corrupt-ids ...)
+            [--no-bos] --answer ID|TEXT --wrong ID|TEXT [--top N] [--positions]
+            [--rank eap|patched] [--json]
+            the circuit behind logit(answer) - logit(wrong) at the last position:
+            every edge sender -> receiver (embed, L{k}H{h}, L{k}ffn -> L{l}H{h}.q/.k/.v,
+            L{l}ffn, logits; blocks from 0) scored by edge attribution patching and
+            checked by path patching (the clean run with only that receiver's input
+            given the sender's corrupt output; --top N: only the N largest |score|),
+            and the faithfulness of the top-N circuits, (metric - corrupt) /
+            (clean - corrupt). --rank: order edges by |score| (default) or
+            |patched - clean|; --positions: each score split by position. Without
+            inputs and with a tokenizer: ${PRONOUN_PAIR.clean} / ${PRONOUN_PAIR.corrupt}`;
+
+export const CIRCUIT_OPTIONS = {
+  rank: { type: 'string' },
+  positions: { type: 'boolean' },
+};
+
+/** The command, given cli.mjs's helpers: {openModel, openTokenizer, inputTokens, integerOption, UsageError}. */
+export function circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }) {
+  const tokenName = (tokenizer, id) => (tokenizer ? `${tokenizer.display([id])[0].text} ${id}` : String(id));
+
+  // --answer / --wrong: an id, or a text whose first token after the clean text is taken.
+  function tokenOption(values, name, tokenizer, prefix) {
+    const given = values[name];
+    if (given === undefined) return undefined;
+    if (/^\s*\d+\s*$/.test(given)) return Number(given);
+    if (!tokenizer) throw new UsageError(`--${name} "${given}" is a text, and this model has no tokenizer: give a token id`);
+    if (prefix !== undefined) return nextToken(tokenizer, prefix, given);
+    const ids = tokenizer.encode(given);
+    if (ids.length === 0) throw new UsageError(`--${name} is empty`);
+    return ids[0];
+  }
+
+  function pair(values, tokenizer) {
+    const givesPair = [values.clean, values['clean-ids'], values.corrupt, values['corrupt-ids']].some((v) => v !== undefined);
+    if ((values.clean !== undefined || values.corrupt !== undefined || !givesPair) && !tokenizer)
+      throw new UsageError('texts need a model with a tokenizer: give --clean-ids and --corrupt-ids');
+    const side = (name) => {
+      if (values[name] !== undefined && values[`${name}-ids`] !== undefined)
+        throw new UsageError(`give --${name} or --${name}-ids, not both`);
+      const text = values[name] ?? (givesPair ? undefined : PRONOUN_PAIR[name]);
+      if (text === undefined && values[`${name}-ids`] === undefined) throw new UsageError(`give --${name} "..." or --${name}-ids 1,2,3`);
+      return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer) };
+    };
+    const clean = side('clean');
+    const corrupt = side('corrupt');
+    let answer = tokenOption(values, 'answer', tokenizer, clean.text);
+    let wrong = tokenOption(values, 'wrong', tokenizer, clean.text);
+    if ((answer === undefined || wrong === undefined) && !givesPair) {
+      const defaults = pronounPairAnswers(tokenizer);
+      answer ??= defaults.answer;
+      wrong ??= defaults.wrong;
+    }
+    if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
+    return { clean, corrupt, answer, wrong };
+  }
+
+  async function circuit(mm, values) {
+    const rank = values.rank ?? 'eap';
+    if (rank !== 'eap' && rank !== 'patched') throw new UsageError(`--rank must be eap or patched, got "${values.rank}"`);
+    const { model, folder } = await openModel(mm, values);
+    const tokenizer = await openTokenizer(mm, values, folder);
+    try {
+      const { clean, corrupt, answer, wrong } = pair(values, tokenizer);
+      const top = values.top === undefined ? undefined : integerOption(values, 'top');
+      const r = model.circuit({ clean: clean.ids, corrupt: corrupt.ids, answer, wrong, top, positions: Boolean(values.positions), rank });
+      if (values.json) {
+        const edges = r.edges.map(({ from, to, score, patched, positions }) => ({
+          from,
+          to,
+          score,
+          patched,
+          ...(positions ? { positions } : {}),
+        }));
+        const faithfulness = r.faithfulness.map(({ edges: n, share }) => ({ edges: n, share }));
+        return console.log(JSON.stringify({ metric: r.metric, edges, faithfulness }));
+      }
+      printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank });
+    } finally {
+      tokenizer?.dispose();
+      model.dispose();
+    }
+  }
+
+  function printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank }) {
+    const { clean: c, corrupt: k } = r.metric;
+    const span = c - k;
+    console.log(`clean:   ${clean.labels.join(' ')}\ncorrupt: ${corrupt.labels.join(' ')}`);
+    console.log(
+      `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at the last position: clean ${c.toFixed(3)}, corrupt ${k.toFixed(3)}`,
+    );
+    const shown = Math.min(20, r.edges.length);
+    console.log(
+      `\n${r.edges.length} edges; the ${shown} strongest by ${rank === 'eap' ? '|score| (edge attribution patching)' : '|patched - clean| (path patching)'}.` +
+        "\nEach patches corrupt into clean: patched = the clean metric with only that receiver reading the sender's corrupt output;" +
+        '\nlost = (clean - patched) / (clean - corrupt).',
+    );
+    console.log(
+      `  ${'sender'.padEnd(8)} -> ${'receiver'.padEnd(10)} ${'score'.padStart(9)} ${'patched'.padStart(9)} ${'lost'.padStart(7)}`,
+    );
+    for (const e of r.edges.slice(0, shown)) {
+      const patched = e.patched === null ? 'not run'.padStart(9) : e.patched.toFixed(3).padStart(9);
+      const lost = e.patched === null || span === 0 ? '–'.padStart(7) : ((c - e.patched) / span).toFixed(2).padStart(7);
+      console.log(`  ${e.from.padEnd(8)} -> ${e.to.padEnd(10)} ${e.score.toFixed(3).padStart(9)} ${patched} ${lost}`);
+      if (e.positions) console.log(`      by position: ${e.positions.map((v, t) => `${corrupt.labels[t]} ${v.toFixed(3)}`).join(', ')}`);
+    }
+    if (!r.curves) return;
+    console.log('\nfaithfulness of the top-N circuits, (metric - corrupt) / (clean - corrupt):');
+    for (const [name, curve] of Object.entries(r.curves)) {
+      const cells = curve.map((p) => `${p.edges}: ${p.share === null ? '–' : p.share.toFixed(2)}`).join(', ');
+      console.log(`  ranked by ${name === 'eap' ? '|score|' : '|patched - clean|'}: ${cells}`);
+    }
+  }
+
+  return { circuit };
+}
