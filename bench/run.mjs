@@ -25,7 +25,7 @@
 // (js/train_recipes.mjs) in Node on 1 and 2 threads (measureRecipeRuns).
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|soak]
+//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|circuit|soak]
 //                           [--run-seconds N]   (page-training: each panel run's training time cap)
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
@@ -44,6 +44,8 @@
 // and rewrites only "Limits";
 // --only interp times activation patching, the logit lens and attribution on
 // minimind2-small (bench/interp.mjs) and rewrites only "Interpretability";
+// --only circuit times the circuit (EAP, path patching, faithfulness) on the demo
+// model and minimind2-small (bench/circuit.mjs) and rewrites only "The circuit";
 // --only soak uses the playground for a long time in headless Chromium (1,000
 // forwards, 20 generations, 10 training cycles, 20 model switches; bench/soak.mjs,
 // on the built site) and rewrites only "Soak";
@@ -88,6 +90,7 @@ import {
   measureHeadFormation,
 } from './head_formation.mjs';
 import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
+import { CIRCUIT_BEGIN, CIRCUIT_END, circuitSection, measureCircuit } from './circuit.mjs';
 import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp.mjs';
 import { SOAK_BEGIN, SOAK_END, runSoak, soakSection } from './soak.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
@@ -127,6 +130,7 @@ const PARTS = [
   ['wllama', "llama.cpp's Wasm build in the same browser", 'llama.cpp in the browser'],
   ['limits', "how close to the machine's limits each piece of work runs", 'Limits'],
   ['interp', 'the interpretability tools', 'Interpretability'],
+  ['circuit', 'the circuit: edge attribution, path patching, faithfulness', 'The circuit'],
   ['soak', 'a long session in the page', 'Soak'],
 ];
 if (args.includes('--help') || args.includes('-h')) {
@@ -798,6 +802,15 @@ async function main() {
     log(`wrote the "Interpretability" section of ${outFile.replace(root, '')} (raw: build/bench/interp-results.json)`);
     return;
   }
+  if (only === 'circuit') {
+    ensureWasm();
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = await measureCircuit({ log });
+    writeFileSync(`${root}build/bench/circuit-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END, circuitSection(result));
+    log(`wrote the "The circuit" section of ${outFile.replace(root, '')} (raw: build/bench/circuit-results.json)`);
+    return;
+  }
   if (only === 'wllama') {
     ensureWasm();
     ensureOnnx();
@@ -892,6 +905,7 @@ async function main() {
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
   const interp = existingSection(outFile, INTERP_BEGIN, INTERP_END);
+  const circuit = existingSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END); // --only circuit measures it
   const soak = existingSection(outFile, SOAK_BEGIN, SOAK_END); // --only soak measures it
   writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
   if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
@@ -901,6 +915,7 @@ async function main() {
   if (wllama) replaceSection(outFile, WLLAMA_BEGIN, WLLAMA_END, wllama);
   if (limits) replaceSection(outFile, LIMITS_BEGIN, LIMITS_END, limits);
   if (interp) replaceSection(outFile, INTERP_BEGIN, INTERP_END, interp);
+  if (circuit) replaceSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END, circuit);
   if (soak) replaceSection(outFile, SOAK_BEGIN, SOAK_END, soak);
   log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }

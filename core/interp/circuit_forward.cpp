@@ -100,29 +100,36 @@ void CircuitForward::ffn_half(int64_t l, const float* resid, const float* ffn_in
 }
 
 void CircuitForward::block(int64_t l, const float* input, CircuitBlock& b, float* out, bool last_row_only,
-                           CircuitScratch& s) const {
+                           CircuitScratch& s, const CircuitBlock* clean, int64_t same) const {
   const ModelConfig& c = config();
   const LayerWeights& w = model_.weights().layers[size_t(l)];
   const int64_t T = T_, D = c.hidden_size, H = c.num_attention_heads, Hkv = c.num_key_value_heads;
   const int64_t Dh = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim();
   const float eps = float(c.rms_norm_eps);
-  float* x = scratch(b.input, T * D);  // [T, D]; out may be input
+  const int64_t p = clean ? same : 0, n = T - p;  // rows p..T-1 are computed
+  float* x = scratch(b.input, T * D);             // [T, D]; out may be input
   std::copy(input, input + T * D, x);
   float* normed = scratch(b.attn_norm, T * D);
-  rms_norm_rows(x, w.input_layernorm.data(), T, D, eps, normed);
+  rms_norm_rows(x + p * D, w.input_layernorm.data(), n, D, eps, normed + p * D);
   float* q = scratch(b.q, T * qd);  // [T, H·Dh]
   float* k = scratch(b.k, T * kvd);
   float* v = scratch(b.v, T * kvd);
-  linear_rows(normed, T, D, w.q_proj, q, qd);
-  linear_rows(normed, T, D, w.k_proj, k, kvd);
-  linear_rows(normed, T, D, w.v_proj, v, kvd);
-  if (c.use_qk_norm) {
-    std::copy(q, q + T * qd, scratch(b.q_pre, T * qd));
-    std::copy(k, k + T * kvd, scratch(b.k_pre, T * kvd));
-    rms_norm_inplace(q, w.q_norm.data(), T * H, Dh, eps);
-    rms_norm_inplace(k, w.k_norm.data(), T * Hkv, Dh, eps);
+  if (p > 0) {  // the clean run's queries, keys and values of the unchanged rows
+    std::copy_n(clean->q.data(), p * qd, q);
+    std::copy_n(clean->k.data(), p * kvd, k);
+    std::copy_n(clean->v.data(), p * kvd, v);
   }
-  for (int64_t t = 0; t < T; ++t) {
+  linear_rows(normed + p * D, n, D, w.q_proj, q + p * qd, qd);
+  linear_rows(normed + p * D, n, D, w.k_proj, k + p * kvd, kvd);
+  linear_rows(normed + p * D, n, D, w.v_proj, v + p * kvd, kvd);
+  if (c.use_qk_norm) {
+    // The backward needs q and k before q_norm / k_norm (clean runs start at row 0).
+    std::copy(q + p * qd, q + T * qd, scratch(b.q_pre, T * qd) + p * qd);
+    std::copy(k + p * kvd, k + T * kvd, scratch(b.k_pre, T * kvd) + p * kvd);
+    rms_norm_inplace(q + p * qd, w.q_norm.data(), n * H, Dh, eps);
+    rms_norm_inplace(k + p * kvd, w.k_norm.data(), n * Hkv, Dh, eps);
+  }
+  for (int64_t t = p; t < T; ++t) {
     apply_rotary(q + t * qd, H, Dh, cos(t), sin(t));
     apply_rotary(k + t * kvd, Hkv, Dh, cos(t), sin(t));
   }
@@ -130,17 +137,24 @@ void CircuitForward::block(int64_t l, const float* input, CircuitBlock& b, float
   float* concat = scratch(b.concat, T * qd);   // [T, H·Dh]
   attention_core_forward(q, k, v, T, H, Hkv, Dh, true, probs, concat, s.attention);
   // h = h + o_proj(concat); a last-row-only block needs the last row alone.
-  const int64_t first = last_row_only ? T - 1 : 0;
+  const int64_t first = std::max(p, last_row_only ? T - 1 : int64_t{0});
   float* resid = scratch(b.attn_residual, T * D);
   linear_rows(concat + first * qd, T - first, qd, w.o_proj, resid + first * D, D);
   for (int64_t i = first * D; i < T * D; ++i) resid[i] += x[i];
   ffn_half(l, resid, resid, first, b, out, s);
 }
 
-float CircuitForward::metric_from(int64_t first, float* h, CircuitScratch& s) const {
-  const int64_t L = config().num_hidden_layers;
-  for (int64_t l = first; l < L; ++l) block(l, h, s.block, h, l == L - 1, s);
-  return metric(h + (T_ - 1) * config().hidden_size);
+float CircuitForward::metric_from(int64_t first, float* h, CircuitScratch& s, const CircuitRun* clean,
+                                  int64_t same) const {
+  const int64_t L = config().num_hidden_layers, D = config().hidden_size;
+  for (int64_t l = first; l < L; ++l) {
+    block(l, h, s.block, h, l == L - 1, s, clean ? &clean->blocks[size_t(l)] : nullptr, same);
+    if (clean && same > 0 && l + 1 < L) {
+      // Rows before `same` leave the block as they left it in the clean run.
+      std::copy_n(clean->blocks[size_t(l + 1)].input.data(), same * D, h);
+    }
+  }
+  return metric(h + (T_ - 1) * D);
 }
 
 void CircuitForward::run(const std::vector<int32_t>& ids, CircuitRun& r) const {

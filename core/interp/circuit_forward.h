@@ -69,8 +69,11 @@ class CircuitForward {
 
   // Block l on input [T, D] -> out [T, D], keeping its activations in s.
   // last_row_only: o_proj and the FFN on the last row alone (only out's last row is valid).
-  void block(int64_t l, const float* input, CircuitBlock& s, float* out, bool last_row_only,
-             CircuitScratch& scratch) const;
+  // A patched run whose rows before `same` are the clean run's (a causal model changes no row
+  // before the first changed one) passes the clean run's block: its q, k and v of those rows are
+  // reused and only rows same..T-1 of out are written.
+  void block(int64_t l, const float* input, CircuitBlock& s, float* out, bool last_row_only, CircuitScratch& scratch,
+             const CircuitBlock* clean = nullptr, int64_t same = 0) const;
 
   // The FFN half of block l: out [T, D] = resid + FFN(post_attention_layernorm(ffn_in)), rows
   // first..T-1 (resid and ffn_in differ when only the FFN reads a patched residual). Keeps the
@@ -79,8 +82,10 @@ class CircuitForward {
                 CircuitScratch& scratch) const;
 
   // Runs blocks first..L-1 on h [T, D] (the residual entering block `first`), then the final
-  // norm: the metric at the last row. h is overwritten.
-  float metric_from(int64_t first, float* h, CircuitScratch& scratch) const;
+  // norm: the metric at the last row. h is overwritten. With `clean`, rows before `same` of h
+  // are the clean run's and stay so (only rows same..T-1 are recomputed).
+  float metric_from(int64_t first, float* h, CircuitScratch& scratch, const CircuitRun* clean = nullptr,
+                    int64_t same = 0) const;
 
   // The metric of a final residual row x [D].
   float metric(const float* x) const;

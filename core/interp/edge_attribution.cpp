@@ -21,24 +21,12 @@ struct PackedTranspose {
     dense_f32(W, dense);
     view = pack_transposed(dense.data(), W.rows(), W.cols(), W.cols(), storage);
   }
-  // Rows first..first+count-1 of W only: [count, in] -> view [in, count].
-  void pack_rows(const WeightMatrix& W, int64_t first, int64_t count) {
-    dense_f32(W, dense);
-    view = pack_transposed(dense.data() + first * W.cols(), count, W.cols(), W.cols(), storage);
+  // Rows first..first+count-1 of W only, from W as row-major float32 (dense_f32) [rows, cols]:
+  // [count, cols] -> view [cols, count].
+  void pack_rows(const std::vector<float>& W, int64_t cols, int64_t first, int64_t count) {
+    view = pack_transposed(W.data() + first * cols, count, cols, cols, storage);
   }
 };
-
-// Σ x·y over n values in 8 running sums (vectorisable; the order is fixed).
-float eap_dot(const float* x, const float* y, int64_t n) {
-  float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j] * y[i + j];
-  }
-  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-  for (; i < n; ++i) sum += x[i] * y[i];
-  return sum;
-}
 
 }  // namespace
 
@@ -85,6 +73,7 @@ void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
   std::vector<float> dq(size_t(T * Dh)), dk(size_t(T * Dh)), dv(size_t(T * Dh)), pre(size_t(T * Dh));
   AttentionCoreScratch attention;
   PackedTranspose o;
+  std::vector<float> dense;  // one projection as row-major float32
   std::vector<PackedTranspose> wq(static_cast<size_t>(H)), wk(static_cast<size_t>(Hkv)), wv(static_cast<size_t>(Hkv));
   for (int64_t l = L - 1; l >= 0; --l) {
     const CircuitBlock& b = run.blocks[size_t(l)];
@@ -96,11 +85,12 @@ void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
 
     o.pack(w.o_proj);
     linear_rows(dh.data(), T, D, o.view, d_concat.data(), qd);  // ∂metric/∂z [T, H·Dh]
-    for (int64_t h = 0; h < H; ++h) wq[size_t(h)].pack_rows(w.q_proj, h * Dh, Dh);
-    for (int64_t j = 0; j < Hkv; ++j) {
-      wk[size_t(j)].pack_rows(w.k_proj, j * Dh, Dh);
-      wv[size_t(j)].pack_rows(w.v_proj, j * Dh, Dh);
-    }
+    dense_f32(w.q_proj, dense);
+    for (int64_t h = 0; h < H; ++h) wq[size_t(h)].pack_rows(dense, D, h * Dh, Dh);
+    dense_f32(w.k_proj, dense);
+    for (int64_t j = 0; j < Hkv; ++j) wk[size_t(j)].pack_rows(dense, D, j * Dh, Dh);
+    dense_f32(w.v_proj, dense);
+    for (int64_t j = 0; j < Hkv; ++j) wv[size_t(j)].pack_rows(dense, D, j * Dh, Dh);
     std::vector<float> d_input = dh;  // the residual's own path past the block
     for (int64_t h = 0; h < H; ++h) {
       const int64_t j = h / R;
@@ -144,27 +134,66 @@ void edge_attribution(const CircuitForward& f, const CircuitRun& clean, const Ci
                       std::vector<float>& scores, std::vector<float>* positions) {
   const CircuitGraph& graph = f.graph();
   const int64_t T = clean.T, D = f.config().hidden_size, S = graph.senders();
-  std::vector<float> delta(size_t(S * T * D));  // [S, T, D] corrupt - clean output of each sender
-  for (size_t i = 0; i < delta.size(); ++i) delta[i] = corrupt.senders[i] - clean.senders[i];
+  const int64_t per_block = 3 * graph.H + 1;  // receivers of one block
+  // Per position t, every sender's corrupt - clean output as a weight matrix [S, D]: one
+  // block's receiver gradients at t [R, D] times its transpose give every score's part at t.
+  std::vector<WeightMatrix> delta;  // [T] of [S, D]
+  {
+    std::vector<float> rows(size_t(S * D));  // [S, D]
+    for (int64_t t = 0; t < T; ++t) {
+      for (int64_t s = 0; s < S; ++s) {
+        const size_t at = size_t((s * T + t) * D);
+        for (int64_t i = 0; i < D; ++i) rows[size_t(s * D + i)] = corrupt.senders[at + i] - clean.senders[at + i];
+      }
+      delta.emplace_back(rows.data(), S, D, WeightPacking::Float32);
+    }
+  }
   scores.assign(size_t(graph.edges), 0.0f);
   if (positions) positions->assign(size_t(graph.edges * T), 0.0f);
-  std::vector<float> by_position(static_cast<size_t>(T));
+
+  std::vector<float> pending(size_t(per_block * T * D));  // [R, T, D] gradients of one block's receivers
+  std::vector<int64_t> held;                              // their receiver indices
+  std::vector<float> parts(size_t(per_block * S));        // [R, S'] one position's parts
+  std::vector<double> sums;
+  const auto flush = [&] {
+    if (held.empty()) return;
+    const int64_t first_receiver = held.front() - (held.front() % per_block);
+    int64_t width = 0;
+    for (int64_t r : held) width = std::max(width, graph.receivers[size_t(r)].senders);
+    width = std::min(S, (width + PanelsView::kPanelRows - 1) / PanelsView::kPanelRows * PanelsView::kPanelRows);
+    const bool logits = graph.receivers[size_t(held.front())].kind == CircuitGraph::Kind::logits;
+    const int64_t rows = logits ? 1 : per_block;
+    sums.assign(size_t(rows * width), 0.0);
+    for (int64_t t = logits ? T - 1 : 0; t < T; ++t) {
+      PanelsView senders = delta[size_t(t)].view();
+      senders.rows = width;
+      linear_rows(pending.data() + t * D, rows, T * D, senders, parts.data(), width);  // [rows, width]
+      for (int64_t r : held) {
+        const CircuitGraph::Receiver& rec = graph.receivers[size_t(r)];
+        const int64_t slot = logits ? 0 : r - first_receiver;
+        for (int64_t s = 0; s < rec.senders; ++s) {
+          const float part = parts[size_t(slot * width + s)];
+          sums[size_t(slot * width + s)] += part;
+          if (positions) (*positions)[size_t((rec.first_edge + s) * T + t)] = part;
+        }
+      }
+    }
+    for (int64_t r : held) {
+      const CircuitGraph::Receiver& rec = graph.receivers[size_t(r)];
+      const int64_t slot = logits ? 0 : r - first_receiver;
+      for (int64_t s = 0; s < rec.senders; ++s)
+        scores[size_t(rec.first_edge + s)] = float(sums[size_t(slot * width + s)]);
+    }
+    held.clear();
+  };
   receiver_gradients(f, clean, [&](int64_t r, const float* g) {
     const CircuitGraph::Receiver& rec = graph.receivers[size_t(r)];
-    // The logits read the last row alone: the other rows' gradient is 0.
-    const int64_t first = rec.kind == CircuitGraph::Kind::logits ? T - 1 : 0;
-    for (int64_t s = 0; s < rec.senders; ++s) {
-      const int64_t e = rec.first_edge + s;
-      double sum = 0.0;
-      std::fill(by_position.begin(), by_position.end(), 0.0f);
-      for (int64_t t = first; t < T; ++t) {
-        by_position[size_t(t)] = eap_dot(delta.data() + (s * T + t) * D, g + t * D, D);
-        sum += by_position[size_t(t)];
-      }
-      scores[size_t(e)] = float(sum);
-      if (positions) std::copy(by_position.begin(), by_position.end(), positions->begin() + e * T);
-    }
+    if (!held.empty() && graph.receivers[size_t(held.front())].layer != rec.layer) flush();
+    const int64_t slot = rec.kind == CircuitGraph::Kind::logits ? 0 : r % per_block;
+    std::copy(g, g + T * D, pending.begin() + slot * T * D);
+    held.push_back(r);
   });
+  flush();
 }
 
 }  // namespace minimind
