@@ -1,6 +1,7 @@
 // argmax, softmax and topK each have one home in js/ (js/argmax.mjs,
-// js/softmax.mjs, js/top_k.mjs): their values, and that no other source file
-// in the repo writes its own copy.
+// js/softmax.mjs, js/top_k.mjs), and the page's make() one in
+// web/panels/make_element.mjs: their values, and that no other source file in
+// the repo writes its own copy.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { softmax } from '../../js/softmax.mjs';
 import { topK } from '../../js/top_k.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HOMES = { argmax: 'js/argmax.mjs', softmax: 'js/softmax.mjs', topK: 'js/top_k.mjs' };
+const HOMES = { argmax: 'js/argmax.mjs', softmax: 'js/softmax.mjs', topK: 'js/top_k.mjs', make: 'web/panels/make_element.mjs' };
 
 // A seeded row of logits [V], V = 257, with a repeated largest value.
 function logits() {
@@ -64,9 +65,12 @@ function sources(dir) {
 /** The helpers `source` defines itself, or writes out inline (a running "best" index, a max-subtracting exp). */
 function copiesIn(source) {
   const found = [];
-  for (const name of Object.keys(HOMES)) if (new RegExp(`function ${name}\\b|\\b${name} = \\(`, 'u').test(source)) found.push(name);
+  for (const name of ['argmax', 'softmax', 'topK'])
+    if (new RegExp(`function ${name}\\b|\\b${name} = \\(`, 'u').test(source)) found.push(name);
   if (/if \([^)]*\[[^\]]*\] > [^)]*\[[^\]]*best[^\]]*\]\) best = /u.test(source)) found.push('argmax (inline)');
   if (/\.indexOf\(Math\.max\(\.\.\./u.test(source)) found.push('argmax (inline)');
+  // The page's element helper (web/panels/make_element.mjs), written again as a local function.
+  if (/function make\(tag, className\b/u.test(source)) found.push('make');
   if (/Math\.exp\([^)]*- max\)/u.test(source)) found.push('softmax (inline)');
   if (/\.sort\(\(a, b\) => (\w+)\[b\] - \1\[a\]\)\.slice\(0,/u.test(source)) found.push('topK (inline)');
   return found;
@@ -78,10 +82,11 @@ test('the copy finder sees a defined and an inline copy', () => {
   assert.deepEqual(copiesIn('return p.indexOf(Math.max(...p));'), ['argmax (inline)']);
   assert.deepEqual(copiesIn('sum += Math.exp(logits[i] - max);'), ['softmax (inline)']);
   assert.deepEqual(copiesIn('[...p.keys()].sort((a, b) => p[b] - p[a]).slice(0, 5)'), ['topK (inline)']);
+  assert.deepEqual(copiesIn('function make(tag, className, parent) {'), ['make']);
   assert.deepEqual(copiesIn('const best = argmax(row);'), []);
 });
 
-test('no source outside their homes writes argmax, softmax or topK again', () => {
+test('no source outside their homes writes argmax, softmax, topK or make again', () => {
   const homes = new Set(Object.values(HOMES));
   const files = ['js', 'web', 'bench', 'scripts', 'wasm'].flatMap(sources).filter((f) => !homes.has(f));
   assert.ok(files.includes('web/worker.mjs') && files.includes('bench/run.mjs'));

@@ -6,18 +6,12 @@
 import { escapeHtml } from '../embed_code.mjs';
 import { TOUR_TERMS } from '../messages/tour_terms.mjs';
 import { chapterLinks } from './tour_route.mjs';
+import { make } from '../panels/make_element.mjs';
 
 const SECTION_ID = 'tour';
 const FRAME_HEIGHT = 760; // the step's box above a matrix of about 400 px
 const term = (lang, key, params = {}) =>
   (TOUR_TERMS[lang]?.[key] ?? TOUR_TERMS.en[key]).replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
-
-function make(tag, className, parent) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  parent?.append(node);
-  return node;
-}
 
 /** The chapter's page link, in `lang` when given (the teacher's snippet leaves the language to the reader). */
 export function chapterUrl(hash, { embed = false, lang = null } = {}) {
