@@ -134,7 +134,7 @@ test('in zh-CN: the lens exercise takes the block the model computes, after a wr
 test('the trained model not hosted: the element says so in its box, in its language, and the page goes on', async () => {
   const url = await coursePage('no-model', '<minimind-exercise id="ex" name="switch-off" lang="zh-CN"></minimind-exercise>', noModel);
   const { page, errors } = await openPage(browser.context, url);
-  await page.waitForFunction(() => document.getElementById('ex').dataset.state === 'error', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('ex').dataset.state === 'error', null, { timeout: 120000 });
   const said = await page.locator('#ex .ex-status').innerText();
   const expected = embedText('zh-CN', 'embed.modelFailed', { url: `${noModel.url}models/minimind-demo/` });
   assert.ok(said.includes(expected), `${said} names ${expected}`);

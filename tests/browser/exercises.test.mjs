@@ -29,7 +29,7 @@ async function openExercise(name, query, lang) {
     document.addEventListener('minimind-exercise', (e) => window.results.push(e.detail));
   });
   await page.goto(`${site.url}dist/site/index.html?lang=${lang}${query}#exercise/${name}`);
-  await page.waitForSelector(`.exercise[data-exercise="${name}"][data-available="true"]`, { timeout: 60000 });
+  await page.waitForSelector(`.exercise[data-exercise="${name}"][data-available="true"]`, { timeout: 120000 });
   await page.waitForFunction(() => document.body.dataset.pendingRequests === '0');
   return { page, errors, box: page.locator(`.exercise[data-exercise="${name}"]`) };
 }
@@ -38,7 +38,7 @@ async function openExercise(name, query, lang) {
 async function check(page, box) {
   const before = await page.evaluate(() => window.results.length);
   await box.locator('.exercise-check').click();
-  await page.waitForFunction((n) => window.results.length === n + 1, before, { timeout: 60000 });
+  await page.waitForFunction((n) => window.results.length === n + 1, before, { timeout: 120000 });
   return page.evaluate(() => window.results.at(-1));
 }
 

@@ -11,6 +11,10 @@ import { ANSWER_KINDS } from '../../js/exercises.mjs';
 import { residualName, wordParams } from '../../js/why_text.mjs';
 import { make } from '../panels/make_element.mjs';
 
+// Reasons that are about what is on screen (a cell to select, a later block to choose), not the model:
+// another poke makes the exercise answerable.
+const SCREEN_REASONS = new Set(['noText', 'noLater', 'oneKey', 'noStory', 'noCell', 'blockZero', 'fileData', 'badSettings']);
+
 /** A sentence {key, params} in the reader's language, nested parts worded too. */
 function word(t, sentence) {
   return t(sentence.key, wordParams(t, sentence.params));
@@ -129,7 +133,7 @@ export function exerciseView(container, { name, onCheck, onReveal, poke = 'exerc
     root.dataset.solved = String(Boolean(v?.solved));
     if (error) question.textContent = t('exercise.error', { message: error });
     else if (result && !result.available)
-      question.textContent = t('exercise.noAnswer', {
+      question.textContent = t(SCREEN_REASONS.has(result.reason.kind) ? 'exercise.notYet' : 'exercise.noAnswer', {
         reason: word(t, { key: `exercise.none.${result.reason.kind}`, params: result.reason.params }),
       });
     else if (result) question.textContent = word(t, result.question);
