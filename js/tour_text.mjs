@@ -141,7 +141,7 @@ const SAY = {
       });
     else if (top && role === 'sink')
       lines.push({ key: 'tour.heads.sink', params: { ...rowParams(view), first: view.tokens[0], weight: two(view.rows.attn_weights[0]) } });
-    else if (top && role === 'induction')
+    else if (top && role === 'induction' && copiesOn(view, top.index))
       lines.push({
         key: 'tour.heads.induction',
         params: { ...rowParams(view), key: quoted(view.tokens, top.index), weight: two(top.value), index: top.index },
@@ -198,6 +198,11 @@ const SAY = {
     ];
   },
 };
+
+// The row looks at the token after an earlier copy of its own token (what an induction head does), at key `key`.
+function copiesOn(view, key) {
+  return key > 0 && key - 1 < view.at && view.tokens[key - 1] === view.tokens[view.at];
+}
 
 function scoreStage(view, stage) {
   const values = view.rows[stage];

@@ -81,7 +81,7 @@ export const TOUR_TERMS = {
     'tour.heads.previous': '第 {row} 行“{token}”把 {weight} 给了前一个 token“{previous}”。',
     'tour.heads.sink': '第 {row} 行“{token}”把 {weight} 给了第一个 token {first}。',
     'tour.heads.induction':
-      '第 {row} 行“{token}”最看第 {index} 个 token“{key}”（{weight}）：文字重复时，它看上一次同样位置的下一个 token。',
+      '第 {row} 行“{token}”最看第 {index} 个 token“{key}”（{weight}），它正好在前一次出现的“{token}”后面：文字重复时，归纳头看上一次同一个 token 之后来的是什么。',
     'tour.switchoff.none': '所有头都开着：在“每个头”里点一个头的开关，看第 {row} 行“{token}”之后的预测怎么变。',
     'tour.switchoff.off': '关掉了 {count} 个头：{heads}（它们的输出在 o_proj 之前被置零）。',
     'tour.switchoff.changed': '第 {row} 行“{token}”之后，模型现在预测“{after}”（{pAfter}）；所有头开着时是“{before}”（{pBefore}）。',
@@ -177,7 +177,7 @@ export const TOUR_TERMS = {
     'tour.heads.previous': 'Row {row} “{token}” puts {weight} on the token before it, “{previous}”.',
     'tour.heads.sink': 'Row {row} “{token}” puts {weight} on the first token, {first}.',
     'tour.heads.induction':
-      'Row {row} “{token}” looks most at token {index} “{key}” ({weight}): when a text repeats, it looks at what came after the same token last time.',
+      'Row {row} “{token}” looks most at token {index} “{key}” ({weight}), right after the earlier “{token}”: when a text repeats, an induction head looks at what came after the same token last time.',
     'tour.switchoff.none': 'Every head is on: switch one off in “every head” and watch the prediction after row {row} “{token}”.',
     'tour.switchoff.off': '{count} head(s) switched off: {heads} (their outputs zeroed before o_proj).',
     'tour.switchoff.changed':

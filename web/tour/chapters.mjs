@@ -10,7 +10,8 @@
 //   model   'minimind-demo' or a preset name        text   'lesson' (the trained
 //   model's lesson sentence, heads.json), 'lesson-twice', or a literal text
 //   layer, head   a number, or {role} (a head of that measured role, heads.json)
-//   row     null, a number, 'pronoun' (the text's last 他/她), 'last', {token} (its first row)
+//   row     null, a number, 'pronoun' (the text's last 他/她), 'last', {token} (its first row; a list:
+//           the first spelling found), {second: k} (row k of a text typed twice, in its second copy)
 //   cell    null or {query: row spec, key: 'top'} (the row's largest weight)
 //   ablate  [] or 'pronoun-heads' (heads.json's pronoun heads)
 //   stage, causal, scale   as the store has them;  panel  'train' (opened, never started)
@@ -69,7 +70,7 @@ export const CHAPTERS = [
     steps: [
       { state: { ...LESSON, causal: false }, point: 'prediction-box', say: 'mask.off' },
       { state: LESSON, point: 'prediction-box', say: 'mask.on' },
-      { state: { ...LESSON, causal: false, row: { token: '明' } }, point: 'heatmap', exercise: 'mask-cheat' },
+      { state: { ...LESSON, causal: false, row: { token: ['明', '小明'] } }, point: 'heatmap', exercise: 'mask-cheat' },
     ],
   },
   {
@@ -100,7 +101,7 @@ export const CHAPTERS = [
         say: 'heads.role',
       },
       {
-        state: { ...LESSON, text: 'lesson-twice', layer: { role: 'induction' }, head: { role: 'induction' }, row: 'last' },
+        state: { ...LESSON, text: 'lesson-twice', layer: { role: 'induction' }, head: { role: 'induction' }, row: { second: 3 } },
         point: 'head-note',
         say: 'heads.role',
       },

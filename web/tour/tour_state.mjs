@@ -28,7 +28,7 @@ export function headOfRole(heads, role) {
 function textOf(spec, demo) {
   const lesson = demo?.sentence?.text ?? DEFAULTS.text;
   if (spec === 'lesson' || spec === undefined) return lesson;
-  if (spec === 'lesson-twice') return `${lesson}。${lesson}`;
+  if (spec === 'lesson-twice') return `${lesson}${lesson}`;
   return spec;
 }
 
@@ -43,8 +43,18 @@ export function rowOf(spec, tokens) {
     return tokens.length - 1;
   }
   if (spec.token !== undefined) {
-    const i = tokens.indexOf(spec.token);
-    return i >= 0 ? i : tokens.length - 1;
+    // The first of the spellings the tokenizer made a token of (明, or 小明 as one token).
+    const i = [spec.token]
+      .flat()
+      .map((token) => tokens.indexOf(token))
+      .find((k) => k >= 0);
+    return i ?? tokens.length - 1;
+  }
+  if (spec.second !== undefined) {
+    // A text typed twice after the bos: row `second` of the first copy, in the second copy.
+    const half = (tokens.length - 1) / 2;
+    const i = spec.second + half;
+    return Number.isInteger(half) && tokens[i] === tokens[spec.second] ? i : tokens.length - 1;
   }
   return null;
 }
