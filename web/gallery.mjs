@@ -17,6 +17,7 @@ import { browserLanguage } from './browser_language.mjs';
 import { LESSON_EXAMPLES } from './lesson_examples.mjs';
 import { DEFAULTS, writeUrlState } from './url_state.mjs';
 import stories from '../models/minimind-demo/qk_stories.json' with { type: 'json' };
+import { gallerySection } from './gallery_section.mjs';
 import { make } from './panels/make_element.mjs';
 
 // The steps that carry each lesson 2.5 example's printed numbers.
@@ -174,13 +175,7 @@ function setup() {
   const contents = document.getElementById('contents');
   const updates = [];
   for (const section of SECTIONS) {
-    const box = make('section', 'lesson', main);
-    box.id = section.id;
-    const heading = make('h2', null, box);
-    const intro = make('p', 'intro', box);
-    const item = make('li', null, contents);
-    const sectionLink = make('a', null, item);
-    sectionLink.href = `#${section.id}`;
+    const { box, heading, intro, item, sectionLink } = gallerySection(main, contents, section.id);
     const list = make('ol', null, item);
     const exampleLinks = section.examples.map((example) => {
       const link = make('a', null, make('li', null, list));

@@ -5,6 +5,7 @@
 import { EXERCISES } from '../js/exercises.mjs';
 import { escapeHtml } from './embed_code.mjs';
 import { EXERCISE_TERMS } from './messages/exercise_terms.mjs';
+import { gallerySection } from './gallery_section.mjs';
 import { make } from './panels/make_element.mjs';
 
 const SECTION_ID = 'exercises';
@@ -18,13 +19,7 @@ function exerciseSnippet(name) {
 
 /** Adds the section to `main` and its links to `contents`; returns update(lang). */
 export function buildExerciseSection(main, contents) {
-  const box = make('section', 'lesson', main);
-  box.id = SECTION_ID;
-  const heading = make('h2', null, box);
-  const intro = make('p', 'intro', box);
-  const item = make('li', null, contents);
-  const sectionLink = make('a', null, item);
-  sectionLink.href = `#${SECTION_ID}`;
+  const { box, heading, intro, item, sectionLink } = gallerySection(main, contents, SECTION_ID);
   const list = make('ol', null, item);
   const articles = EXERCISES.map(({ name }) => {
     const article = make('article', 'example', box);

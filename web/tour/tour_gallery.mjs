@@ -6,6 +6,7 @@
 import { escapeHtml } from '../embed_code.mjs';
 import { TOUR_TERMS } from '../messages/tour_terms.mjs';
 import { chapterLinks } from './tour_route.mjs';
+import { gallerySection } from '../gallery_section.mjs';
 import { make } from '../panels/make_element.mjs';
 
 const SECTION_ID = 'tour';
@@ -29,13 +30,7 @@ export function chapterSnippet(hash, title) {
 
 /** Adds the section to `main` and its links to `contents`; returns update(lang, snippetLabel). */
 export function buildTourSection(main, contents) {
-  const box = make('section', 'lesson', main);
-  box.id = SECTION_ID;
-  const heading = make('h2', null, box);
-  const intro = make('p', 'intro', box);
-  const item = make('li', null, contents);
-  const sectionLink = make('a', null, item);
-  sectionLink.href = `#${SECTION_ID}`;
+  const { box, heading, intro, sectionLink } = gallerySection(main, contents, SECTION_ID);
   const list = make('ol', null, box);
   list.className = 'tour-chapters';
   const chapters = chapterLinks().map((chapter) => {
