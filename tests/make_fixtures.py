@@ -836,6 +836,8 @@ def main():
     interp_reference.main()
     import qk_reference                 # qk.json per case: QK attribution by the same hooks
     qk_reference.main()
+    import circuit_reference            # circuit.json per dense case: every edge, EAP and path patching
+    circuit_reference.main()
     import resume_reference             # resume/: MiniMind's resume checkpoint of a train case
     resume_reference.write()
     print("wrote fixtures to", FIXTURES_DIR)
