@@ -134,8 +134,12 @@ twin differs at position 1, so every later position changes. Median of ${r.reps}
 warm-up (minimind2-small: 3). Each piece is its own \`model.circuit\` call minus the smaller one
 (EAP: \`top: 0\`, no curves; then every edge, or the top ${SMALL_TOP}, path-patched; then the curves);
 every call runs the clean and corrupt forwards again. A path-patched edge into block l reruns blocks
-l … L − 1 (the last one on its last row), so edges into early blocks cost most; a faithfulness run
-is one forward in which every head reads its own q, k and v inputs.
+l … L − 1 (the last one on its last row), and only the rows from the sender's first changed
+position on (the earlier rows are the clean run's: the demo's pair differs at its last token, so
+one row per block; minimind2-small's at position 1, so 63 rows), so edges into early blocks cost
+most; a faithfulness run is one forward in which every head reads its own q, k and v inputs. Wall
+time grows with the machine's load; the CPU time (the process's, one thread) is what an idle core
+would take, and is what the goals are read against.
 
 | work | time |
 |---|---:|
