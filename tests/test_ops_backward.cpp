@@ -1,7 +1,7 @@
 // The training backward of every dense op against finite differences of a
 // plain forward written here in double precision (no code shared with
 // core/): linear, RMSNorm, RoPE, the SwiGLU product, softmax, the attention
-// core and the embedding. Each check draws a random linear functional
+// core, the embedding, and the feed-forward block (dense and MoE). Each check draws a random linear functional
 // L = Σ c·y of the op's output y, hands c = dL/dy to the float32 backward,
 // and compares what it returns with the central differences of L.
 #include <algorithm>
@@ -17,7 +17,9 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/ffn.h"
+#include "ops/ffn_block.h"
 #include "ops/linear.h"
+#include "ops/moe.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "tensors/trace.h"
@@ -579,4 +581,219 @@ TEST_CASE("embedding: rows looked up forward, scatter-added backward (repeated i
   check_gradient(dtable, plus(dtable0, g), largest_of(g));
   for (const int64_t unused : {1, 2, 4, 5, 6, 8, 9})  // rows no id names keep their gradient
     for (int64_t d = 0; d < D; ++d) REQUIRE(dtable[size_t(unused * D + d)] == dtable0[size_t(unused * D + d)]);
+}
+
+namespace {
+
+// A feed-forward block's parameters and input in one flat vector, so that
+// one numeric_gradient covers them all: x [T, D], then (MoE) router [E, D]
+// and each expert's gate_proj [F, D], up_proj [F, D], down_proj [D, F], then
+// each shared expert's (dense: just the one SwiGLU).
+struct FfnLayout {
+  int64_t T, D, E, K, Fe, shared, Fs;
+  bool renormalise;
+  int64_t swiglu_size(int64_t F) const { return 3 * F * D; }
+  int64_t router_at() const { return T * D; }
+  int64_t expert_at(int64_t e) const { return router_at() + E * D + e * swiglu_size(Fe); }
+  int64_t shared_at(int64_t s) const { return expert_at(E) + s * swiglu_size(Fs); }
+  int64_t size() const { return E == 0 ? router_at() + swiglu_size(Fe) : shared_at(shared); }  // dense: one SwiGLU
+};
+
+// down(silu(gate·x) * (up·x)) of one row x [D], the SwiGLU's three weights at w.
+Doubles ref_swiglu_row(const double* x, const double* w, int64_t D, int64_t F) {
+  const double *gate = w, *up = w + F * D, *down = w + 2 * F * D;
+  Doubles act(static_cast<size_t>(F)), y(static_cast<size_t>(D), 0.0);
+  for (int64_t f = 0; f < F; ++f) {
+    double g = 0, u = 0;
+    for (int64_t d = 0; d < D; ++d) g += gate[f * D + d] * x[d], u += up[f * D + d] * x[d];
+    act[size_t(f)] = ref_silu(g) * u;
+  }
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t f = 0; f < F; ++f) y[size_t(d)] += down[d * F + f] * act[size_t(f)];
+  return y;
+}
+
+// MOEFeedForward (MINIMIND.md) on theta's x -> [T, D], with the experts of
+// each token fixed to `chosen` [T, k] (empty: a dense SwiGLU).
+Doubles ref_ffn_block(const FfnLayout& l, const Doubles& theta, const std::vector<int64_t>& chosen) {
+  const int64_t T = l.T, D = l.D;
+  Doubles out(size_t(T * D), 0.0);
+  for (int64_t t = 0; t < T; ++t) {
+    const double* x = theta.data() + t * D;
+    double* y = out.data() + t * D;
+    if (l.E == 0) {  // dense
+      const Doubles f = ref_swiglu_row(x, theta.data() + l.router_at(), D, l.Fe);
+      for (int64_t d = 0; d < D; ++d) y[d] += f[size_t(d)];
+      continue;
+    }
+    Doubles logits(size_t(l.E), 0.0);
+    for (int64_t e = 0; e < l.E; ++e)
+      for (int64_t d = 0; d < D; ++d) logits[size_t(e)] += theta[size_t(l.router_at() + e * D + d)] * x[d];
+    const Doubles p = ref_softmax(logits);
+    double sum = 0;
+    for (int64_t k = 0; k < l.K; ++k) sum += p[size_t(chosen[size_t(t * l.K + k)])];
+    for (int64_t k = 0; k < l.K; ++k) {
+      const int64_t e = chosen[size_t(t * l.K + k)];
+      const double weight = l.renormalise ? p[size_t(e)] / (sum + 1e-20) : p[size_t(e)];
+      const Doubles f = ref_swiglu_row(x, theta.data() + l.expert_at(e), D, l.Fe);
+      for (int64_t d = 0; d < D; ++d) y[d] += weight * f[size_t(d)];
+    }
+    for (int64_t s = 0; s < l.shared; ++s) {
+      const Doubles f = ref_swiglu_row(x, theta.data() + l.shared_at(s), D, l.Fs);
+      for (int64_t d = 0; d < D; ++d) y[d] += f[size_t(d)];
+    }
+  }
+  return out;
+}
+
+// torch.topk of the reference router's softmax: [T, k] expert ids.
+std::vector<int64_t> ref_top_k(const FfnLayout& l, const Doubles& theta) {
+  std::vector<int64_t> chosen;
+  for (int64_t t = 0; t < l.T; ++t) {
+    Doubles logits(size_t(l.E), 0.0);
+    for (int64_t e = 0; e < l.E; ++e)
+      for (int64_t d = 0; d < l.D; ++d)
+        logits[size_t(e)] += theta[size_t(l.router_at() + e * l.D + d)] * theta[size_t(t * l.D + d)];
+    std::vector<int64_t> order(size_t(l.E));
+    for (int64_t e = 0; e < l.E; ++e) order[size_t(e)] = e;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return logits[size_t(a)] > logits[size_t(b)]; });
+    chosen.insert(chosen.end(), order.begin(), order.begin() + l.K);
+  }
+  return chosen;
+}
+
+Floats slice(const Doubles& theta, int64_t at, int64_t n) { return Floats(theta.begin() + at, theta.begin() + at + n); }
+
+FfnWeights swiglu_weights(const Doubles& theta, int64_t at, int64_t D, int64_t F) {
+  return {WeightMatrix(slice(theta, at, F * D).data(), F, D),
+          WeightMatrix(slice(theta, at + F * D, F * D).data(), F, D),
+          WeightMatrix(slice(theta, at + 2 * F * D, D * F).data(), D, F)};
+}
+
+struct SwigluGradBuffers {
+  Floats gate, up, down;
+  SwigluGradients targets() { return {gate.data(), up.data(), down.data()}; }
+};
+
+}  // namespace
+
+TEST_CASE("ffn_block_backward matches finite differences, MoE with the routing fixed and dense",
+          "[backward][ffn][moe]") {
+  struct Case {
+    const char* what;
+    int generation;
+    int64_t E, K;
+    bool norm_topk_prob;
+    int64_t shared;
+  };
+  const Case cases[] = {
+      {"dense", 3, 0, 0, false, 0},
+      {"gen 3, top-2 renormalised", 3, 4, 2, true, 0},
+      {"gen 3, top-1 renormalised (weights 1: no router gradient but the 1e-20)", 3, 4, 1, true, 0},
+      {"gen 2, top-2 renormalised + 1 shared expert", 2, 4, 2, true, 1},
+      {"gen 2, top-1 (not renormalised) + 2 shared experts", 2, 3, 1, true, 2},
+      {"gen 3, top-3 of 5 without norm_topk_prob", 3, 5, 3, false, 0},
+  };
+  Rng rng(50);
+  for (const Case& k : cases) {
+    CAPTURE(k.what);
+    const bool moe = k.E > 0;
+    FfnLayout l{5, 8, k.E, k.K, 6, k.shared, 7, false};
+    ModelConfig c;
+    c.generation = k.generation;
+    c.hidden_size = l.D;
+    c.use_moe = moe;
+    c.num_experts = k.E;
+    c.num_experts_per_tok = k.K;
+    c.norm_topk_prob = k.norm_topk_prob;
+    c.n_shared_experts = k.shared;
+    // Routed experts use moe_intermediate_size (gen 3) or intermediate_size (gen 2).
+    if (k.generation == 2) l.Fs = l.Fe;
+    c.intermediate_size = moe ? l.Fs : l.Fe;
+    c.moe_intermediate_size = l.Fe;
+    l.renormalise = moe && moe_renormalises(c);
+
+    // Router weights large enough that the softmax is far from uniform.
+    Doubles theta;
+    for (const double v : rng.floats(l.T * l.D, -1, 1)) theta.push_back(v);
+    if (moe) {
+      for (const double v : rng.floats(l.E * l.D, -1.5, 1.5)) theta.push_back(v);
+    }
+    for (const double v : rng.floats(l.size() - int64_t(theta.size()), -0.6, 0.6)) theta.push_back(v);
+    LayerWeights w;
+    if (moe) {
+      w.moe.gate = WeightMatrix(slice(theta, l.router_at(), l.E * l.D).data(), l.E, l.D);
+      for (int64_t e = 0; e < l.E; ++e) w.moe.experts.push_back(swiglu_weights(theta, l.expert_at(e), l.D, l.Fe));
+      for (int64_t s = 0; s < l.shared; ++s)
+        w.moe.shared_experts.push_back(swiglu_weights(theta, l.shared_at(s), l.D, l.Fs));
+    } else {
+      w.mlp = swiglu_weights(theta, l.router_at(), l.D, l.Fe);
+    }
+    const Floats x = slice(theta, 0, l.T * l.D);
+
+    // The forward: moe_ffn's / swiglu_ffn's bits.
+    FfnActivations saved;
+    Floats out(size_t(l.T * l.D)), model_out(out.size());
+    ffn_block_forward(c, w, x.data(), l.T, out.data(), saved);
+    if (moe) {
+      MoeScratch scratch;
+      moe_ffn(c, w.moe, x.data(), l.T, model_out.data(), scratch);
+    } else {
+      FfnScratch scratch;
+      swiglu_ffn(w.mlp, x.data(), l.T, model_out.data(), scratch);
+    }
+    REQUIRE(same_bits(out, model_out));
+
+    // The routing the reference holds fixed is the float forward's.
+    const std::vector<int64_t> chosen = moe ? ref_top_k(l, theta) : std::vector<int64_t>{};
+    for (size_t i = 0; i < chosen.size(); ++i) REQUIRE(int64_t(saved.chosen[i]) == chosen[i]);
+    CHECK_CLOSE(out, ref_ffn_block(l, theta, chosen), 1e-5, 1e-5);
+
+    const Floats d_out = rng.floats(l.T * l.D, -1, 1);
+    const Doubles cd = to_doubles(d_out);
+    const Doubles g = numeric_gradient([&](const Doubles& th) { return dot(cd, ref_ffn_block(l, th, chosen)); }, theta);
+
+    std::vector<SwigluGradBuffers> experts(size_t(std::max<int64_t>(l.E, 1))), shared(size_t(l.shared));
+    for (auto& b : experts) b = {Floats(size_t(l.Fe * l.D)), Floats(size_t(l.Fe * l.D)), Floats(size_t(l.D * l.Fe))};
+    for (auto& b : shared) b = {Floats(size_t(l.Fs * l.D)), Floats(size_t(l.Fs * l.D)), Floats(size_t(l.D * l.Fs))};
+    Floats router(size_t(l.E * l.D), 0.0f);
+    FfnGradients grads;
+    if (moe) {
+      grads.router = router.data();
+      for (int64_t e = 0; e < l.E; ++e) grads.experts.push_back(experts[size_t(e)].targets());
+      for (auto& b : shared) grads.shared_experts.push_back(b.targets());
+    } else {
+      grads.mlp = experts[0].targets();
+    }
+    FfnBackwardScratch scratch;
+    Floats d_in(size_t(l.T * l.D));
+    ffn_block_backward(c, w, saved, d_out.data(), d_in.data(), &grads, scratch);
+
+    // Each tensor against its own slice of the numeric gradient, scaled by
+    // the largest gradient of the whole block (the top-1 router's is ~0).
+    const double scale = largest_of(g);
+    const auto expect = [&](const Floats& actual, int64_t at) {
+      check_gradient(actual, Doubles(g.begin() + at, g.begin() + at + int64_t(actual.size())), scale);
+    };
+    expect(d_in, 0);
+    const auto expect_swiglu = [&](const SwigluGradBuffers& b, int64_t at) {
+      expect(b.gate, at);
+      expect(b.up, at + int64_t(b.gate.size()));
+      expect(b.down, at + 2 * int64_t(b.gate.size()));
+    };
+    if (moe) {
+      expect(router, l.router_at());
+      for (int64_t e = 0; e < l.E; ++e) expect_swiglu(experts[size_t(e)], l.expert_at(e));
+      for (int64_t s = 0; s < l.shared; ++s) expect_swiglu(shared[size_t(s)], l.shared_at(s));
+      if (l.K > 1 || !l.renormalise) CHECK(largest_of(to_doubles(router)) > 1e-2 * scale);  // the router learns
+    } else {
+      expect_swiglu(experts[0], l.router_at());
+    }
+
+    // Without weight gradients: the same input gradient, to the bit.
+    Floats d_in_only(d_in.size());
+    ffn_block_backward(c, w, saved, d_out.data(), d_in_only.data(), nullptr, scratch);
+    CHECK(same_bits(d_in_only, d_in));
+  }
 }

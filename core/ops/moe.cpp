@@ -21,18 +21,14 @@ void MoeScratch::reserve(const ModelConfig& c, int64_t T) {
   ffn.reserve(T * K, std::max(c.expert_intermediate_size(), c.intermediate_size));  // routed and shared experts
 }
 
-void moe_ffn(const ModelConfig& c, const MoeWeights& w, const float* b, int64_t T, float* out, MoeScratch& s,
-             const TraceTarget& target) {
+void moe_route(const ModelConfig& c, const MoeWeights& w, const float* b, int64_t T, float* probs, float* chosen,
+               float* chosen_weight, int64_t* order) {
   const int64_t E = c.num_experts, K = c.num_experts_per_tok, D = c.hidden_size;
-  float* probs = scratch(s.probs, T * E);  // [T, E] router logits, then softmax
-  linear_rows(b, T, D, w.gate, probs, E);
+  linear_rows(b, T, D, w.gate, probs, E);  // router logits, then softmax
   for (int64_t t = 0; t < T; ++t) softmax_inplace(probs + t * E, E);
 
   // torch.topk per token: the K largest probabilities (ties: lower index).
-  float* chosen = scratch(s.chosen, T * K);                                   // [T, k]
-  float* chosen_weight = scratch(s.chosen_weight, T * K);                     // [T, k]
-  const bool renormalise = c.norm_topk_prob && (c.generation == 3 || K > 1);  // gen 2 only when k > 1
-  int64_t* order = scratch(s.order, E);
+  const bool renormalise = moe_renormalises(c);
   for (int64_t t = 0; t < T; ++t) {
     const float* p = probs + t * E;  // [E]
     std::iota(order, order + E, 0);
@@ -44,6 +40,19 @@ void moe_ffn(const ModelConfig& c, const MoeWeights& w, const float* b, int64_t 
       chosen_weight[t * K + k] = renormalise ? p[order[k]] / (sum + 1e-20f) : p[order[k]];
     }
   }
+}
+
+bool moe_renormalises(const ModelConfig& c) {
+  return c.norm_topk_prob && (c.generation == 3 || c.num_experts_per_tok > 1);  // gen 2 only when k > 1
+}
+
+void moe_ffn(const ModelConfig& c, const MoeWeights& w, const float* b, int64_t T, float* out, MoeScratch& s,
+             const TraceTarget& target) {
+  const int64_t E = c.num_experts, K = c.num_experts_per_tok, D = c.hidden_size;
+  float* probs = scratch(s.probs, T * E);                  // [T, E]
+  float* chosen = scratch(s.chosen, T * K);                // [T, k]
+  float* chosen_weight = scratch(s.chosen_weight, T * K);  // [T, k]
+  moe_route(c, w, b, T, probs, chosen, chosen_weight, scratch(s.order, E));
   if (Trace* trace = target.trace) {
     if (trace->wants(target.layer, stage::kRouterProbs)) {
       trace->put(target.layer, stage::kRouterProbs, target.batch_index, {T, E}, probs);

@@ -26,6 +26,17 @@ struct MoeScratch {
   void reserve(const ModelConfig& config, int64_t T);
 };
 
+// The router of MOEFeedForward / MoEGate on b [T, D]: probs [T, E] =
+// softmax(b · gateᵀ); chosen [T, k] the expert ids torch.topk returns (as
+// floats, for the trace; ties to the lower id); chosen_weight [T, k] their
+// probabilities, divided by (their sum + 1e-20) when moe_renormalises.
+// order: [E] scratch.
+void moe_route(const ModelConfig& config, const MoeWeights& w, const float* b, int64_t T, float* probs, float* chosen,
+               float* chosen_weight, int64_t* order);
+
+// norm_topk_prob as MiniMind applies it: generation 2 only when k > 1.
+bool moe_renormalises(const ModelConfig& config);
+
 // b: [T, D] -> out [T, D]. Traces router_probs [T, E], router_experts [T, k],
 // router_weights [T, k] when asked.
 void moe_ffn(const ModelConfig& config, const MoeWeights& w, const float* b, int64_t T, float* out, MoeScratch& scratch,
