@@ -840,6 +840,8 @@ def main():
     circuit_reference.main()
     import resume_reference             # resume/: MiniMind's resume checkpoint of a train case
     resume_reference.write()
+    import moe_backward_reference       # train/<moe case>/: MoE gradients by autograd
+    moe_backward_reference.main()
     print("wrote fixtures to", FIXTURES_DIR)
 
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <variant>
 
 #include "allocation_counter.h"
 #include "checkpoint/model_export.h"
@@ -18,6 +19,7 @@
 #include "model/presets.h"
 #include "train/loss.h"
 #include "train/trainer.h"
+#include "util/error.h"
 #include "util/half.h"
 
 using namespace minimind;
@@ -133,6 +135,39 @@ TEST_CASE("training gradients match PyTorch autograd for every parameter", "[tra
       for (const SafetensorsEntry& e : expected.entries()) {
         if (e.name.rfind("grad.", 0) == 0) CHECK(names.count(e.name) == 1);
       }
+    }
+  }
+}
+
+// MoE: the language-model loss's gradient (no aux_loss, which Trainer refuses
+// to leave out) through ModelBackward directly, the routing the forward's,
+// against tests/moe_backward_reference.py's autograd.
+TEST_CASE("MoE gradients of the language-model loss match PyTorch autograd for every parameter",
+          "[train][golden][moe]") {
+  for (const std::string name : {"gen3_moe_top2", "gen2_moe_shared"}) {
+    DYNAMIC_SECTION(name) {
+      const TrainCase c = load_train_case(name);
+      REQUIRE(c.config.use_moe);
+      Model model = c.model();
+      const std::vector<uint8_t> expected_bytes = read_bytes(fixture_path("train/" + name + "/gradients.safetensors"));
+      const SafetensorsFile expected(expected_bytes.data(), expected_bytes.size());
+      const int64_t B = std::stoll(expected.metadata().at("batch_size"));
+      std::vector<int32_t> ids, labels;
+      first_batch(c.data, B, ids, labels);
+      std::vector<Parameter> params = model_parameters(model);
+      ModelBackward backward(model, params);
+      const BatchLoss loss = backward.run(model, ids.data(), labels.data(), B, c.data.options().max_seq_len, 1, params);
+      CHECK(loss.tokens == int64_t(tensor(expected, "tokens")[0]));
+      CHECK(loss.loss == Approx(tensor(expected, "loss")[0]).epsilon(1e-5));
+      std::set<std::string> names;
+      for (const Parameter& p : params) {
+        names.insert("grad." + p.name);
+        check_tensor_scaled(p.name, p.grad, tensor(expected, "grad." + p.name), 1e-5);
+      }
+      for (const SafetensorsEntry& e : expected.entries()) {
+        if (e.name.rfind("grad.", 0) == 0) CHECK(names.count(e.name) == 1);
+      }
+      CHECK(names.count("grad.model.layers.1.mlp.gate.weight") == 1);  // the router has one
     }
   }
 }
@@ -318,7 +353,15 @@ TEST_CASE("training refuses what it cannot do, with the reason", "[train]") {
   moe.moe_intermediate_size = 64;
   moe.vocab_size = 64;
   Model moe_model = Model::random(moe, 1);
-  REQUIRE_THROWS_MATCHES(Trainer(moe_model, c.data, {}), std::invalid_argument, message_contains("MoE"));
+  try {
+    Trainer refused(moe_model, c.data, {});
+    FAIL("a MoE config trained");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "train.moe_aux_loss_unsupported");
+    REQUIRE(e.value("num_experts"));
+    CHECK(std::get<int64_t>(*e.value("num_experts")) == moe.num_experts);
+    CHECK_THAT(e.what(), Catch::Contains("MoE") && Catch::Contains("aux_loss"));
+  }
   Trainer trainer(model, PretrainDataset::from_sequences({{1, 5, 2}}, c.data.options()), {});
   trainer.step();
   REQUIRE(trainer.done());

@@ -37,10 +37,6 @@ void ModelBackward::for_sequences(int64_t B, const Task& task) {
 
 ModelBackward::ModelBackward(const Model& model, const std::vector<Parameter>& params) : rope_(model.config()) {
   const ModelConfig& c = model.config();
-  if (c.use_moe) {
-    throw std::invalid_argument(
-        "training a MoE model (use_moe: true) is not supported; train a dense config (use_moe: false)");
-  }
   embed_ = parameter_index(params, "model.embed_tokens.weight");
   norm_ = parameter_index(params, "model.norm.weight");
   head_ = c.tie_word_embeddings ? embed_ : parameter_index(params, "lm_head.weight");
@@ -58,9 +54,23 @@ ModelBackward::ModelBackward(const Model& model, const std::vector<Parameter>& p
       lp.k_norm = at(".self_attn.k_norm.weight");
     }
     lp.post_attention_layernorm = at(".post_attention_layernorm.weight");
-    lp.gate_proj = at(".mlp.gate_proj.weight");
-    lp.up_proj = at(".mlp.up_proj.weight");
-    lp.down_proj = at(".mlp.down_proj.weight");
+    if (c.use_moe) {
+      lp.router = at(".mlp.gate.weight");
+      const auto swiglu = [&](const std::string& name, std::vector<size_t>& into) {
+        for (const char* proj : {".gate_proj.weight", ".up_proj.weight", ".down_proj.weight"}) {
+          into.push_back(parameter_index(params, p + name + proj));
+        }
+      };
+      const WeightMatrix& router = model.weights().layers[size_t(l)].moe.gate;
+      for (int64_t e = 0; e < router.rows(); ++e) swiglu(".mlp.experts." + std::to_string(e), lp.experts);
+      for (size_t e = 0; e < model.weights().layers[size_t(l)].moe.shared_experts.size(); ++e) {
+        swiglu(".mlp.shared_experts." + std::to_string(e), lp.shared);
+      }
+    } else {
+      lp.gate_proj = at(".mlp.gate_proj.weight");
+      lp.up_proj = at(".mlp.up_proj.weight");
+      lp.down_proj = at(".mlp.down_proj.weight");
+    }
     layer_params_.push_back(lp);
   }
   layers_.resize(size_t(c.num_hidden_layers));
@@ -72,8 +82,12 @@ ModelBackward::ModelBackward(const Model& model, const std::vector<Parameter>& p
     transposed_of_[param] = transposed_.size();
     transposed_.push_back({param, {}, {}});
   };
+  // (MoE blocks pack their own from the model's weights, ffn_block.h.)
   for (const LayerParams& lp : layer_params_) {
-    for (size_t p : {lp.q_proj, lp.k_proj, lp.v_proj, lp.o_proj, lp.gate_proj, lp.up_proj, lp.down_proj}) want(p);
+    for (size_t p : {lp.q_proj, lp.k_proj, lp.v_proj, lp.o_proj}) want(p);
+    if (!c.use_moe) {
+      for (size_t p : {lp.gate_proj, lp.up_proj, lp.down_proj}) want(p);
+    }
   }
   want(head_);
   weights_changed(params);
@@ -89,6 +103,18 @@ void ModelBackward::weights_changed(const std::vector<Parameter>& params) {
 
 const PanelsView& ModelBackward::transposed(size_t param) const { return transposed_[transposed_of_[param]].view; }
 
+FfnGradients ModelBackward::moe_gradients(const LayerParams& p, std::vector<Parameter>& params) const {
+  FfnGradients g;
+  g.router = params[p.router].grad.data();
+  const auto swiglu = [&](const std::vector<size_t>& list, size_t e) {
+    return SwigluGradients{params[list[3 * e]].grad.data(), params[list[3 * e + 1]].grad.data(),
+                           params[list[3 * e + 2]].grad.data()};
+  };
+  for (size_t e = 0; e < p.experts.size() / 3; ++e) g.experts.push_back(swiglu(p.experts, e));
+  for (size_t e = 0; e < p.shared.size() / 3; ++e) g.shared_experts.push_back(swiglu(p.shared, e));
+  return g;
+}
+
 size_t ModelBackward::activation_bytes() const {
   size_t floats = 0;
   for (const LayerActivations& a : layers_) {
@@ -97,6 +123,8 @@ size_t ModelBackward::activation_bytes() const {
       floats += v->capacity();
     }
   }
+  size_t bytes = moe_.bytes();
+  for (const LayerActivations& a : layers_) bytes += a.moe.bytes();
   for (const std::vector<float>* v :
        {&cos_, &sin_, &final_input_, &final_norm_, &logits_, &d_hidden_, &d_branch_, &d_other_, &d_ffn_, &d_up_,
         &d_concat_, &d_q_, &d_k_, &d_v_, &linear_.dy_t, &linear_.x_panels, &linear_.dw}) {
@@ -105,7 +133,7 @@ size_t ModelBackward::activation_bytes() const {
   for (const AttentionCoreScratch& a : attention_) {
     floats += a.panels.capacity() + a.row_major.capacity() + a.dscores.capacity() + a.product.capacity();
   }
-  return floats * sizeof(float) + targets_.capacity() * sizeof(int32_t);
+  return bytes + floats * sizeof(float) + targets_.capacity() * sizeof(int32_t);
 }
 
 size_t ModelBackward::transposed_weight_bytes() const {
@@ -163,6 +191,11 @@ void ModelBackward::forward_layer(const ModelConfig& c, const LayerWeights& w, L
   // h = h + down(silu(gate(b)) * up(b)), b = post_attention_layernorm(h)
   float* ffn_norm = scratch(a.ffn_norm, N * D);
   rms_norm_rows(attn_residual, w.post_attention_layernorm.data(), N, D, eps, ffn_norm);
+  if (c.use_moe) {  // h = h + MOEFeedForward(b): token by token, so all N rows at once
+    ffn_block_forward(c, w, ffn_norm, N, out, a.moe);
+    for (int64_t i = 0; i < N * D; ++i) out[i] = attn_residual[i] + out[i];
+    return;
+  }
   float* gate = scratch(a.gate, N * F);
   float* up = scratch(a.up, N * F);
   float* act = scratch(a.act, N * F);
@@ -185,15 +218,21 @@ void ModelBackward::backward_layer(const ModelConfig& c, const LayerWeights& w, 
   float* d_branch = scratch(d_branch_, N * D);
   float* d_other = scratch(d_other_, N * D);
 
-  // FFN: out = attn_residual + down(act); act = silu(gate)·up.
-  float* d_act = scratch(d_ffn_, N * F);
-  float* d_up = scratch(d_up_, N * F);
-  linear_backward(a.act.data(), N, F, F, dh, D, D, transposed(p.down_proj), d_act, grad(p.down_proj), linear_);
-  swiglu_act_backward(a.gate.data(), a.up.data(), d_act, N * F, d_act, d_up);  // d_act now holds d gate
-  linear_backward(a.ffn_norm.data(), N, D, D, d_act, F, F, transposed(p.gate_proj), d_branch, grad(p.gate_proj),
-                  linear_);
-  linear_backward(a.ffn_norm.data(), N, D, D, d_up, F, F, transposed(p.up_proj), d_other, grad(p.up_proj), linear_);
-  add_into(d_branch, d_other, N * D);
+  if (c.use_moe) {
+    // out = attn_residual + MOEFeedForward(ffn_norm), the routing fixed.
+    const FfnGradients g = moe_gradients(p, params);
+    ffn_block_backward(c, w, a.moe, dh, d_branch, &g, moe_);
+  } else {
+    // FFN: out = attn_residual + down(act); act = silu(gate)·up.
+    float* d_act = scratch(d_ffn_, N * F);
+    float* d_up = scratch(d_up_, N * F);
+    linear_backward(a.act.data(), N, F, F, dh, D, D, transposed(p.down_proj), d_act, grad(p.down_proj), linear_);
+    swiglu_act_backward(a.gate.data(), a.up.data(), d_act, N * F, d_act, d_up);  // d_act now holds d gate
+    linear_backward(a.ffn_norm.data(), N, D, D, d_act, F, F, transposed(p.gate_proj), d_branch, grad(p.gate_proj),
+                    linear_);
+    linear_backward(a.ffn_norm.data(), N, D, D, d_up, F, F, transposed(p.up_proj), d_other, grad(p.up_proj), linear_);
+    add_into(d_branch, d_other, N * D);
+  }
   rms_norm_backward(a.attn_residual.data(), w.post_attention_layernorm.data(), d_branch, N, D, eps, d_branch,
                     grad(p.post_attention_layernorm));
   add_into(dh, d_branch, N * D);  // ∂loss/∂attn_residual

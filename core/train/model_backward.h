@@ -15,6 +15,7 @@
 
 #include "model/model.h"
 #include "ops/attention.h"
+#include "ops/ffn_block.h"
 #include "ops/linear.h"
 #include "ops/rope.h"
 #include "train/parameter.h"
@@ -38,12 +39,15 @@ struct LayerActivations {
   std::vector<float> concat;         // [N, H·Dh] heads side by side
   std::vector<float> attn_residual;  // [N, D] input + o_proj(concat)
   std::vector<float> ffn_norm;       // [N, D] post_attention_layernorm(attn_residual)
-  std::vector<float> gate, up, act;  // [N, F] gate_proj, up_proj, silu(gate)·up
+  std::vector<float> gate, up, act;  // [N, F] gate_proj, up_proj, silu(gate)·up (dense)
+  FfnActivations moe;                // MoE: the MoE block's own, on the N rows of ffn_norm
 };
 
 class ModelBackward {
  public:
-  // Throws std::invalid_argument for a config it cannot train (MoE).
+  // MoE configs: the gradient of the language-model loss alone, the routing
+  // as the forward chose it (MiniMind's aux_loss is not added: Trainer
+  // refuses to train a MoE for that reason).
   ModelBackward(const Model& model, const std::vector<Parameter>& params);
 
   // After the parameters' values changed (an optimizer step): repacks the
@@ -67,8 +71,12 @@ class ModelBackward {
   // Indices into the parameter list of one block's tensors.
   struct LayerParams {
     size_t input_layernorm, q_proj, k_proj, v_proj, o_proj, q_norm = 0, k_norm = 0, post_attention_layernorm, gate_proj,
-                                                            up_proj, down_proj;
+                                                            up_proj, down_proj;  // dense
+    size_t router = 0;                                                           // MoE: mlp.gate.weight
+    std::vector<size_t> experts, shared;  // MoE: gate_proj, up_proj, down_proj of each routed / shared expert
   };
+  // Where the MoE block adds its weight gradients (into params' grads).
+  FfnGradients moe_gradients(const LayerParams& p, std::vector<Parameter>& params) const;
   // Wᵀ of a linear weight, packed for dx = dy·W.
   struct TransposedWeight {
     size_t param = 0;
@@ -105,6 +113,7 @@ class ModelBackward {
   std::vector<float> d_q_;          // [N, H·Dh]
   std::vector<float> d_k_, d_v_;    // [N, Hkv·Dh]
   LinearBackwardScratch linear_;
+  FfnBackwardScratch moe_;
   std::vector<AttentionCoreScratch> attention_;  // one per thread's part of the batch
 
   // task(b, scratch) for every sequence b of B: the batch in one contiguous

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "train/lr_schedule.h"
+#include "util/error.h"
 
 namespace minimind {
 
@@ -31,6 +32,15 @@ const TrainerOptions& checked(const TrainerOptions& o) {
 
 // The data, checked against the model, handed on without a copy.
 PretrainDataset fitting(PretrainDataset data, const ModelConfig& c) {
+  if (c.use_moe) {
+    // MiniMind adds the router's load-balancing aux_loss to the loss when it
+    // trains a MoE; without it the run would not be MiniMind's. The gradient
+    // of the language-model loss alone is ModelBackward's (model_backward.h).
+    throw Error("train.moe_aux_loss_unsupported", {{"num_experts", c.num_experts}},
+                "training a MoE model (use_moe: true) is not supported: MiniMind adds the router's auxiliary "
+                "load-balancing loss (aux_loss) when training a MoE, and it is not implemented here; train a dense "
+                "config (use_moe: false)");
+  }
   if (data.size() == 0) throw std::invalid_argument("no training samples");
   if (data.max_id() >= c.vocab_size) {
     throw std::invalid_argument("the data holds token id " + std::to_string(data.max_id()) +

@@ -75,8 +75,9 @@ struct TrainerState {
 class Trainer {
  public:
   // Throws std::invalid_argument for bad options or data that does not fit
-  // the model (ids outside the vocabulary, max_seq_len beyond its positions),
-  // and for MoE configs. `model` must outlive the trainer.
+  // the model (ids outside the vocabulary, max_seq_len beyond its positions);
+  // throws Error "train.moe_aux_loss_unsupported" for MoE configs (MiniMind's
+  // aux_loss is not done). `model` must outlive the trainer.
   Trainer(Model& model, PretrainDataset data, TrainerOptions options = {});
 
   bool done() const { return epoch_ >= options_.epochs; }
