@@ -31,6 +31,7 @@ export const ERROR_KINDS = [
   'memory.pth_too_large',
   'memory.file_too_large',
   'data.file_too_large',
+  'train.moe_aux_loss_unsupported',
   'data.too_many_tokens',
   'data.not_json',
   'data.no_text',
@@ -113,6 +114,8 @@ export const ERROR_TERMS = {
       '{name} 有 {file}，载入最多需要 {needed} 内存（权重按 float32 计，再加上读入这块内存的文件本身）。本页的 WebAssembly 内存最多 {limit}，正在使用的模型等已占 {inUse}，只剩 {available}。',
     'memory.file_too_large': '{name} 有 {file}：权重按 float32 至少也要这么多内存，超过了本页 WebAssembly 内存最多能容纳的 {limit}。',
     'data.file_too_large': '{name} 有 {bytes}，这里只能训练不超过 {limit} 的文本文件（上限由训练器能容纳的 token 数决定）。',
+    'train.moe_aux_loss_unsupported':
+      '这是一个 MoE 模型（{num_experts} 个专家），还不能训练：MiniMind 训练 MoE 时会在损失上加上路由器的负载均衡辅助损失（aux_loss），这里还没有实现它。请训练稠密模型（use_moe: false）。',
     'data.too_many_tokens': '{name} 读到第 {line} 行时已超过 {limit} 个 token，这是本页训练器能容纳的上限。',
     'data.not_json': '{name} 的第 {line} 行不是 JSON。',
     'data.no_text': '{name} 的第 {line} 行没有 "text" 字符串（MiniMind 的预训练数据每行是 {"text": …}）。',
@@ -203,6 +206,8 @@ export const ERROR_TERMS = {
       '{name} is {file}: its weights take at least that much memory as float32, more than the {limit} this page’s WebAssembly memory can hold.',
     'data.file_too_large':
       '{name} is {bytes}; text files of up to {limit} can be trained on here (the limit is the tokens the trainer can hold).',
+    'train.moe_aux_loss_unsupported':
+      'This is an MoE model ({num_experts} experts) and cannot be trained yet: MiniMind adds the router’s load-balancing auxiliary loss (aux_loss) when it trains an MoE, and that loss is not implemented here. Train a dense model (use_moe: false).',
     'data.too_many_tokens': '{name} passes {limit} tokens at line {line}: that is the most the trainer can hold in this page.',
     'data.not_json': 'Line {line} of {name} is not JSON.',
     'data.no_text': 'Line {line} of {name} has no "text" string (MiniMind’s pretraining lines are {"text": …}).',
