@@ -94,6 +94,7 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     if (hideExercise && index !== null && STEPS[index].exercise) hideExercise();
     index = k;
     settledView = false;
+    exerciseShown = null; // shown again, even the same exercise (back to this step)
     const current = STEPS[k];
     resolved = resolveStep(current, context(store.get(), null));
     const unknown = Object.fromEntries(resolved.pending.map((key) => [key, key === 'ablate' ? [] : null]));
