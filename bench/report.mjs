@@ -1,4 +1,4 @@
-// Writes BENCHMARKS.md and bench/time_vs_length.svg from the results of
+// Writes BENCHMARKS.md and bench/speed/time_vs_length.svg from the results of
 // bench/run.mjs (the same data it saves to build/bench/results.json). The
 // Training section sits between two marker comments near the end of the file:
 // writeTrainingSection (node bench/run.mjs --only train) replaces just that
@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 
-import { capTable, normGains } from './prev_token_cap.mjs';
+import { capTable, normGains } from './training/prev_token_cap.mjs';
 
 const RUNTIMES = ['wasm-simd', 'wasm-simd-f32', 'wasm-relaxed', 'wasm-scalar', 'ort-web', 'native', 'native-sse'];
 // The key-ratio table's columns: ours (wasm-relaxed only in runs that measured it).
@@ -286,10 +286,10 @@ hand, re-run it (\`node bench/run.mjs --only train\` re-measures the Training se
   the tolerance ONNX Runtime Web is held to. Node 20 runs it behind \`--experimental-wasm-relaxed-simd\`.
 - **wasm-scalar**: the same without SIMD (\`dist/wasm/minimind-scalar.*\`), float16 weights.
 - **ort-web**: ONNX Runtime Web ${m.ortWeb}, wasm backend in Node, \`numThreads = 1\`, SIMD, graph
-  optimisation \`all\`, on the graphs \`bench/make_onnx.py\` exports from a plain-PyTorch MiniMind
+  optimisation \`all\`, on the graphs \`bench/speed/make_onnx.py\` exports from a plain-PyTorch MiniMind
   written from the spec with our seeded weights (two graphs per preset: prefill, and decode with
   past/present k/v). Times are \`session.run\` calls, input tensors made inside.
-- **native**: the same C++ core built with \`-O3 -march=native\` (\`bench/native_bench.cpp\`,
+- **native**: the same C++ core built with \`-O3 -march=native\` (\`bench/speed/native_bench.cpp\`,
   \`build/bench-native\`), timed inside the process, float16 weights.
 - **native-sse**: the same with \`-O3 -msse4.2 -mno-avx\` (\`build/bench-sse\`): 128-bit vectors,
   the width Wasm SIMD has.
@@ -339,7 +339,7 @@ ${traceTable(data)}
 
 ### Matrix product alone (Wasm against native SSE)
 
-The JS API has no matrix-product entry, so \`bench/native_bench.cpp\` itself is also compiled with
+The JS API has no matrix-product entry, so \`bench/speed/native_bench.cpp\` itself is also compiled with
 emcmake (the shipped module's compile flags, SIMD128; \`build/bench-wasm\`) and run by Node:
 \`linear_rows\` (core/ops/linear.cpp) on x [M, K] and packed W [N, K] (float32, or float16 widened in the
 kernel), median of ${data.matmul[0]?.stats.runs} runs
@@ -349,7 +349,7 @@ ${matmulTable(data)}
 
 ### The page
 
-\`bench/page_latency.mjs\` opens the playground (\`dist/site/\`, served on localhost) in headless
+\`bench/speed/page_latency.mjs\` opens the playground (\`dist/site/\`, served on localhost) in headless
 Chromium at 1400×1000, five fresh pages per preset, and types nine words after the lesson's sentence.
 The page measures itself: \`minimind:first-matrix\` (navigation to the first matrix drawn) and, per
 keystroke, from the input event's time stamp to the end of the frame that painted the matrix for
@@ -375,7 +375,7 @@ ${memoryTable(data)}
 
 ### Loading a float16 checkpoint
 
-\`bench/load_memory.mjs\` writes a float16 model.safetensors of the preset's shapes (with
+\`bench/memory/load_memory.mjs\` writes a float16 model.safetensors of the preset's shapes (with
 \`lm_head.weight\` next to the tied embedding, as released checkpoints may carry it) and loads it
 in a fresh instance: through the JS API, which hands the core one tensor at a time, and, for
 contrast, by copying the whole file into Wasm memory first. Wasm memory never shrinks, so its size
@@ -577,12 +577,12 @@ the start and ${m.loadEnd} at the end; the training part took ${Math.floor(t.sec
 
 - **wasm-simd**: our module through the JS API in Node, \`model.trainer({data, batchSize, maxSeqLen,
   learningRate, accumulationSteps, gradClip, epochs, order: 'file'})\`, each \`step()\` timed from JS.
-- **native**, **native-sse**: the core's \`Trainer\` (\`bench/native_train_bench.cpp\`), built with
+- **native**, **native-sse**: the core's \`Trainer\` (\`bench/training/native_train_bench.cpp\`), built with
   \`-O3 -march=native\` and with \`-O3 -msse4.2 -mno-avx\` (${isa}); \`step()\` timed inside the process.
   Every build computes the same bits (no FMA, each output one sequential sum): natively the matrix kernel
   runs on 8-float AVX2 registers where the CPU has AVX2 (\`core/ops/linear_avx2.h\`), elsewhere on four-float
   lanes (\`core/util/simd_lanes.h\`); native-sse switches the AVX2 kernel off, so it has Wasm SIMD's width.
-- **pytorch-openblas**: \`bench/torch_train.py\`, Debian's PyTorch ${blas.torch} (\`torch.set_num_threads(1)\`)
+- **pytorch-openblas**: \`bench/training/torch_train.py\`, Debian's PyTorch ${blas.torch} (\`torch.set_num_threads(1)\`)
   on OpenBLAS (\`${blas.blas[0]}\`, unpacked from Debian's \`libopenblas0-pthread\` into
   \`build/openblas\`, \`LD_LIBRARY_PATH\`, \`OPENBLAS_NUM_THREADS=1\`): the plain-PyTorch MiniMind of
   \`tests/make_fixtures.py\`, \`F.cross_entropy(..., ignore_index=-100)\`, \`clip_grad_norm_\`,
@@ -612,7 +612,7 @@ ${trainingSpeedTable(t)}
 
 ### Matrix products of a training batch (${t.matmulShapes.config}, ${t.recipe.batchSize} × ${t.matmulShapes.T})
 
-\`bench/native_bench.cpp --work backward\` (natively, and compiled with emcmake and run by Node for
+\`bench/speed/native_bench.cpp --work backward\` (natively, and compiled with emcmake and run by Node for
 wasm-simd) on every linear of an ${t.matmulShapes.config} batch, float32 weights as training keeps them: the
 forward's product (\`linear_rows\`, x [N, in]·Wᵀ) against \`linear_backward\` (core/ops/linear.h: dx = dy·W
 and dW += dyᵀ·x, transposes and packing included; twice the forward's FLOPs), and its two halves
@@ -758,7 +758,7 @@ function pageTrainingSection(p) {
 
 The playground's Train panel (\`web/train/\`; the run in its own worker,
 \`web/train_worker.mjs\`, \`web/train_host.mjs\`, \`js/train_session.mjs\`) in headless ${m.chromium},
-measured by \`bench/page_training.mjs\` in one run of \`${p.command}\` on **${m.cpu}** (${m.cores} cores,
+measured by \`bench/training/page_training.mjs\` in one run of \`${p.command}\` on **${m.cpu}** (${m.cores} cores,
 shared with other work), ${m.date}, load average ${m.load} at the start and ${m.loadEnd} at the end. The bench
 opens the playground (1280×800, \`?lang=en\`), presses **Train** (\`#open-train\`: it opens the panel) and
 **Start** (the default run) and watches for up to ${p.limitSeconds / 60} minutes, stopping earlier when every goal
@@ -796,7 +796,7 @@ score (mean over held-out sentences) says more.
 }${
     headsMissed
       ? `
-What bounds the previous-token score of a young model (\`bench/prev_token_cap.mjs\`, computed in this
+What bounds the previous-token score of a young model (\`bench/training/prev_token_cap.mjs\`, computed in this
 run): MiniMind's q/k norm scales every query and key to the RMS of its norm weights, which start at 1,
 and with RoPE (theta 1e6) the most a head whose scores depend on position alone can put on the
 previous token, mean over the rows of a sequence of that many tokens, is about this (the best a seeded

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench: times MiniMind's forward pass on the same shapes and the same
-// weights in six runtimes, and training (bench/train.mjs) in four, in one run,
-// and writes BENCHMARKS.md and bench/time_vs_length.svg.
+// weights in six runtimes, and training (bench/training/train.mjs) in four, in one run,
+// and writes BENCHMARKS.md and bench/speed/time_vs_length.svg.
 //
 //   wasm-simd      our Wasm module (dist/wasm/minimind.*), SIMD128, in Node, one thread;
 //                  weights kept as float16 (the seeded weights are float16 values)
@@ -11,15 +11,15 @@
 //                  Node runs relaxed SIMD (Node 20: bench/relaxed_simd.mjs sets its flag)
 //   wasm-scalar    our Wasm module built without SIMD (minimind-scalar.*)
 //   ort-web      ONNX Runtime Web's wasm backend in Node, one thread, SIMD, on the graphs
-//                bench/make_onnx.py exports with our seeded weights
-//   native       the same C++ core built natively, -O3 -march=native (bench/native_bench.cpp)
+//                bench/speed/make_onnx.py exports with our seeded weights
+//   native       the same C++ core built natively, -O3 -march=native (bench/speed/native_bench.cpp)
 //   native-sse   the same, -O3 with 128-bit SSE4.2 only (no AVX): Wasm SIMD's width
 //
-// Training (bench/train.mjs): wasm-simd, native, native-sse and pytorch-openblas
-// (bench/torch_train.py: Debian's torch on one thread, on an OpenBLAS unpacked
+// Training (bench/training/train.mjs): wasm-simd, native, native-sse and pytorch-openblas
+// (bench/training/torch_train.py: Debian's torch on one thread, on an OpenBLAS unpacked
 // into build/openblas) train the same configs batch by batch.
 //
-// Training in the page (bench/page_training.mjs): the playground's Train panel in
+// Training in the page (bench/training/page_training.mjs): the playground's Train panel in
 // headless Chromium, its default run for up to 5 minutes: tokens/s and the time
 // to the loss, head-role and pronoun-attention goals; then the panel's two runs
 // (js/train_recipes.mjs) in Node on 1 and 2 threads (measureRecipeRuns).
@@ -33,25 +33,25 @@
 // "Training in the page" section (≤ 5 minutes, after building the site) and
 // "The Train panel's runs" (≤ 20 minutes a run);
 // --only heads trains the Train panel's runs (js/train_recipes.mjs) with 3 seeds
-// each and scores their heads as they go (bench/head_formation.mjs, ~30 minutes)
+// each and scores their heads as they go (bench/training/head_formation.mjs, ~30 minutes)
 // and rewrites only "Head formation";
 // --only threads measures 1 against 2 threads, ours and ONNX Runtime Web's
-// (bench/threads.mjs), and rewrites only the "Threads" section; --only wllama
+// (bench/speed/threads.mjs), and rewrites only the "Threads" section; --only wllama
 // times llama.cpp's Wasm build (@wllama/wllama), ONNX Runtime Web and ours in one
-// headless Chromium (bench/wllama.mjs) and rewrites only "llama.cpp in the browser";
+// headless Chromium (bench/speed/wllama.mjs) and rewrites only "llama.cpp in the browser";
 // --only limits measures what one core and two can do at the module's width
-// (bench/machine_limits.cpp) beside ours and ONNX Runtime Web (bench/limits.mjs)
+// (bench/limits/machine_limits.cpp) beside ours and ONNX Runtime Web (bench/limits/limits.mjs)
 // and rewrites only "Limits";
 // --only interp times activation patching, the logit lens and attribution on
-// minimind2-small (bench/interp.mjs) and rewrites only "Interpretability";
+// minimind2-small (bench/interp/interp.mjs) and rewrites only "Interpretability";
 // --only circuit times the circuit (EAP, path patching, faithfulness) on the demo
-// model and minimind2-small (bench/circuit.mjs) and rewrites only "The circuit";
+// model and minimind2-small (bench/interp/circuit.mjs) and rewrites only "The circuit";
 // --only soak uses the playground for a long time in headless Chromium (1,000
-// forwards, 20 generations, 10 training cycles, 20 model switches; bench/soak.mjs,
+// forwards, 20 generations, 10 training cycles, 20 model switches; bench/memory/soak.mjs,
 // on the built site) and rewrites only "Soak";
 // --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
-// ONNX graphs (/usr/bin/python3 bench/make_onnx.py), the native builds
+// ONNX graphs (/usr/bin/python3 bench/speed/make_onnx.py), the native builds
 // (build/bench-native, build/bench-sse), the Wasm micro benchmark
 // (build/bench-wasm) and OpenBLAS (build/openblas). Raw samples go to
 // build/bench/results.json (--only train: build/bench/train-results.json;
@@ -63,12 +63,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { argmax } from '../js/argmax.mjs';
-import { checkAgreement, selfPrediction } from './agreement.mjs';
+import { checkAgreement, selfPrediction } from './speed/agreement.mjs';
 import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
 import { cpuModel } from './cpu_model.mjs';
-import { forwardFlops } from './flops.mjs';
-import { measureLoadMemory } from './load_memory.mjs';
-import { measurePageLatency } from './page_latency.mjs';
+import { forwardFlops } from './speed/flops.mjs';
+import { measureLoadMemory } from './memory/load_memory.mjs';
+import { measurePageLatency } from './speed/page_latency.mjs';
 import {
   RUNS_BEGIN,
   RUNS_END,
@@ -76,7 +76,7 @@ import {
   measureRecipeRuns,
   recipeRunsSection,
   writeRecipeRunsSection,
-} from './page_training.mjs';
+} from './training/page_training.mjs';
 import { WASM_OPTIMISED } from './wasm_optimised.mjs';
 import { existingSection, replaceSection, writePageTrainingSection, writeReport, writeTrainingSection } from './report.mjs';
 import {
@@ -88,20 +88,20 @@ import {
   SEEDS,
   headFormationSection,
   measureHeadFormation,
-} from './head_formation.mjs';
-import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits.mjs';
-import { CIRCUIT_BEGIN, CIRCUIT_END, circuitSection, measureCircuit } from './circuit.mjs';
-import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp.mjs';
-import { SOAK_BEGIN, SOAK_END, runSoak, soakSection } from './soak.mjs';
-import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './threads.mjs';
-import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './wllama.mjs';
-import { benchTraining, summary } from './train.mjs';
+} from './training/head_formation.mjs';
+import { LIMITS_BEGIN, LIMITS_END, limitsSection, measureLimits } from './limits/limits.mjs';
+import { CIRCUIT_BEGIN, CIRCUIT_END, circuitSection, measureCircuit } from './interp/circuit.mjs';
+import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp/interp.mjs';
+import { SOAK_BEGIN, SOAK_END, runSoak, soakSection } from './memory/soak.mjs';
+import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './speed/threads.mjs';
+import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './speed/wllama.mjs';
+import { benchTraining, summary } from './training/train.mjs';
 import { writeSummary } from './summary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
 const PRESETS = ['lab-a', 'minimind2-small', 'minimind-3'];
-const SEED = 0; // bench/make_onnx.py's default seed: both runtimes build the same weights
+const SEED = 0; // bench/speed/make_onnx.py's default seed: both runtimes build the same weights
 // The seeded embedding at MiniMind's from-scratch scale (U(±1/sqrt(D)), createModel's init
 // 'minimind'): with the presets' U(-1, 1) the tied lm_head maps every position back to its own
 // token, and runtimes that agree on such logits could still disagree on everything else.
@@ -213,7 +213,7 @@ function ensureWasm() {
 }
 
 function makeOnnxVersion() {
-  return Number(/^GENERATOR_VERSION = (\d+)/m.exec(readFileSync(`${root}bench/make_onnx.py`, 'utf8'))[1]);
+  return Number(/^GENERATOR_VERSION = (\d+)/m.exec(readFileSync(`${root}bench/speed/make_onnx.py`, 'utf8'))[1]);
 }
 
 function ensureOnnx() {
@@ -236,11 +236,11 @@ function ensureOnnx() {
       'the ONNX models are made with PyTorch, and /usr/bin/python3 cannot import torch and numpy.\n' +
         '  Install them: apt-get install python3-torch python3-numpy   (then run npm run bench again)',
     );
-  log(`exporting ONNX graphs for ${stale.join(', ')} (bench/make_onnx.py, ~1-2 minutes)`);
+  log(`exporting ONNX graphs for ${stale.join(', ')} (bench/speed/make_onnx.py, ~1-2 minutes)`);
   run(
     '/usr/bin/python3',
-    ['bench/make_onnx.py', ...stale.flatMap((p) => ['--preset', p]), '--seed', String(SEED), '--init', INIT],
-    'bench/make_onnx.py',
+    ['bench/speed/make_onnx.py', ...stale.flatMap((p) => ['--preset', p]), '--seed', String(SEED), '--init', INIT],
+    'bench/speed/make_onnx.py',
     { quiet: false },
   );
 }
@@ -516,7 +516,7 @@ async function benchPreset(preset, executables) {
   };
   for (const k of Object.keys(c))
     if (manifest.config[k] !== c[k])
-      fail(`${preset}: the ONNX graphs have ${k} = ${manifest.config[k]}, our preset ${c[k]}; re-run bench/make_onnx.py`);
+      fail(`${preset}: the ONNX graphs have ${k} = ${manifest.config[k]}, our preset ${c[k]}; re-run bench/speed/make_onnx.py`);
   const simdF32 = await ourRuntime('simd', preset, memory, 'float32');
   const relaxed = RELAXED_AVAILABLE ? await ourRuntime('relaxed', preset, memory) : null;
   const scalar = await ourRuntime('scalar', preset, memory);
@@ -900,14 +900,14 @@ async function main() {
   // Kept: only --only heads, --only threads, --only wllama, --only limits and --only interp measure them.
   const heads = existingSection(outFile, HEADS_BEGIN, HEADS_END);
   const panelRuns = existingSection(outFile, RUNS_BEGIN, RUNS_END); // --only page-training measures them
-  const search = existingSection(outFile, SEARCH_BEGIN, SEARCH_END); // bench/induction_search.mjs --write
+  const search = existingSection(outFile, SEARCH_BEGIN, SEARCH_END); // bench/training/induction_search.mjs --write
   const threads = existingSection(outFile, THREADS_BEGIN, THREADS_END);
   const wllama = existingSection(outFile, WLLAMA_BEGIN, WLLAMA_END);
   const limits = existingSection(outFile, LIMITS_BEGIN, LIMITS_END);
   const interp = existingSection(outFile, INTERP_BEGIN, INTERP_END);
   const circuit = existingSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END); // --only circuit measures it
   const soak = existingSection(outFile, SOAK_BEGIN, SOAK_END); // --only soak measures it
-  writeReport(data, outFile, `${root}bench/time_vs_length.svg`);
+  writeReport(data, outFile, `${root}bench/speed/time_vs_length.svg`);
   if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
   if (search) replaceSection(outFile, SEARCH_BEGIN, SEARCH_END, search);
   if (panelRuns) writeRecipeRunsSection(panelRuns, outFile);
@@ -917,7 +917,7 @@ async function main() {
   if (interp) replaceSection(outFile, INTERP_BEGIN, INTERP_END, interp);
   if (circuit) replaceSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END, circuit);
   if (soak) replaceSection(outFile, SOAK_BEGIN, SOAK_END, soak);
-  log(`wrote ${outFile.replace(root, '')} and bench/time_vs_length.svg (raw samples: build/bench/results.json)`);
+  log(`wrote ${outFile.replace(root, '')} and bench/speed/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 
 await main();

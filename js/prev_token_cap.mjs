@@ -11,7 +11,7 @@
 // gain is still near 1 cannot put 0.8 on the previous token however it turns
 // q and k; the previous-token score of a young model is bound by how fast
 // training grows those weights. The table over head_dim, gain and length is
-// bench/prev_token_cap.mjs; the model card quotes the cap at gain 1.
+// bench/training/prev_token_cap.mjs; the model card quotes the cap at gain 1.
 import { makeRng } from './corpus.mjs';
 
 const THETA = 1e6;

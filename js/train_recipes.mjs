@@ -7,7 +7,7 @@
 //   default    the panel's first run: a small model in which a pronoun head
 //              forms within a couple of minutes in a tab;
 //   induction  "watch an induction head form": the shape, data mix and
-//              schedule that bench/induction_search.mjs found closest to a
+//              schedule that bench/training/induction_search.mjs found closest to a
 //              previous-token head (≥ 0.8) and an induction head (≥ 0.5)
 //              within 2M tokens (BENCHMARKS.md, "Head formation", says how
 //              close, on held-out probes).
@@ -56,14 +56,14 @@ export const TRAIN_RECIPES = Object.freeze({
     id: 'induction',
     // The demo model's shape: 4 layers give the previous-token head (layer 1) and the induction head that
     // reads it (layer 3) room; with 2 layers, or 2 heads of 64 in 4 layers, copying began later or not at
-    // all within 2M tokens (bench/induction_search.mjs).
+    // all within 2M tokens (bench/training/induction_search.mjs).
     config: Object.freeze({ hidden_size: 128, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 6400 }),
     modelSeed: 1,
     // Copying lines 4 in 5 (random spans and sentences said twice): copying pays often enough for the
     // heads that do it to form within the run.
     data: Object.freeze({ source: 'stream', seed: 1, mix: Object.freeze({ pronoun: 0.15, induction: 0.8, mood: 0.025, habit: 0.025 }) }),
     // Rows of 8: the same 2M tokens in twice the optimizer steps of rows of 16, and the induction head
-    // formed at about half the tokens (bench/induction_search.mjs, BENCHMARKS.md).
+    // formed at about half the tokens (bench/training/induction_search.mjs, BENCHMARKS.md).
     batches: 3906, // 2M tokens (8 × 64 a batch)
     options: Object.freeze({ batchSize: 8, maxSeqLen: 64, learningRate: 5e-3, seed: 1, ...SCHEDULE }),
   }),

@@ -319,7 +319,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
   }
 
   // The Wasm memory and the allocator's bytes in use, for the soak benchmark
-  // (bench/soak.mjs), on the port the request brings.
+  // (bench/memory/soak.mjs), on the port the request brings.
   async function sendMemory({ port }) {
     const mm = await runtimeReady();
     port.postMessage({ wasmBytes: mm.wasmMemoryBytes(), heapBytes: mm.heapBytesInUse() });

@@ -14,7 +14,7 @@
 // whole run: to replay the start of a logged run (scripts/replay_demo.mjs).
 // --save-every N also writes the model after every N batches to
 // DIR/batch-<N>/ (config.json, model.safetensors): to see when a head forms
-// within one run (bench/induction_search.mjs).
+// within one run (bench/training/induction_search.mjs).
 // Writes DIR/config.json and DIR/model.safetensors; one line per batch on
 // stderr (and in --log as JSON, the fields of `minimind train --log`).
 #include <chrono>

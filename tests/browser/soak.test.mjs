@@ -1,5 +1,5 @@
 // Nothing leaks, nothing hangs, in a short soak of the playground in headless
-// Chromium (bench/soak.mjs; npm run bench -- --only soak runs the long one):
+// Chromium (bench/memory/soak.mjs; npm run bench -- --only soak runs the long one):
 // 100 forward passes on changing text, 3 generations to their end, 2
 // training runs started, paused, resumed and stopped, and 4 model switches,
 // after a warm-up of one round of each. Every step finishes, and the tab's
@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { TOLERANCE, runSoak } from '../../bench/soak.mjs';
+import { TOLERANCE, runSoak } from '../../bench/memory/soak.mjs';
 
 const COUNTS = { forwards: 100, generations: 3, trainingCycles: 2, modelSwitches: 4 };
 const MiB = 2 ** 20;

@@ -1,4 +1,4 @@
-// The GGUF files bench/make_gguf.mjs writes for the llama.cpp benchmark run
+// The GGUF files bench/speed/make_gguf.mjs writes for the llama.cpp benchmark run
 // the same model in llama.cpp (the @wllama/wllama package, in Chromium) as in
 // ours: for a config with q/k norm (llama.cpp's qwen3) and one without
 // (qwen2 with zero biases), float32 and float16 matrices, both write the
@@ -11,8 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { seededGguf } from '../../bench/make_gguf.mjs';
-import { oneTokenText } from '../../bench/one_token_text.mjs';
+import { seededGguf } from '../../bench/speed/make_gguf.mjs';
+import { oneTokenText } from '../../bench/speed/one_token_text.mjs';
 import { openPage, useServedBrowser } from './browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,7 +34,7 @@ for (const { name, config } of CASES) {
       const file = `${DIR}/${name}.${dtype.toLowerCase()}.gguf`;
       // Seeded at MiniMind's init and then float16-rounded (createModel's seeded weights are float16 values).
       writeFileSync(`${root}${file}`, await seededGguf({ config, seed: 3, init: 'minimind', dtype }));
-      const { page, errors } = await openPage(served.context, `${served.url}bench/wllama_page.html`);
+      const { page, errors } = await openPage(served.context, `${served.url}bench/speed/wllama_page.html`);
       await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 60000 });
       const spec = { prefill: [], decode: { prompt: 24, steps: 2 }, reps: 1 };
       const theirs = await page.evaluate((s) => window.benchWllama(s), { ...spec, url: `/${file}`, threads: 1, prompts: { 24: PROMPTS } });

@@ -1,11 +1,11 @@
-// The bench's agreement check (bench/agreement.mjs) on real models: it refuses
+// The bench's agreement check (bench/speed/agreement.mjs) on real models: it refuses
 // the presets' U(-1, 1) embedding (every position predicts its own token),
 // accepts the same preset seeded at MiniMind's scale, and fails on logits
 // that differ by more than its tolerance.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { LOGIT_TOLERANCE, checkAgreement, selfPrediction } from '../../bench/agreement.mjs';
+import { LOGIT_TOLERANCE, checkAgreement, selfPrediction } from '../../bench/speed/agreement.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import './variants.mjs'; // relaxed SIMD on in Node 20
 

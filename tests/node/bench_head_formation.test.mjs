@@ -1,4 +1,4 @@
-// bench/head_formation.mjs: a recipe trains on its stream for its whole
+// bench/training/head_formation.mjs: a recipe trains on its stream for its whole
 // schedule with the heads scored before and during the run; tokens to
 // formation is a median over seeds in which a seed that never formed counts
 // as more than any; 4 threads are projected from 1 and 2 by Amdahl's law; the
@@ -15,7 +15,7 @@ import {
   medianFormation,
   projectThreads,
   runRecipe,
-} from '../../bench/head_formation.mjs';
+} from '../../bench/training/head_formation.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 

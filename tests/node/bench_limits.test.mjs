@@ -1,18 +1,18 @@
-// bench/flops.mjs and bench/limits.mjs: the weight count a decode step
+// bench/speed/flops.mjs and bench/limits/limits.mjs: the weight count a decode step
 // streams matches the module's own parameter count, and the floors and
 // verdicts of the "Limits" section follow from the measured rates.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { cpuModel } from '../../bench/cpu_model.mjs';
-import { forwardFlops, matrixWeights } from '../../bench/flops.mjs';
-import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, relaxedPart, trainingAmdahl } from '../../bench/limits.mjs';
+import { forwardFlops, matrixWeights } from '../../bench/speed/flops.mjs';
+import { bestTile, f16Limit, limitRows, limitsBlocks, limitsSection, relaxedPart, trainingAmdahl } from '../../bench/limits/limits.mjs';
 import { medianFields } from '../../bench/median.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
 const mm = await loadMiniMind();
 
-// bench/make_onnx.py's names for a config, from the module's info().
+// bench/speed/make_onnx.py's names for a config, from the module's info().
 function benchConfig(info) {
   return {
     D: info.hidden_size,

@@ -1,4 +1,4 @@
-// bench/page_training.mjs's runs in Node: a recipe runs as the panel runs it
+// bench/training/page_training.mjs's runs in Node: a recipe runs as the panel runs it
 // (snapshots at batch 0 and every 10 batches, a greedy continuation of the
 // probe at each), the thresholds are the ones that label heads, and the
 // section reports what was reached when.
@@ -15,7 +15,7 @@ import {
   greedyContinuation,
   recipeRun,
   recipeRunsSection,
-} from '../../bench/page_training.mjs';
+} from '../../bench/training/page_training.mjs';
 import { ROLE_THRESHOLDS, roleOf } from '../../js/head_roles.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { FORMATION_GOALS, TRAIN_RECIPES } from '../../js/train_recipes.mjs';
@@ -34,8 +34,8 @@ test('the role thresholds are those at which roleOf names a head', () => {
 });
 
 test('the bench keeps no copy of the thresholds or the goals: it imports them', () => {
-  const source = readFileSync(new URL('../../bench/page_training.mjs', import.meta.url), 'utf8');
-  assert.match(source, /import \{ ROLE_THRESHOLDS \} from '\.\.\/js\/head_roles\.mjs'/u);
+  const source = readFileSync(new URL('../../bench/training/page_training.mjs', import.meta.url), 'utf8');
+  assert.match(source, /import \{ ROLE_THRESHOLDS \} from '\.\.\/\.\.\/js\/head_roles\.mjs'/u);
   assert.doesNotMatch(source, /ROLE_THRESHOLDS\s*=/u, 'a second definition of the thresholds');
   assert.equal(GOALS.previousToken, FORMATION_GOALS.previousToken);
   assert.equal(GOALS.induction, FORMATION_GOALS.induction);

@@ -1,10 +1,10 @@
-// bench/compare_commits.mjs's pure parts: its command line, the rotated order
+// bench/speed/compare_commits.mjs's pure parts: its command line, the rotated order
 // of the rounds, the configure line read from a commit's scripts/build.sh and
 // the report table from given samples. Nothing is built or timed here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { parseArgs, quantile, reportTable, roundOrder, wasmConfigure } from '../../bench/compare_commits.mjs';
+import { parseArgs, quantile, reportTable, roundOrder, wasmConfigure } from '../../bench/speed/compare_commits.mjs';
 
 test('the command line: defaults, options in both spellings, commits in order', () => {
   assert.deepEqual(parseArgs(['df938d3']), {

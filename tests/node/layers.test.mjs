@@ -9,7 +9,8 @@
 //             and the packages of `dependencies` (never one listed only in
 //             devDependencies: it is not installed with the package).
 //   web/      DOM, workers and views: js/ and web/, and the exceptions below.
-//   bench/    js/, its own files, and the exceptions below.
+//   bench/    js/, its own files (in any of its question folders: speed/,
+//             training/, memory/, limits/, interp/), and the exceptions below.
 //   scripts/  js/, its own files, and the exceptions below; not bench/ (what a
 //             script shares with a benchmark lives in js/).
 //   tests/    may import anything (not checked here).
@@ -184,6 +185,7 @@ test('the check fails on planted imports against the order, and passes the allow
     importOf('web/planted.mjs', 'yaml'),
     importOf('bench/planted.mjs', '../web/colors.mjs'),
     importOf('bench/planted.mjs', '../tests/browser/page.test.mjs'),
+    importOf('bench/speed/planted.mjs', '../../web/colors.mjs'),
     importOf('scripts/planted.mjs', '../bench/median.mjs'),
     importOf('web/planted.mjs', '../models/minimind-demo/model.safetensors'),
     importOf('eslint.config.mjs', './web/colors.mjs'),
@@ -200,6 +202,9 @@ test('the check fails on planted imports against the order, and passes the allow
     importOf('web/planted.mjs', '../models/minimind-demo/heads.json'),
     importOf('bench/planted.mjs', '../scripts/serve.mjs'),
     importOf('bench/planted.mjs', '../tests/browser/browser.mjs'),
+    importOf('bench/memory/planted.mjs', '../../scripts/serve.mjs'),
+    importOf('bench/limits/planted.mjs', '../speed/flops.mjs'),
+    importOf('bench/training/planted.mjs', '../median.mjs'),
     importOf('scripts/planted.mjs', '../js/corpus.mjs'),
     importOf('wasm/planted.mjs', './relax_fma.mjs'),
     importOf('js/planted.mjs', 'node:fs'),

@@ -1,11 +1,11 @@
 // Loading a float16 checkpoint needs the weights as stored plus a bounded
 // working set, not a copy of the file inside Wasm memory (issue target:
 // weights + 64 MiB). Wasm memory never shrinks: its size after loading is
-// the peak. Measured by bench/load_memory.mjs, which BENCHMARKS.md reports.
+// the peak. Measured by bench/memory/load_memory.mjs, which BENCHMARKS.md reports.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { measureLoadMemory } from '../../bench/load_memory.mjs';
+import { measureLoadMemory } from '../../bench/memory/load_memory.mjs';
 
 const MiB = 2 ** 20;
 

@@ -1,10 +1,10 @@
-// bench/one_token_text.mjs: its characters are one token each and no two of
+// bench/speed/one_token_text.mjs: its characters are one token each and no two of
 // them merge, so its texts have one token per character.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { ONE_TOKEN_CHARACTERS, oneTokenText } from '../../bench/one_token_text.mjs';
+import { ONE_TOKEN_CHARACTERS, oneTokenText } from '../../bench/speed/one_token_text.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 
 const mm = await loadMiniMind();

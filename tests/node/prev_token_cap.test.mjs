@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { normGains } from '../../bench/prev_token_cap.mjs';
+import { normGains } from '../../bench/training/prev_token_cap.mjs';
 import { previousTokenCap } from '../../js/prev_token_cap.mjs';
 
 test('the previous-token cap of a positional head rises with the q/k norm gain and with head_dim', () => {

@@ -181,7 +181,7 @@ export function markRun(root, run, openButton) {
 }
 
 /**
- * Read-only, for tests and scripts (bench/page_training.mjs): root.losses
+ * Read-only, for tests and scripts (bench/training/page_training.mjs): root.losses
  * (every reported loss), root.snapshots (the snapshots held), root.trainer
  * (the worker's latest trainer report), root.prepared (the run's model
  * info, trainer and data stats as the worker prepared them) and root.formed

@@ -1,7 +1,7 @@
 // Text with one token per character in MiniMind's tokenizer, for prompts
 // that must be the same token ids in every runtime: llama.cpp's wllama takes
 // text only, and tokenizes it with the GGUF's copy of the same vocabulary
-// and merges (bench/make_gguf.mjs).
+// and merges (bench/speed/make_gguf.mjs).
 
 /**
  * Characters that are one token each and of which no two merge into one

@@ -5,15 +5,15 @@
 // and the memory of each training run.
 //
 //   wasm-simd          our module through the JS API in Node, one thread: model.trainer()
-//   native             the core's Trainer, -O3 -march=native (bench/native_train_bench.cpp)
+//   native             the core's Trainer, -O3 -march=native (bench/training/native_train_bench.cpp)
 //   native-sse         the same, -O3 -msse4.2 -mno-avx
-//   pytorch-openblas   bench/torch_train.py: Debian's torch on one thread, on OpenBLAS
+//   pytorch-openblas   bench/training/torch_train.py: Debian's torch on one thread, on OpenBLAS
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 
-import { cpuModel } from './cpu_model.mjs';
+import { cpuModel } from '../cpu_model.mjs';
 
 // MiniMind's recipe (trainer/train_pretrain.py defaults) except accumulation 1,
 // so that every batch is a whole optimizer step.
@@ -221,7 +221,7 @@ async function trainRun(spec, run, env) {
   const torch = await lineServer(
     TRAIN_BASELINE,
     env.python,
-    [`${root}bench/torch_train.py`, ...common, ...recipe, '--weights', `${base}.safetensors`],
+    [`${root}bench/training/torch_train.py`, ...common, ...recipe, '--weights', `${base}.safetensors`],
     { ready: /samples ready/, env: env.torchEnv },
   );
   const blas = await torch.request('check');
@@ -332,7 +332,7 @@ export async function benchTraining(env) {
   // libblas.so.3 (Debian's reference BLAS unless the alternative was switched).
   const check = (extra) =>
     JSON.parse(
-      execFileSync(env.python, [`${root}bench/torch_train.py`, '--check'], {
+      execFileSync(env.python, [`${root}bench/training/torch_train.py`, '--check'], {
         encoding: 'utf8',
         env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', ...extra },
       })

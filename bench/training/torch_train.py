@@ -10,9 +10,9 @@ ignore_index=-100)), and the loop is trainer/train_pretrain.py's on the CPU (flo
 autocast): get_lr's cosine, (loss / accumulation_steps).backward(), clip_grad_norm_,
 torch.optim.AdamW with its defaults, zero_grad(set_to_none=True), samples in file order.
 
-    /usr/bin/python3 bench/torch_train.py --config FILE --weights FILE --data FILE --seq T
+    /usr/bin/python3 bench/training/torch_train.py --config FILE --weights FILE --data FILE --seq T
         [--batch B] [--lr X] [--clip X] [--accumulation K]
-    /usr/bin/python3 bench/torch_train.py --check     (the BLAS check below, then exit)
+    /usr/bin/python3 bench/training/torch_train.py --check     (the BLAS check below, then exit)
 
   --config   config.json (Hugging Face key names), a dense generation-3 model
   --weights  model.safetensors, float32 (the JS API's model.safetensors())
@@ -38,7 +38,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
 
 try:
     import torch

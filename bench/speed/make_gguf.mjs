@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Writes a MiniMind model as a GGUF file that llama.cpp (and so wllama, its
 // WebAssembly build) runs: the same weights, the same function. Used by
-// bench/wllama.mjs to time llama.cpp's Wasm build on our benchmark presets.
+// bench/speed/wllama.mjs to time llama.cpp's Wasm build on our benchmark presets.
 //
-//   node bench/make_gguf.mjs --preset minimind-3 [--seed 0] [--init minimind] [--dtype F32|F16] --out FILE.gguf
+//   node bench/speed/make_gguf.mjs --preset minimind-3 [--seed 0] [--init minimind] [--dtype F32|F16] --out FILE.gguf
 //
 // The architecture is llama.cpp's "qwen3" for a config with q/k norm and its
 // "qwen2" (with zero q/k/v biases, which add nothing) for one without: both
@@ -16,7 +16,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const ALIGNMENT = 32;
 
 // GGUF value types (ggml's gguf.h).
@@ -254,10 +254,10 @@ function ggufFromSafetensors(config, safetensorsBytes, tokenizerJson, { dtype = 
 
 /**
  * The GGUF of seeded weights: {preset} or {config}, as createModel builds
- * them (what bench/make_onnx.py and our runtimes build for the same seed).
+ * them (what bench/speed/make_onnx.py and our runtimes build for the same seed).
  */
 export async function seededGguf({ preset, config: given, seed = 0, init = 'minimind', dtype = 'F32' }) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: 'simd' });
   const model = preset ? mm.createModel({ preset, seed, init }) : mm.createModel({ config: given, seed, init });
   const config = JSON.parse(model.configJson());
@@ -277,7 +277,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = option('--out', null);
   const dtype = option('--dtype', 'F32');
   if (!preset || !out || !['F32', 'F16'].includes(dtype)) {
-    console.error('usage: node bench/make_gguf.mjs --preset NAME [--seed 0] [--init minimind] [--dtype F32|F16] --out FILE.gguf');
+    console.error('usage: node bench/speed/make_gguf.mjs --preset NAME [--seed 0] [--init minimind] [--dtype F32|F16] --out FILE.gguf');
     process.exit(2);
   }
   const bytes = await seededGguf({ preset, seed: Number(option('--seed', '0')), init: option('--init', 'minimind'), dtype });

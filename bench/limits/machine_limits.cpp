@@ -1,6 +1,6 @@
 // machine_limits: what the cores of this machine can do at the width the
 // module computes in (4 float lanes: Wasm SIMD128, or SSE natively), so that
-// bench/limits.mjs can say how close each piece of work runs to it.
+// bench/limits/limits.mjs can say how close each piece of work runs to it.
 //
 //   arithmetic  the core's matrix-kernel tile (4 rows x 8 columns, as
 //               core/ops/linear.cpp's tile<4, 1>) on data in the L1 cache:
@@ -45,7 +45,7 @@
 #include <thread>
 #include <vector>
 
-#include "isa.h"
+#include "../isa.h"
 #include "util/simd_lanes.h"
 
 namespace {

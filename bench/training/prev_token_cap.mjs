@@ -4,10 +4,10 @@
 // previousTokenCap) for each head_dim, q/k norm gain and sequence length, and
 // the q/k norm gains a trained model's weights reached, for BENCHMARKS.md.
 //
-// Usage: node bench/prev_token_cap.mjs   (prints the table)
+// Usage: node bench/training/prev_token_cap.mjs   (prints the table)
 import { readFileSync } from 'node:fs';
 
-import { previousTokenCap } from '../js/prev_token_cap.mjs';
+import { previousTokenCap } from '../../js/prev_token_cap.mjs';
 
 const CAP_CASES = { headDims: [16, 32], gains: [1, 1.5, 2], lengths: [14, 40] };
 

@@ -5,7 +5,7 @@
 // (MiniMind's initialisation, seed 0) at 64 tokens: EAP of every edge and
 // path patching of the top 100. One thread, the Wasm SIMD module in Node.
 // npm run bench -- --only circuit writes the "The circuit" section of
-// BENCHMARKS.md; node bench/circuit.mjs prints it.
+// BENCHMARKS.md; node bench/interp/circuit.mjs prints it.
 //
 // Where the time goes: each piece is timed as its own model.circuit call
 // (EAP alone: top 0 and no curves; + path patching; + the curves), and the
@@ -15,16 +15,16 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { encodeText } from '../js/text_encoding.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
 
-import { runHeader } from './cpu_model.mjs';
-import { median } from './median.mjs';
+import { runHeader } from '../cpu_model.mjs';
+import { median } from '../median.mjs';
 
 export const CIRCUIT_BEGIN = '<!-- circuit:';
 export const CIRCUIT_END = '<!-- /circuit -->';
 
 const REPS = 5;
-const DEMO_DIR = new URL('../models/minimind-demo/', import.meta.url);
+const DEMO_DIR = new URL('../../models/minimind-demo/', import.meta.url);
 const DEMO_T = 16;
 // The demo's pronoun sentence, long enough for 16 tokens with the bos; the corrupt text has 他 for 她.
 const DEMO_TEXT = '小明把书给了小红，小红很开心，她';
@@ -76,7 +76,7 @@ function smallPair() {
 
 /** Median milliseconds of each piece, one thread. */
 export async function measureCircuit({ log = () => {} } = {}) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const started = new Date();
   const load = os.loadavg()[0];
   const mm = await loadMiniMind({ variant: 'simd', threads: 1 });

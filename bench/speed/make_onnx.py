@@ -19,7 +19,7 @@ scores): an in-place slice update would export as ScatterND, which ONNX Runtime 
 Every exported graph is checked to contain no ScatterND.
 
 Run from the repository root with Debian's Python (bench/run.mjs does it when a model is missing):
-    /usr/bin/python3 bench/make_onnx.py [--preset NAME ...] [--seed N] [--init minimind|playground]
+    /usr/bin/python3 bench/speed/make_onnx.py [--preset NAME ...] [--seed N] [--init minimind|playground]
 Needs python3-torch and python3-numpy (apt-get install python3-torch python3-numpy).
 """
 import argparse
@@ -30,7 +30,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
 
 try:
     import numpy as np
@@ -47,7 +47,7 @@ from make_fixtures import BASE, MASK64, fnv1a64, init_tensor, rmsnorm, rotate_ha
 
 GENERATOR_VERSION = 2        # bump when the graphs change; run.mjs then regenerates them
 OPSET = 17
-MODELS_DIR = os.path.join(HERE, "models")
+MODELS_DIR = os.path.join(HERE, "..", "models")
 DEFAULT_SEED = 0
 
 # Shape legend: T tokens, P cached tokens, D hidden, H q heads, Hkv kv heads, Dh head_dim,

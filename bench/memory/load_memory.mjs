@@ -8,10 +8,10 @@
 //   whole:    the file copied into Wasm memory first (the binding
 //             fromSafetensors), for contrast.
 // Wasm memory never shrinks, so its size after loading is the peak.
-// Usage: node bench/load_memory.mjs [--preset minimind2-small] [--json]
+// Usage: node bench/memory/load_memory.mjs [--preset minimind2-small] [--json]
 import { readFile } from 'node:fs/promises';
 
-import { loadMiniMind } from '../js/minimind.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
 
 const MiB = 2 ** 20;
 const args = process.argv.slice(2);
@@ -76,8 +76,8 @@ function float16Safetensors(tensors) {
 
 // A fresh module instance and its WebAssembly.Memory.
 async function freshInstance() {
-  const factory = (await import(`../dist/wasm/minimind.mjs?instance=${Math.random()}`)).default;
-  const wasmBinary = await readFile(new URL('../dist/wasm/minimind.wasm', import.meta.url));
+  const factory = (await import(`../../dist/wasm/minimind.mjs?instance=${Math.random()}`)).default;
+  const wasmBinary = await readFile(new URL('../../dist/wasm/minimind.wasm', import.meta.url));
   let memory = null;
   const original = WebAssembly.instantiate;
   WebAssembly.instantiate = async function capture(source, imports) {
@@ -103,7 +103,7 @@ export async function measureLoadMemory(presetName) {
 
   {
     const { module, memory } = await freshInstance();
-    const { loadMiniMind: load } = await import(`../js/minimind.mjs?streamed=${Math.random()}`);
+    const { loadMiniMind: load } = await import(`../../js/minimind.mjs?streamed=${Math.random()}`);
     const api = await load({ moduleFactory: () => Promise.resolve(module) });
     const before = memory.buffer.byteLength;
     const model = api.loadModel({ config: configText, weights: file });

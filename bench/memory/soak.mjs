@@ -23,18 +23,18 @@
 // short soak in npm test; npm run bench -- --only soak runs the full counts
 // and writes the "Soak" section of BENCHMARKS.md.
 //
-// Usage: node bench/soak.mjs [--forwards N] [--generations N] [--training-cycles N] [--model-switches N]
+// Usage: node bench/memory/soak.mjs [--forwards N] [--generations N] [--training-cycles N] [--model-switches N]
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { serve } from '../scripts/serve.mjs';
-import { encodeText } from '../js/text_encoding.mjs';
-import { tokenLabels } from '../js/token_text.mjs';
-import { CHROMIUM, SITE, launchBrowser, openPage } from '../tests/browser/browser.mjs';
-import { trainedModel } from '../tests/browser/demo.mjs';
-import { runHeader } from './cpu_model.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
+import { tokenLabels } from '../../js/token_text.mjs';
+import { CHROMIUM, SITE, launchBrowser, openPage } from '../../tests/browser/browser.mjs';
+import { trainedModel } from '../../tests/browser/demo.mjs';
+import { runHeader } from '../cpu_model.mjs';
 
 export const SOAK_BEGIN = '<!-- soak:';
 export const SOAK_END = '<!-- /soak -->';
@@ -468,7 +468,7 @@ export function soakSection(r) {
 
 The playground in headless ${r.chromium ?? 'Chromium'}, served cross-origin isolated, on ${h.cpu}
 (${h.cores} cores, ${h.date.slice(0, 10)}, load average ${h.load[0].toFixed(1)}–${h.load[1].toFixed(1)}), used for a long time
-(bench/soak.mjs): ${r.counts.forwards} forward passes on text that changes every time (the trained model, the
+(bench/memory/soak.mjs): ${r.counts.forwards} forward passes on text that changes every time (the trained model, the
 worker ran ${s.workerForwards}), ${r.counts.generations} greedy generations played to their end (${ends}; the matrix
 then had ${range(s.generationTokens)} rows), ${r.counts.trainingCycles} training runs started, paused, resumed and stopped (${range(s.trainingBatches)} batches each) and
 ${r.counts.modelSwitches} model switches (${r.models.join(' → ')}, in turn), after a warm-up of one round of each

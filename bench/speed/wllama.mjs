@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // llama.cpp's WebAssembly build (the @wllama/wllama package, SIMD128), ONNX
 // Runtime Web and our module, 1 thread each, side by side in one headless
-// Chromium, on the same weights: the seeded presets of bench/make_onnx.py,
-// written as GGUF by bench/make_gguf.mjs (float32 and float16 matrices).
+// Chromium, on the same weights: the seeded presets of bench/speed/make_onnx.py,
+// written as GGUF by bench/speed/make_gguf.mjs (float32 and float16 matrices).
 // npm run bench -- --only wllama writes the "llama.cpp in the browser"
-// section of BENCHMARKS.md; node bench/wllama.mjs prints it.
+// section of BENCHMARKS.md; node bench/speed/wllama.mjs prints it.
 //
 //   llama.cpp F32 / F16  wllama on the F32 / F16 GGUF; its own timings
 //                        (prompt_ms for a 1-token completion; predicted_ms
@@ -15,19 +15,19 @@
 // Every measurement has a fresh browser; ROUNDS rounds interleaved, medians of
 // the rounds' medians. The prompts are the same tokens for every runtime:
 // texts of characters that are one token each and never merge
-// (bench/one_token_text.mjs), since wllama takes text only.
+// (bench/speed/one_token_text.mjs), since wllama takes text only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { serve } from '../scripts/serve.mjs';
-import { launchBrowser } from '../tests/browser/browser.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { launchBrowser } from '../../tests/browser/browser.mjs';
 import { seededGguf } from './make_gguf.mjs';
 import { oneTokenText } from './one_token_text.mjs';
-import { cpuModel } from './cpu_model.mjs';
-import { median } from './median.mjs';
+import { cpuModel } from '../cpu_model.mjs';
+import { median } from '../median.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 3;
 const REPS = 3;
 const PRESETS = ['minimind2-small', 'minimind-3'];
@@ -43,7 +43,7 @@ const INIT = 'minimind';
 const VARIANTS = 2 * (PREFILL.length + 1) * (REPS + 1) + 2; // prompts each runtime uses
 
 async function prompts() {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: 'simd' });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
   const texts = {};
@@ -67,7 +67,7 @@ async function ensureGguf(log) {
     for (const dtype of ['F32', 'F16']) {
       const file = `${root}${ggufFile(preset, dtype)}`;
       if (existsSync(file)) continue;
-      log(`writing ${ggufFile(preset, dtype)} (bench/make_gguf.mjs)`);
+      log(`writing ${ggufFile(preset, dtype)} (bench/speed/make_gguf.mjs)`);
       writeFileSync(file, await seededGguf({ preset, seed: SEED, init: INIT, dtype }));
     }
   }
@@ -116,7 +116,7 @@ export async function measureWllama({ log = console.log, rounds = ROUNDS } = {})
         const page = await browser.context.newPage();
         const errors = [];
         page.on('pageerror', (e) => errors.push(e.message));
-        await page.goto(`${server.url}bench/wllama_page.html`);
+        await page.goto(`${server.url}bench/speed/wllama_page.html`);
         await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 60_000 });
         let result;
         try {
@@ -230,11 +230,11 @@ export function wllamaSection(r) {
 ## llama.cpp in the browser
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only wllama\`, \`bench/wllama.mjs\`). Headless Chromium ${r.chromium}, 1 thread each, a fresh browser per
+(\`npm run bench -- --only wllama\`, \`bench/speed/wllama.mjs\`). Headless Chromium ${r.chromium}, 1 thread each, a fresh browser per
 measurement, ${r.rounds} rounds interleaved, medians of the rounds' medians. llama.cpp is the \`@wllama/wllama\` ${r.wllama} package
-(SIMD128) on GGUF files that \`bench/make_gguf.mjs\` writes from the same seeded weights (llama.cpp's \`qwen3\` architecture
+(SIMD128) on GGUF files that \`bench/speed/make_gguf.mjs\` writes from the same seeded weights (llama.cpp's \`qwen3\` architecture
 for minimind-3, \`qwen2\` with zero biases for minimind2-small, which has no q/k norm), its own timings; ONNX Runtime Web
-${r.ortWeb}'s wasm backend on \`bench/make_onnx.py\`'s graphs; ours \`dist/wasm/minimind.*\` with the weights kept as float16
+${r.ortWeb}'s wasm backend on \`bench/speed/make_onnx.py\`'s graphs; ours \`dist/wasm/minimind.*\` with the weights kept as float16
 or float32. Prompts: the same token ids in every runtime. Decode: greedy, per step, 32 steps after a 32-token prompt.
 
 | work | ONNX Runtime Web | llama.cpp Wasm, F32 / F16 | ours, float16 weights | ours, float32 weights |

@@ -1,14 +1,14 @@
-// ONNX Runtime Web's times in this process, as bench/threads.mjs, bench/limits.mjs
-// and bench/compare_commits.mjs measure it: the wasm backend with SIMD and
-// graph optimisation 'all' on bench/make_onnx.py's two graphs of a preset
+// ONNX Runtime Web's times in this process, as bench/speed/threads.mjs, bench/limits/limits.mjs
+// and bench/speed/compare_commits.mjs measure it: the wasm backend with SIMD and
+// graph optimisation 'all' on bench/speed/make_onnx.py's two graphs of a preset
 // (prefill, and decode with past/present k/v), on `threads` threads.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { argmax } from '../js/argmax.mjs';
-import { median } from './median.mjs';
+import { argmax } from '../../js/argmax.mjs';
+import { median } from '../median.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The token ids of these benches' prompts: 3 + ((i · 131 + 7) mod 6000). */
 export const promptIds = (n) => Array.from({ length: n }, (_, i) => 3 + ((i * 131 + 7) % 6000));
@@ -30,7 +30,7 @@ export async function ortTimes({ preset, threads = 1, prefill = [64, 256], decod
   const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const prefillSession = await ort.InferenceSession.create(`${root}bench/models/${preset}.prefill.onnx`, options);
   const decodeSession = decode ? await ort.InferenceSession.create(`${root}bench/models/${preset}.decode.onnx`, options) : null;
-  const { config } = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')); // bench/make_onnx.py's
+  const { config } = JSON.parse(readFileSync(`${root}bench/models/${preset}.json`, 'utf8')); // bench/speed/make_onnx.py's
   const tensor = (list) =>
     new ort.Tensor(
       'int64',

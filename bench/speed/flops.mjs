@@ -1,5 +1,5 @@
 // The work of one forward pass of a MiniMind config c = {D, H, Hkv, Dh, F, V, L}
-// (bench/make_onnx.py's names): its FLOPs and the weight bytes it reads.
+// (bench/speed/make_onnx.py's names): its FLOPs and the weight bytes it reads.
 
 // FLOPs of one forward of T new tokens after P cached ones: 2·m·n·k for every
 // matrix product, attention included (full T × Tk score matrices, as a dense

@@ -3,7 +3,7 @@
 // one run (npm run bench -- --only limits writes the "Limits" section of
 // BENCHMARKS.md).
 //
-// The machine (bench/machine_limits.cpp, in Wasm under Node and natively with
+// The machine (bench/limits/machine_limits.cpp, in Wasm under Node and natively with
 // 128-bit SSE, the width Wasm SIMD has): the matrix kernel's tile on data in
 // L1 (arithmetic, GFLOP/s, multiply and add apart: Wasm SIMD has no FMA),
 // re-reading arrays of each decode step's weight bytes (stream, GB/s), the
@@ -13,14 +13,14 @@
 // relaxed SIMD, the same Wasm measurements with fused multiply-adds
 // (machine_limits_relaxed: f32x4.relaxed_madd, as the relaxed build's weight
 // products) beside them.
-// The work (bench/threads.mjs's child processes, 1 thread each, seeded weights):
+// The work (bench/speed/threads.mjs's child processes, 1 thread each, seeded weights):
 // prefill of 64 and 256 tokens and decode per step for minimind2-small and
 // minimind-3 in ONNX Runtime Web and ours (float16 and float32 weights), and
 // the native trainer on 1 and 2 threads; with relaxed SIMD also the relaxed
 // build against the SIMD build (float16 weights, the two side by side in one
-// process, bench/threads.mjs childPair), its largest prefill product, and the
+// process, bench/speed/threads.mjs childPair), its largest prefill product, and the
 // Train panel's two runs' training speed in both builds, side by side too
-// (bench/recipe_speed.mjs). ROUNDS rounds, interleaved; medians.
+// (bench/training/recipe_speed.mjs). ROUNDS rounds, interleaved; medians.
 //
 // What follows from them, per piece of work: a prefill's FLOPs at the tile's
 // rate give the fastest it could run if nothing but the products took time;
@@ -33,15 +33,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { runHeader } from './cpu_model.mjs';
-import { forwardFlops, matrixWeights } from './flops.mjs';
-import { median, medianFields } from './median.mjs';
-import { recipeSpeed } from './recipe_speed.mjs';
-import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
-import { WASM_OPTIMISED } from './wasm_optimised.mjs';
-import { child, nativeTrain } from './threads.mjs';
+import { runHeader } from '../cpu_model.mjs';
+import { forwardFlops, matrixWeights } from '../speed/flops.mjs';
+import { median, medianFields } from '../median.mjs';
+import { recipeSpeed } from '../training/recipe_speed.mjs';
+import { NODE_FLAGS, RELAXED_AVAILABLE } from '../relaxed_simd.mjs';
+import { WASM_OPTIMISED } from '../wasm_optimised.mjs';
+import { child, nativeTrain } from '../speed/threads.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 3;
 const PRESETS = ['minimind2-small', 'minimind-3'];
 const GOAL = 1.43; // × ONNX Runtime Web at 1 thread, every row
@@ -148,7 +148,7 @@ export function measureLimits({ wasmLimits, wasmBench, nativeLimits, wasmLimitsR
     if (!relaxed) continue;
     for (const T of [64, 256])
       jobs.push({ key: `product${T}-relaxed:${preset}`, run: () => productRate(wasmBenchRelaxed, configs[preset], T) });
-    // The SIMD and relaxed builds side by side in one process (bench/threads.mjs childPair).
+    // The SIMD and relaxed builds side by side in one process (bench/speed/threads.mjs childPair).
     jobs.push({ key: `pair:${preset}`, run: () => child(['pair', preset]) });
   }
   if (relaxed) for (const id of RECIPES) jobs.push({ key: `recipe:${id}`, run: () => recipeSpeed(id) });
@@ -492,7 +492,7 @@ function limitsBlock(r) {
   const relaxedWork = relaxed
     ? `
 The relaxed build (\`dist/wasm/minimind-relaxed.*\`: fused multiply-adds in the weight products) against the SIMD build,
-float16 weights, the two in one process taking turns (\`bench/threads.mjs\` childPair), in the same rounds as ONNX Runtime
+float16 weights, the two in one process taking turns (\`bench/speed/threads.mjs\` childPair), in the same rounds as ONNX Runtime
 Web; its floor is the prefill's FLOPs at the faster of the fused and the unfused tiles. Speed-up: the median over the
 repetitions of the SIMD build's time over the relaxed build's, each pair timed back to back:
 
@@ -503,7 +503,7 @@ ${
   relaxed.speeds.length
     ? `
 The Train panel's runs (\`js/train_recipes.mjs\`), 1 thread, their first batches trained by the panel's session code
-without snapshots, both builds in one process taking turns batch by batch (\`bench/recipe_speed.mjs\`):
+without snapshots, both builds in one process taking turns batch by batch (\`bench/training/recipe_speed.mjs\`):
 ${relaxed.speeds.join('; ')}.
 `
     : ''
@@ -512,7 +512,7 @@ ${relaxed.speeds.join('; ')}.
   return `### ${r.cpu}
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only limits\`, \`bench/limits.mjs\`, \`bench/machine_limits.cpp\`). ${r.rounds} rounds, interleaved and
+(\`npm run bench -- --only limits\`, \`bench/limits/limits.mjs\`, \`bench/limits/machine_limits.cpp\`). ${r.rounds} rounds, interleaved and
 rotated; medians. What one core does at the module's width (4 float lanes; a multiply and an add, as the SIMD build
 computes; rows marked fused use relaxed SIMD's f32x4.relaxed_madd, as the relaxed build's weight products), in Wasm under
 Node and natively with SSE 4.2; the last column runs the native measurement on 2 threads at once, each on its own data,
@@ -522,7 +522,7 @@ and sums them (in brackets: against 1 thread):
 |---|---|---|---|
 ${machineRows.join('\n')}
 ${tilesParagraph}
-The same work as the Threads section, 1 thread, in Node (bench/threads.mjs's child processes; ours with the
+The same work as the Threads section, 1 thread, in Node (bench/speed/threads.mjs's child processes; ours with the
 weights kept as float16 or as float32). A floor is the least time the machine allows: a prefill's FLOPs at the best Wasm
 tile's rate (nothing else counted: norms, attention's softmax and the rest take time too), a decode step's weight bytes
 at the Wasm stream rate for that many bytes (4 runs a quarter apart, as the 1-row product reads 4 panels), and for float16

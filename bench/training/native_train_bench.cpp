@@ -1,7 +1,7 @@
 // native_train_bench: MiniMind's pretraining loop (core/train/trainer.h) run
 // natively, one batch per request, for bench/run.mjs, which builds it twice
 // (-march=native, and 128-bit SSE only) and interleaves its batches with the
-// Wasm module's (the JS API's model.trainer) and PyTorch's (bench/torch_train.py).
+// Wasm module's (the JS API's model.trainer) and PyTorch's (bench/training/torch_train.py).
 //
 // Usage:
 //   native_train_bench --config FILE --data FILE --seq T [--batch B] [--lr X]
@@ -27,7 +27,7 @@
 #include <sstream>
 #include <string>
 
-#include "isa.h"
+#include "../isa.h"
 #include "model/model.h"
 #include "ops/linear_avx2.h"
 #include "tensors/model_config.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Threads: the same work on 1 and 2 threads, ours against ONNX Runtime Web,
 // in Node, side by side in one run (npm run bench -- --only threads writes the
-// "Threads" section of BENCHMARKS.md; node bench/threads.mjs prints it).
+// "Threads" section of BENCHMARKS.md; node bench/speed/threads.mjs prints it).
 //
 //   ours 1     dist/wasm/minimind.* (SIMD128, one thread), float16 weights
 //   ours 2     dist/wasm/minimind-threads.* (SIMD128 + pthreads), 2 threads
@@ -9,7 +9,7 @@
 //
 // Work: prefill of 64 and 256 tokens and greedy decoding (32 steps after a
 // 32-token prompt, per step) on minimind2-small and minimind-3 with the
-// seeded weights of bench/make_onnx.py (seed 0, init 'minimind'); training
+// seeded weights of bench/speed/make_onnx.py (seed 0, init 'minimind'); training
 // tokens/s of the demo model's config (batch 32 × 64) in our Wasm builds and
 // natively (minimind-train --threads N).
 //
@@ -20,13 +20,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { runHeader } from './cpu_model.mjs';
-import { median, medianFields } from './median.mjs';
+import { runHeader } from '../cpu_model.mjs';
+import { median, medianFields } from '../median.mjs';
 import { ortTimes, promptIds } from './ort_times.mjs';
-import './relaxed_simd.mjs'; // the relaxed build's children (childPair): relaxed SIMD on in Node 20
+import '../relaxed_simd.mjs'; // the relaxed build's children (childPair): relaxed SIMD on in Node 20
 import { decodeStepMs, timeSideBySide } from './side_by_side.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 3;
 const PRESETS = ['minimind2-small', 'minimind-3'];
 const PREFILL = [64, 256];
@@ -38,7 +38,7 @@ const INIT = 'minimind';
 
 // weightStorage: 'narrowest' (the seeded weights are float16 values, kept so) or 'float32'.
 async function childOurs(preset, threads, weightStorage = 'narrowest') {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const model = mm.createModel({ preset, seed: SEED, init: INIT, weightStorage });
   const out = {};
@@ -53,12 +53,12 @@ async function childOurs(preset, threads, weightStorage = 'narrowest') {
 }
 
 // The SIMD and the relaxed build (1 thread, float16 weights) side by side in
-// one process (bench/side_by_side.mjs). Returns {simd: {prefill64, prefill256,
+// one process (bench/speed/side_by_side.mjs). Returns {simd: {prefill64, prefill256,
 // decode}, relaxed: {…}, ratio: {…}} (ratio: the median over the repetitions
 // of the SIMD build's time over the relaxed build's, each pair timed together).
 const PAIR_REPS = { prefill64: 9, prefill256: 5, decode: 5 };
 async function childPair(preset) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const models = {};
   for (const variant of ['simd', 'relaxed'])
     models[variant] = (await loadMiniMind({ variant })).createModel({ preset, seed: SEED, init: INIT });
@@ -70,7 +70,7 @@ async function childPair(preset) {
 }
 
 async function childTrainOurs(threads) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const config = JSON.parse(readFileSync(`${root}scripts/demo_config.json`, 'utf8'));
   const model = mm.createModel({ config, seed: 42, init: 'minimind' });
@@ -141,7 +141,7 @@ export function child(args) {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
-  if (r.status !== 0) throw new Error(`bench/threads.mjs --child ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`bench/speed/threads.mjs --child ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 
@@ -211,7 +211,7 @@ export function threadsSection(r) {
 ## Threads
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only threads\`, \`bench/threads.mjs\`). Every measurement runs in a process of its
+(\`npm run bench -- --only threads\`, \`bench/speed/threads.mjs\`). Every measurement runs in a process of its
 own, ${r.rounds} rounds interleaved; medians of the rounds' medians. Ours on 1 thread is the SIMD build
 (\`dist/wasm/minimind.*\`), on 2 threads the pthreads build (\`minimind-threads.*\`), both with float16
 weights; ONNX Runtime Web's wasm backend with \`env.wasm.numThreads\` 1 or 2, in Node. (×) after our

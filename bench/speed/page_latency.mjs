@@ -9,16 +9,16 @@
 // callback, before the frame's layout, paint and commit). The numbers depend
 // on the machine and its load: the load average is printed with them.
 //
-// Usage: node bench/page_latency.mjs [--presets lab-a,minimind2-small] [--runs N]
+// Usage: node bench/speed/page_latency.mjs [--presets lab-a,minimind2-small] [--runs N]
 // Needs the static site (node scripts/build_site.mjs).
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { serve } from '../scripts/serve.mjs';
-import { launchBrowser } from '../tests/browser/browser.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { launchBrowser } from '../../tests/browser/browser.mjs';
 
-const site = fileURLToPath(new URL('../dist/site/', import.meta.url));
+const site = fileURLToPath(new URL('../../dist/site/', import.meta.url));
 const LESSON = '小明 把 苹果 给了 小红 ， 她 很 开心';
 const WORDS = ['今天', '天气', '很', '好', '吗', '我们', '去', '公园', '吧'];
 const MEASURE = 'minimind:keystroke-to-redraw';

@@ -13,11 +13,11 @@
 // every 100k tokens), and each saved model is scored too: a run's
 // tokens-to-formation is the first save at which both heads pass their goals
 // (the schedule is the whole run's, as the panel trains it).
-// bench/head_formation.mjs then reads the winner's scores during its run,
+// bench/training/head_formation.mjs then reads the winner's scores during its run,
 // in Wasm.
 //
-//   node bench/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2] [--save-every BATCHES]
-//   node bench/induction_search.mjs --table [--write]
+//   node bench/training/induction_search.mjs [--only NAME[@TOKENS][,...]] [--seeds 1[,2,3]] [--probe-seed 7] [--threads 2] [--save-every BATCHES]
+//   node bench/training/induction_search.mjs --table [--write]
 // Appends one JSON line per run to build/induction-search/runs.jsonl and prints
 // a table of every run recorded there (--write: into BENCHMARKS.md, after "Head formation").
 import { execFileSync } from 'node:child_process';
@@ -26,15 +26,15 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { CorpusStream } from '../js/corpus_stream.mjs';
-import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
-import { loadMiniMind } from '../js/minimind.mjs';
-import { FORMATION_GOALS, formationProbeOptions } from '../js/train_recipes.mjs';
-import { cpuModel } from './cpu_model.mjs';
+import { CorpusStream } from '../../js/corpus_stream.mjs';
+import { lightHeadProbes, scoreHeadRoles } from '../../js/head_roles.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
+import { FORMATION_GOALS, formationProbeOptions } from '../../js/train_recipes.mjs';
+import { cpuModel } from '../cpu_model.mjs';
 import { HEADS_END, SEARCH_BEGIN, SEARCH_END } from './head_formation.mjs';
-import { replaceSection } from './report.mjs';
+import { replaceSection } from '../report.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = `${root}build/induction-search/`;
 // MINIMIND_TRAIN: another trainer binary (a copy keeps a long search on one build while build/native is rebuilt).
 const trainer = process.env.MINIMIND_TRAIN ?? `${root}build/native/core/minimind-train`;
@@ -358,7 +358,7 @@ function searchSection(runs) {
   return `${SEARCH_BEGIN}
 ### Searching the induction run
 
-How the "watch an induction head form" recipe (\`js/train_recipes.mjs\`) was chosen (\`bench/induction_search.mjs\`, every run
+How the "watch an induction head form" recipe (\`js/train_recipes.mjs\`) was chosen (\`bench/training/induction_search.mjs\`, every run
 it made, in order): each candidate trained natively (\`minimind-train\`, the same Trainer as the page's, on 2 threads at
 low priority (\`nice\`) on **${cpuModel()}**, shared with other work: the seconds are not comparable) on its corpus stream
 (\`js/corpus_stream.mjs\`, written as {"ids"} samples, read in order) for exactly its tokens, MiniMind's get_lr spanning

@@ -1,15 +1,15 @@
-// The browser half of bench/wllama.mjs: times llama.cpp's WebAssembly build
+// The browser half of bench/speed/wllama.mjs: times llama.cpp's WebAssembly build
 // (the @wllama/wllama package), ONNX Runtime Web and our module in one
-// Chromium page, on the same weights (bench/make_gguf.mjs writes the GGUF and
-// bench/make_onnx.py the ONNX graphs from our seeded presets).
-import * as ort from '../node_modules/onnxruntime-web/dist/ort.min.mjs';
-import { Wllama } from '../node_modules/@wllama/wllama/esm/index.js';
-import { argmax } from '../js/argmax.mjs';
-import { loadMiniMind } from '../js/minimind.mjs';
-import { median } from './median.mjs';
+// Chromium page, on the same weights (bench/speed/make_gguf.mjs writes the GGUF and
+// bench/speed/make_onnx.py the ONNX graphs from our seeded presets).
+import * as ort from '../../node_modules/onnxruntime-web/dist/ort.min.mjs';
+import { Wllama } from '../../node_modules/@wllama/wllama/esm/index.js';
+import { argmax } from '../../js/argmax.mjs';
+import { loadMiniMind } from '../../js/minimind.mjs';
+import { median } from '../median.mjs';
 
-const WASM = { default: new URL('../node_modules/@wllama/wllama/esm/wasm/wllama.wasm', import.meta.url).href };
-const TOKENIZER = new URL('../models/minimind-tokenizer/tokenizer.json', import.meta.url).href;
+const WASM = { default: new URL('../../node_modules/@wllama/wllama/esm/wasm/wllama.wasm', import.meta.url).href };
+const TOKENIZER = new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url).href;
 // Greedy continuations both runtimes write, to show they run the same model
 // (wllama 3.8.1's logprobs option fails, so probabilities cannot be compared).
 const GREEDY_PROMPTS = 3;
@@ -63,11 +63,11 @@ window.benchWllama = async ({ url, threads, prefill, decode, reps, prompts }) =>
   return out;
 };
 
-/** ONNX Runtime Web's wasm backend on bench/make_onnx.py's graphs (input ids, past/present k/v). */
+/** ONNX Runtime Web's wasm backend on bench/speed/make_onnx.py's graphs (input ids, past/present k/v). */
 window.benchOrt = async ({ preset, threads, prefill, decode, reps, ids }) => {
   ort.env.wasm.numThreads = threads;
   ort.env.wasm.simd = true;
-  ort.env.wasm.wasmPaths = new URL('../node_modules/onnxruntime-web/dist/', import.meta.url).href;
+  ort.env.wasm.wasmPaths = new URL('../../node_modules/onnxruntime-web/dist/', import.meta.url).href;
   ort.env.logLevel = 'error';
   const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const models = new URL('./models/', import.meta.url);

@@ -28,7 +28,7 @@
 // snapshot's greedy continuation of 小明把苹果给了小红，她 starts with 唱
 // (小红's habit, 唱起了歌).
 //
-// Usage: node bench/page_training.mjs [--seconds 300] [--runs [--write]]
+// Usage: node bench/training/page_training.mjs [--seconds 300] [--runs [--write]]
 // Needs the static site (node scripts/build_site.mjs). bench/run.mjs --only
 // page-training runs it and writes the "Training in the page" section of
 // BENCHMARKS.md, and "The Train panel's runs" after it.
@@ -37,16 +37,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { ROLE_THRESHOLDS } from '../js/head_roles.mjs';
-import { encodeText } from '../js/text_encoding.mjs';
-import { FORMATION_GOALS, TRAIN_RECIPES, recipeSamples, recipeTokens } from '../js/train_recipes.mjs';
-import { LESSON_PROBE, TrainSession } from '../js/train_session.mjs';
-import { serve } from '../scripts/serve.mjs';
-import { CHROMIUM, launchBrowser, openPage } from '../tests/browser/browser.mjs';
-import { cpuModel, runHeader } from './cpu_model.mjs';
+import { ROLE_THRESHOLDS } from '../../js/head_roles.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
+import { FORMATION_GOALS, TRAIN_RECIPES, recipeSamples, recipeTokens } from '../../js/train_recipes.mjs';
+import { LESSON_PROBE, TrainSession } from '../../js/train_session.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { CHROMIUM, launchBrowser, openPage } from '../../tests/browser/browser.mjs';
+import { cpuModel, runHeader } from '../cpu_model.mjs';
 import { describeRecipe } from './head_formation.mjs';
 
-const site = fileURLToPath(new URL('../dist/site/', import.meta.url));
+const site = fileURLToPath(new URL('../../dist/site/', import.meta.url));
 
 /**
  * The goals: all within `LIMIT_SECONDS` of the click. A formed head's goals are the recipes'
@@ -437,7 +437,7 @@ function recipeRunChild(id, threads, limitSeconds) {
     proc.stdout.on('data', (chunk) => (text += chunk));
     proc.on('error', reject);
     proc.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`bench/page_training.mjs --run ${id} --threads ${threads} exited with ${code}`));
+      if (code !== 0) return reject(new Error(`bench/training/page_training.mjs --run ${id} --threads ${threads} exited with ${code}`));
       resolve(JSON.parse(text.trim().split('\n').at(-1)));
     });
   });
@@ -495,7 +495,7 @@ export function recipeRunsSection(r) {
 ## The Train panel's runs
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only page-training\`, \`bench/page_training.mjs\` \`measureRecipeRuns\`). The panel's two runs
+(\`npm run bench -- --only page-training\`, \`bench/training/page_training.mjs\` \`measureRecipeRuns\`). The panel's two runs
 (\`js/train_recipes.mjs\`), each trained in Node by the panel's session code (\`js/train_session.mjs\`: a snapshot at batch 0
 and every ${RUN_SNAPSHOT_EVERY} batches, with the head-role probes the panel plots), on 1 thread (\`dist/wasm/minimind.*\`) and on 2
 (\`minimind-threads.*\`), one run at a time, until every measure below was reached, the run ended, or ${r.limitSeconds} s of training time.
@@ -530,10 +530,10 @@ export function writeRecipeRunsSection(section, mdPath) {
 }
 
 async function runChild(id, threads, limitSeconds) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   if (mm.threads !== threads) throw new Error(`asked for ${threads} threads, the module runs ${mm.threads}`);
-  const tokenizer = mm.loadTokenizer(readFileSync(new URL('../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8'));
+  const tokenizer = mm.loadTokenizer(readFileSync(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8'));
   const recipe = TRAIN_RECIPES[id];
   if (!recipe) throw new Error(`no recipe "${id}" (known: ${Object.keys(TRAIN_RECIPES).join(', ')})`);
   process.stdout.write(`${JSON.stringify(recipeRun(mm, tokenizer, recipe, { limitSeconds }))}\n`);
@@ -553,8 +553,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const section = recipeRunsSection(runs);
     console.log(section);
     if (process.argv.includes('--write')) {
-      writeFileSync(new URL('../build/bench/page-training-runs.json', import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);
-      writeRecipeRunsSection(section, fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)));
+      writeFileSync(new URL('../../build/bench/page-training-runs.json', import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);
+      writeRecipeRunsSection(section, fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url)));
     }
   } else {
     const r = await measurePageTraining({ limitSeconds, log: console.log });

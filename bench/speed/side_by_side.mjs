@@ -3,9 +3,9 @@
 // processes compare the host's moments as much as the code; here every
 // repetition times each model back to back, in an order rotated by one per
 // repetition, and each repetition's times are compared with one another.
-// bench/threads.mjs (the SIMD and relaxed builds) and bench/compare_commits.mjs
+// bench/speed/threads.mjs (the SIMD and relaxed builds) and bench/speed/compare_commits.mjs
 // (the checkout against other commits) use it.
-import { median } from './median.mjs';
+import { median } from '../median.mjs';
 import { DECODE, promptIds } from './ort_times.mjs';
 
 /** One greedy decoding run of a model of js/minimind.mjs: ms per step. */

@@ -7,7 +7,7 @@
 // the same host in the same minutes and the question answers itself: when
 // the old commit moved with HEAD, it was the host.
 //
-//   node bench/compare_commits.mjs [--rounds N] [--preset minimind2-small]
+//   node bench/speed/compare_commits.mjs [--rounds N] [--preset minimind2-small]
 //       [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]
 //
 // It prints the report; --write also puts it in BENCHMARKS.md ("Commits side
@@ -28,10 +28,10 @@
 //                 scripts/build.sh configures its `wasm` tree; built again only
 //                 when the module is older than the commit
 //
-// Work, as bench/threads.mjs measures it: prefill of 64 and 256 tokens
+// Work, as bench/speed/threads.mjs measures it: prefill of 64 and 256 tokens
 // (ids 3 + ((i * 131 + 7) % 6000)) and greedy decoding, per step (32 steps
 // after a 32-token prompt), on the preset with the seeded weights of
-// bench/make_onnx.py (seed 0, init 'minimind'), the weight matrices as float16.
+// bench/speed/make_onnx.py (seed 0, init 'minimind'), the weight matrices as float16.
 // Each round runs ONNX Runtime Web in a child process of its own and our
 // builds side by side in another, every repetition timing each of them back
 // to back (this host's speed drifts by tens of percent within seconds, so
@@ -51,22 +51,22 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { argmax } from '../js/argmax.mjs';
-import { cpuModel } from './cpu_model.mjs';
-import { median } from './median.mjs';
+import { argmax } from '../../js/argmax.mjs';
+import { cpuModel } from '../cpu_model.mjs';
+import { median } from '../median.mjs';
 import { ortTimes, promptIds } from './ort_times.mjs';
-import { replaceSection } from './report.mjs';
-import { NODE_FLAGS, RELAXED_AVAILABLE } from './relaxed_simd.mjs';
+import { replaceSection } from '../report.mjs';
+import { NODE_FLAGS, RELAXED_AVAILABLE } from '../relaxed_simd.mjs';
 import { rotated, timeSideBySide } from './side_by_side.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = 0;
 const INIT = 'minimind';
 const CHECK_TOKENS = 32; // the prompt whose next token every runtime must agree on
 const WORKS = ['prefill64', 'prefill256', 'decode'];
 const DEFAULTS = { rounds: 7, preset: 'minimind2-small', work: WORKS, json: null, write: false };
 // --write puts the report in BENCHMARKS.md between these markers.
-const COMMITS_BEGIN = '<!-- commits: written by node bench/compare_commits.mjs --write; do not edit by hand -->';
+const COMMITS_BEGIN = '<!-- commits: written by node bench/speed/compare_commits.mjs --write; do not edit by hand -->';
 const COMMITS_END = '<!-- /commits -->';
 const ORT = 'ort-web';
 const HEAD = 'HEAD';
@@ -77,7 +77,7 @@ const SOURCES = ['core', 'wasm', 'cmake', 'CMakeLists.txt'];
 const log = (line) => process.stderr.write(`${line}\n`);
 
 const USAGE =
-  'usage: node bench/compare_commits.mjs [--rounds N] [--preset NAME] [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]';
+  'usage: node bench/speed/compare_commits.mjs [--rounds N] [--preset NAME] [--work prefill64,prefill256,decode] [--json FILE] [--write] REV [REV ...]';
 
 // ------------------------------------------------------------------ pure parts (tested)
 
@@ -212,7 +212,7 @@ async function loadOurs({ dir, variant, preset }) {
 }
 
 // Our builds (`builds` [{key, dir, variant}], HEAD's among them) side by side
-// in one process (bench/side_by_side.mjs). Returns {key: {prefill<N>: ms,
+// in one process (bench/speed/side_by_side.mjs). Returns {key: {prefill<N>: ms,
 // decode: ms, ratio: {work: the median over the repetitions of HEAD's time ÷
 // this build's}, check, storage, init, variant, threads}}.
 async function childPaired({ builds, preset, works }) {
@@ -223,7 +223,7 @@ async function childPaired({ builds, preset, works }) {
   return Object.fromEntries(Object.entries(loaded).map(([key, b]) => [key, { ...b.out, ...times[key] }]));
 }
 
-// ONNX Runtime Web's times (bench/ort_times.mjs) and its greedy next token.
+// ONNX Runtime Web's times (bench/speed/ort_times.mjs) and its greedy next token.
 async function childOrt({ preset, works }) {
   const prefill = works.filter((w) => w !== 'decode').map((w) => Number(w.slice('prefill'.length)));
   const { next, ...times } = await ortTimes({ preset, prefill, decode: works.includes('decode'), checkTokens: CHECK_TOKENS });
@@ -281,16 +281,16 @@ function ensureBuilt(commit) {
   return src;
 }
 
-// bench/make_onnx.py's graphs of the preset, with the seed and init of ours.
+// bench/speed/make_onnx.py's graphs of the preset, with the seed and init of ours.
 function checkOnnx(preset) {
   const files = ['prefill.onnx', 'decode.onnx', 'json'].map((k) => `${root}bench/models/${preset}.${k}`);
   const manifest = files[2];
-  const version = Number(/^GENERATOR_VERSION = (\d+)/m.exec(readFileSync(`${root}bench/make_onnx.py`, 'utf8'))?.[1]);
+  const version = Number(/^GENERATOR_VERSION = (\d+)/m.exec(readFileSync(`${root}bench/speed/make_onnx.py`, 'utf8'))?.[1]);
   const m = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : null;
   if (m && m.seed === SEED && m.init === INIT && m.generator_version === version && files.every((f) => existsSync(f))) return;
   throw new Error(
     `bench/models/${preset}.* are missing or stale. Make them with npm run bench -- --only forward, or:\n` +
-      `  /usr/bin/python3 bench/make_onnx.py --preset ${preset} --seed ${SEED} --init ${INIT}   (needs python3-torch and python3-numpy)`,
+      `  /usr/bin/python3 bench/speed/make_onnx.py --preset ${preset} --seed ${SEED} --init ${INIT}   (needs python3-torch and python3-numpy)`,
   );
 }
 
@@ -305,7 +305,7 @@ function child(spec) {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
-  if (r.status !== 0) throw new Error(`bench/compare_commits.mjs --child ${spec.kind} failed: ${r.stderr.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`bench/speed/compare_commits.mjs --child ${spec.kind} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 

@@ -5,16 +5,16 @@
 // two builds in one process taking turns batch by batch (on a host whose
 // speed drifts, both see the same moments); tokens/s over the last BATCHES
 // (the panel's count: batch rows × max_seq_len over training time).
-// bench/limits.mjs runs it in a child process of its own per round.
+// bench/limits/limits.mjs runs it in a child process of its own per round.
 //
-// Usage: node bench/recipe_speed.mjs default|induction
+// Usage: node bench/training/recipe_speed.mjs default|induction
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { TRAIN_RECIPES, recipeSamples } from '../js/train_recipes.mjs';
-import { TrainSession } from '../js/train_session.mjs';
-import { NODE_FLAGS } from './relaxed_simd.mjs';
+import { TRAIN_RECIPES, recipeSamples } from '../../js/train_recipes.mjs';
+import { TrainSession } from '../../js/train_session.mjs';
+import { NODE_FLAGS } from '../relaxed_simd.mjs';
 
 const WARMUP = 3;
 const BATCHES = 24;
@@ -24,8 +24,8 @@ const BUILDS = ['simd', 'relaxed'];
 async function recipeSpeedHere(id) {
   const recipe = TRAIN_RECIPES[id];
   if (!recipe) throw new Error(`no recipe "${id}": ${Object.keys(TRAIN_RECIPES).join(', ')}`);
-  const { loadMiniMind } = await import('../js/minimind.mjs');
-  const tokenizerJson = readFileSync(new URL('../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
+  const tokenizerJson = readFileSync(new URL('../../models/minimind-tokenizer/tokenizer.json', import.meta.url), 'utf8');
   // The run's first batches: its data and options, its schedule cut short (the speed does not depend on it).
   const run = { ...recipe, batches: WARMUP + BATCHES };
   const sessions = {};
@@ -59,7 +59,7 @@ async function recipeSpeedHere(id) {
 /** recipeSpeedHere in a child process of its own. */
 export function recipeSpeed(id) {
   const r = spawnSync(process.execPath, [...NODE_FLAGS, fileURLToPath(import.meta.url), id], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`bench/recipe_speed.mjs ${id} failed: ${r.stderr.slice(-2000)}`);
+  if (r.status !== 0) throw new Error(`bench/training/recipe_speed.mjs ${id} failed: ${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 

@@ -1,7 +1,7 @@
 // The bench's correctness check (bench/run.mjs): before timing anything, the
 // runtimes must compute the same model, and the model must be one whose
 // agreement means something.
-import { argmax } from '../js/argmax.mjs';
+import { argmax } from '../../js/argmax.mjs';
 
 // ONNX Runtime and the native builds sum in another order, so their logits
 // may differ by float32 rounding: at most this fraction of the largest |logit|

@@ -45,7 +45,7 @@
 #include <string>
 #include <vector>
 
-#include "isa.h"
+#include "../isa.h"
 #include "model/generation.h"
 #include "model/model.h"
 #include "model/presets.h"

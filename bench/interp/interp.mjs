@@ -4,7 +4,7 @@
 // with the residual sweep, the logit lens, direct logit attribution and QK
 // attribution beside it, on the shipped Wasm builds in Node (npm run bench -- --only interp
 // writes the "Interpretability" section of BENCHMARKS.md; node
-// bench/interp.mjs prints it).
+// bench/interp/interp.mjs prints it).
 //
 // A patched run resumes at the patched layer from the corrupt run's cached
 // residual (earlier layers are not recomputed), and only the last position's
@@ -14,12 +14,12 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { nextToken } from '../js/pronoun_pair.mjs';
-import { encodeText } from '../js/text_encoding.mjs';
-import { defaultRow, rowStory, storyPair } from '../js/why_text.mjs';
+import { nextToken } from '../../js/pronoun_pair.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
+import { defaultRow, rowStory, storyPair } from '../../js/why_text.mjs';
 
-import { runHeader } from './cpu_model.mjs';
-import { median } from './median.mjs';
+import { runHeader } from '../cpu_model.mjs';
+import { median } from '../median.mjs';
 
 const PRESET = 'minimind2-small';
 const T = 16;
@@ -70,7 +70,7 @@ function timed(f) {
 // when the text, its row or a switch changes (web/why_worker.mjs): the lens twice (the model's own
 // top 1, then the top 5 with the answer mapped), the attribution, and both patching sweeps of the
 // pair derived from the text (the referent swapped for another name). The page's goal: 100 ms.
-const DEMO_DIR = new URL('../models/minimind-demo/', import.meta.url);
+const DEMO_DIR = new URL('../../models/minimind-demo/', import.meta.url);
 const DEMO_TEXT = '小明把苹果给了小红，她很开心';
 
 function demoWhy(mm) {
@@ -96,7 +96,7 @@ function demoWhy(mm) {
 
 /** Median milliseconds per piece of work, per Wasm build. */
 export async function measureInterp({ log = () => {} } = {}) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const started = new Date();
   const load = os.loadavg()[0];
   const results = [];

@@ -15,8 +15,8 @@
 // (the pthreads build), and projected to 4 threads from the measured speed-up
 // by Amdahl's law.
 //
-// Usage: node bench/head_formation.mjs [--only default,induction] [--seeds 1,2,3] [--jobs 2] [--write]
-//        node bench/head_formation.mjs --from build/bench/heads-results.json [--rates] [--write]
+// Usage: node bench/training/head_formation.mjs [--only default,induction] [--seeds 1,2,3] [--jobs 2] [--write]
+//        node bench/training/head_formation.mjs --from build/bench/heads-results.json [--rates] [--write]
 //          (the section again from a saved run; --rates: its tokens/s measured again, the file updated)
 // bench/run.mjs --only heads runs it and writes the "Head formation" section
 // (--write: this script writes it, without run.mjs's builds).
@@ -25,8 +25,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { lightHeadProbes, scoreHeadRoles } from '../js/head_roles.mjs';
-import { previousTokenCap } from '../js/prev_token_cap.mjs';
+import { lightHeadProbes, scoreHeadRoles } from '../../js/head_roles.mjs';
+import { previousTokenCap } from '../../js/prev_token_cap.mjs';
 import {
   FORMATION_GOALS,
   FORMATION_PROBES,
@@ -35,13 +35,13 @@ import {
   recipeSamples,
   recipeTokens,
   withSeed,
-} from '../js/train_recipes.mjs';
-import { TrainSession } from '../js/train_session.mjs';
-import { runHeader } from './cpu_model.mjs';
-import { replaceSection } from './report.mjs';
-import { median } from './median.mjs';
+} from '../../js/train_recipes.mjs';
+import { TrainSession } from '../../js/train_session.mjs';
+import { runHeader } from '../cpu_model.mjs';
+import { replaceSection } from '../report.mjs';
+import { median } from '../median.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The goals: a formed head's score (js/train_recipes.mjs FORMATION_GOALS), and the pronoun head's. */
 const HEAD_GOALS = Object.freeze({ ...FORMATION_GOALS, pronoun: 0.5 });
@@ -108,7 +108,7 @@ export function runRecipe(mm, tokenizer, recipe, { checkpoints = CHECKPOINTS, pr
 
 /** Training tokens/s of `recipe` on `threads` threads (1: the SIMD build, more: the pthreads build): RATE_BATCHES batches after RATE_WARMUP. */
 async function recipeRate(id, threads) {
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: threads > 1 ? 'threads' : 'simd', threads });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
   const recipe = { ...TRAIN_RECIPES[id], batches: RATE_WARMUP + RATE_BATCHES };
@@ -149,7 +149,7 @@ function spawnChild(args) {
     proc.stdout.on('data', (chunk) => (text += chunk));
     proc.on('error', reject);
     proc.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`bench/head_formation.mjs ${args.join(' ')} exited with ${code}`));
+      if (code !== 0) return reject(new Error(`bench/training/head_formation.mjs ${args.join(' ')} exited with ${code}`));
       resolve(JSON.parse(text.trim().split('\n').at(-1)));
     });
   });
@@ -187,7 +187,7 @@ export async function measureHeadFormation({ only = null, seeds = SEEDS, jobs = 
   // What bounds a young model's previous-token score: the most a purely positional head of the recipe's
   // head_dim can put on the previous token at q/k-norm gain 1 (js/prev_token_cap.mjs), over sentences of the
   // probes' mean length.
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: 'simd' });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
   const texts = new Map(lightHeadProbes(tokenizer, formationProbeOptions()).previousToken.map((p) => [p.ids, p.ids.length]));
@@ -241,8 +241,9 @@ async function measureRates(ids, log = console.log) {
 
 export const HEADS_BEGIN = '<!-- heads: written by node bench/run.mjs --only heads; do not edit by hand -->';
 export const HEADS_END = '<!-- /heads -->';
-/** The markers of the section bench/induction_search.mjs writes after this one (how the induction run was chosen). */
-export const SEARCH_BEGIN = '<!-- induction-search: written by node bench/induction_search.mjs --table --write; do not edit by hand -->';
+/** The markers of the section bench/training/induction_search.mjs writes after this one (how the induction run was chosen). */
+export const SEARCH_BEGIN =
+  '<!-- induction-search: written by node bench/training/induction_search.mjs --table --write; do not edit by hand -->';
 export const SEARCH_END = '<!-- /induction-search -->';
 
 const f2 = (v) => v.toFixed(2);
@@ -306,7 +307,7 @@ export function headFormationSection(r) {
 ## Head formation
 
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
-(\`npm run bench -- --only heads\`, \`bench/head_formation.mjs\`). The Train panel's runs (\`js/train_recipes.mjs\`), each
+(\`npm run bench -- --only heads\`, \`bench/training/head_formation.mjs\`). The Train panel's runs (\`js/train_recipes.mjs\`), each
 trained for its whole schedule with seeds ${seeds} (the model's initialisation and the corpus stream's: fresh generated
 lines, \`js/corpus_stream.mjs\`, never an epoch over a fixed list), in Node (the module in Wasm, 1 thread,
 ${r.jobs > 1 ? `${r.jobs} runs side by side` : 'one run at a time'}, the panel's session code). Before the first batch and ${CHECKPOINTS} times a run, every
@@ -375,7 +376,7 @@ function parseArgs(argv) {
 
 async function child(spec) {
   const [id, seed] = spec.split(':');
-  const { loadMiniMind } = await import('../js/minimind.mjs');
+  const { loadMiniMind } = await import('../../js/minimind.mjs');
   const mm = await loadMiniMind({ variant: 'simd' });
   const tokenizer = mm.loadTokenizer(readFileSync(`${root}models/minimind-tokenizer/tokenizer.json`, 'utf8'));
   process.stdout.write(`${JSON.stringify(runRecipe(mm, tokenizer, withSeed(TRAIN_RECIPES[id], Number(seed))))}\n`);
