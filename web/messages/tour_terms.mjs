@@ -11,7 +11,6 @@ export const TOUR_TERMS = {
     'tour.exit': '退出导览',
     'tour.restore': '回到这一步',
     'tour.progress': '{n} / {total}',
-    'tour.links': '导览的章节',
     'tour.gallery.title': '导览的各章',
     'tour.gallery.intro':
       '导览的每一章都是一个链接：在 playground 里从这一章开始；用 iframe 嵌进课程时，只显示这一章，“下一步”“上一步”不会走出去。',
@@ -103,7 +102,6 @@ export const TOUR_TERMS = {
     'tour.exit': 'Leave the tour',
     'tour.restore': 'Back to this step',
     'tour.progress': '{n} / {total}',
-    'tour.links': 'The tour’s chapters',
     'tour.gallery.title': 'The guided tour’s chapters',
     'tour.gallery.intro':
       'Each chapter of the guided tour is a link: it opens the playground at the chapter; in an iframe in course material it shows that chapter alone, its Next and Back kept within it.',

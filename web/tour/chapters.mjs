@@ -120,9 +120,9 @@ export const CHAPTERS = [
   {
     slug: 'why',
     steps: [
-      { state: LESSON, point: 'why', say: 'why.lens' },
-      { state: LESSON, point: 'why', say: 'why.attribution' },
-      { state: LESSON, point: 'why', say: 'why.patch' },
+      { state: LESSON, point: '#why .why-lens', say: 'why.lens' },
+      { state: LESSON, point: '#why .why-attribution', say: 'why.attribution' },
+      { state: LESSON, point: '#why .why-patch', say: 'why.patch' },
       { state: LESSON, point: 'why', exercise: 'lens-block' },
     ],
   },

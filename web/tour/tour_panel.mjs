@@ -78,8 +78,9 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
   let lastDemo = store.get().demo; // the trained model's files, as last known (its sentence and heads)
   let trainOpened = false; // the tour opened the Train panel (and closes it again)
   let pointed = null;
-  let embeddedChapter = null;
-  let settledView = false; // the step shown has been scrolled to since its state was in // the chapter a link opened in the compact view (navigation stays within it)
+  let embeddedChapter = null; // the chapter a link opened in the compact view (navigation stays within it)
+  let settledView = false; // the step shown has been scrolled to since its state was in
+  let exerciseShown = null; // the exercise (and language) drawn in the step's box
 
   const active = () => index !== null;
 
@@ -120,10 +121,10 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     } else if (!open) trainOpened = false;
   }
 
-  // The element a step points at, scrolled into view below the tour's box.
-  function point(id) {
+  // The element a step points at (an id, or a selector from #), scrolled into view below the tour's box.
+  function point(where) {
     pointed?.classList.remove('tour-target');
-    let el = $(id);
+    let el = where.startsWith('#') ? document.querySelector(where) : $(where);
     if (!el || el.hidden || el.closest('[hidden]')) el = $('heatmap');
     pointed = el;
     el.classList.add('tour-target');
@@ -207,7 +208,6 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     step.dataset.tourState = JSON.stringify(Object.fromEntries(STEP_KEYS.map((key) => [key, s[key] ?? null])));
   }
 
-  let exerciseShown = null;
   function renderExercise(current) {
     exercise.hidden = !current.exercise;
     if (!current.exercise) {
