@@ -1,7 +1,8 @@
 // The CLI's `circuit` command, on the JS API's Model.circuit. cli.mjs hands
 // in its model and input helpers, so --clean / --corrupt read as they do for
 // `patch` (a text gets the bos at position 0 unless --no-bos).
-import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
+import { patchPair, tokenName } from './cli_pair.mjs';
+import { PRONOUN_PAIR } from './pronoun_pair.mjs';
 
 export const CIRCUIT_USAGE = `  circuit   MODEL (--clean "..." | --clean-ids ...) (--corrupt "..." | --corrupt-ids ...)
             [--no-bos] --answer ID|TEXT --wrong ID|TEXT [--top N] [--positions]
@@ -23,51 +24,13 @@ export const CIRCUIT_OPTIONS = {
 
 /** The command, given cli.mjs's helpers: {openModel, openTokenizer, inputTokens, integerOption, UsageError}. */
 export function circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }) {
-  const tokenName = (tokenizer, id) => (tokenizer ? `${tokenizer.display([id])[0].text} ${id}` : String(id));
-
-  // --answer / --wrong: an id, or a text whose first token after the clean text is taken.
-  function tokenOption(values, name, tokenizer, prefix) {
-    const given = values[name];
-    if (given === undefined) return undefined;
-    if (/^\s*\d+\s*$/.test(given)) return Number(given);
-    if (!tokenizer) throw new UsageError(`--${name} "${given}" is a text, and this model has no tokenizer: give a token id`);
-    if (prefix !== undefined) return nextToken(tokenizer, prefix, given);
-    const ids = tokenizer.encode(given);
-    if (ids.length === 0) throw new UsageError(`--${name} is empty`);
-    return ids[0];
-  }
-
-  function pair(values, tokenizer) {
-    const givesPair = [values.clean, values['clean-ids'], values.corrupt, values['corrupt-ids']].some((v) => v !== undefined);
-    if ((values.clean !== undefined || values.corrupt !== undefined || !givesPair) && !tokenizer)
-      throw new UsageError('texts need a model with a tokenizer: give --clean-ids and --corrupt-ids');
-    const side = (name) => {
-      if (values[name] !== undefined && values[`${name}-ids`] !== undefined)
-        throw new UsageError(`give --${name} or --${name}-ids, not both`);
-      const text = values[name] ?? (givesPair ? undefined : PRONOUN_PAIR[name]);
-      if (text === undefined && values[`${name}-ids`] === undefined) throw new UsageError(`give --${name} "..." or --${name}-ids 1,2,3`);
-      return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer) };
-    };
-    const clean = side('clean');
-    const corrupt = side('corrupt');
-    let answer = tokenOption(values, 'answer', tokenizer, clean.text);
-    let wrong = tokenOption(values, 'wrong', tokenizer, clean.text);
-    if ((answer === undefined || wrong === undefined) && !givesPair) {
-      const defaults = pronounPairAnswers(tokenizer);
-      answer ??= defaults.answer;
-      wrong ??= defaults.wrong;
-    }
-    if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
-    return { clean, corrupt, answer, wrong };
-  }
-
   async function circuit(mm, values) {
     const rank = values.rank ?? 'eap';
     if (rank !== 'eap' && rank !== 'patched') throw new UsageError(`--rank must be eap or patched, got "${values.rank}"`);
     const { model, folder } = await openModel(mm, values);
     const tokenizer = await openTokenizer(mm, values, folder);
     try {
-      const { clean, corrupt, answer, wrong } = pair(values, tokenizer);
+      const { clean, corrupt, answer, wrong } = patchPair(values, tokenizer, model, { inputTokens, UsageError });
       const top = values.top === undefined ? undefined : integerOption(values, 'top');
       const r = model.circuit({ clean: clean.ids, corrupt: corrupt.ids, answer, wrong, top, positions: Boolean(values.positions), rank });
       if (values.json) {

@@ -1,7 +1,8 @@
 // The CLI's interpretability commands (lens, patch, attribute, qk), on the JS
 // API's Model.lens / patch / attribute / qk. cli.mjs hands in its model and
 // input helpers, so the flags (--ablate too) read exactly as they do for `run`.
-import { PRONOUN_PAIR, nextToken, pronounPairAnswers } from './pronoun_pair.mjs';
+import { patchPair, tokenName, tokenOption as readTokenOption } from './cli_pair.mjs';
+import { PRONOUN_PAIR } from './pronoun_pair.mjs';
 
 export const INTERP_USAGE = `  lens      MODEL (--ids ... | --text "...") [--top 5] [--token ID] [--no-bos] [--json]
             the logit lens: each residual (embed, then after block 0, 1, ...) read
@@ -59,7 +60,6 @@ export const INTERP_OPTIONS = {
  */
 export function interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }) {
   // A token as the tokenizer displays it, with its id.
-  const tokenName = (tokenizer, id) => (tokenizer ? `${tokenizer.display([id])[0].text} ${id}` : String(id));
   const switches = (values) => {
     const ablate = ablation(values);
     return { causalMask: !values['no-causal-mask'], scaleScores: !values['no-scale'], ...(ablate ? { ablate } : {}) };
@@ -67,18 +67,7 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
   // A restoration cell: "off" for a head switched off (null).
   const cell = (v) => (v === null ? 'off' : v.toFixed(2)).padStart(6);
 
-  // --answer / --wrong: an id, or a text whose first token (after `prefix`
-  // when the input was a text) is taken.
-  function tokenOption(values, name, tokenizer, prefix) {
-    const given = values[name];
-    if (given === undefined) return undefined;
-    if (/^\s*\d+\s*$/.test(given)) return Number(given);
-    if (!tokenizer) throw new UsageError(`--${name} "${given}" is a text, and this model has no tokenizer: give a token id`);
-    if (prefix !== undefined) return nextToken(tokenizer, prefix, given);
-    const ids = tokenizer.encode(given);
-    if (ids.length === 0) throw new UsageError(`--${name} is empty`);
-    return ids[0];
-  }
+  const tokenOption = (values, name, tokenizer, prefix) => readTokenOption(values, name, tokenizer, prefix, UsageError);
 
   async function withModel(mm, values, body) {
     const { model, folder } = await openModel(mm, values);
@@ -115,33 +104,12 @@ export function interpCommands({ openModel, openTokenizer, inputTokens, integerO
 
   async function patch(mm, values) {
     await withModel(mm, values, async (model, tokenizer) => {
-      const givesPair = [values.clean, values['clean-ids'], values.corrupt, values['corrupt-ids']].some((v) => v !== undefined);
-      if ((values.clean !== undefined || values.corrupt !== undefined || !givesPair) && !tokenizer)
-        throw new UsageError(
-          'texts need a model with a tokenizer (a preset has no answer tokens of its own to compare): ' +
-            'give --clean-ids and --corrupt-ids',
-        );
-      const side = (name) => {
-        if (values[name] !== undefined && values[`${name}-ids`] !== undefined)
-          throw new UsageError(`give --${name} or --${name}-ids, not both`);
-        const text = values[name] ?? (givesPair ? undefined : PRONOUN_PAIR[name]);
-        return { text, ...inputTokens({ ids: values[`${name}-ids`], text, 'no-bos': values['no-bos'] }, tokenizer, null, model) };
-      };
-      const clean = side('clean');
-      const corrupt = side('corrupt');
+      const { clean, corrupt, answer, wrong } = patchPair(values, tokenizer, model, { inputTokens, UsageError });
       if (clean.ids.length !== corrupt.ids.length)
         throw new UsageError(
           `the clean input has ${clean.ids.length} tokens and the corrupt one ${corrupt.ids.length}: ` +
             'patching needs the same token length (position t of one run goes to position t of the other)',
         );
-      let answer = tokenOption(values, 'answer', tokenizer, clean.text);
-      let wrong = tokenOption(values, 'wrong', tokenizer, clean.text);
-      if ((answer === undefined || wrong === undefined) && !givesPair) {
-        const defaults = pronounPairAnswers(tokenizer);
-        answer ??= defaults.answer;
-        wrong ??= defaults.wrong;
-      }
-      if (answer === undefined || wrong === undefined) throw new UsageError('give --answer and --wrong (token ids or texts)');
       const r = model.patch({ clean: clean.ids, corrupt: corrupt.ids, answer, wrong, ...switches(values) });
       const out = {
         ids: { clean: clean.ids, corrupt: corrupt.ids },
