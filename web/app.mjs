@@ -161,18 +161,20 @@ setupMatrixPanel({ store, t, $, loading, input, generation, redrawTimer });
 setupRunBar({ store, t, $, client, loading, files, input, generation });
 setupExportButtons({ store, t, $ });
 setupModelCardPanel({ store, t, $ });
+// What lesson mode and the tour call when they borrow the page (web/playground_keeper.mjs).
+const borrowHooks = {
+  loadModel: loading.load,
+  compute: input.compute,
+  resetGeneration: generation.reset,
+  modelInUse: loading.modelInUse,
+  reopenFiles: loading.reopenFiles,
+};
 const lesson = setupLessonPanel({
   store,
   t,
   $,
   workerUrl: workerUrl('./worker.js', import.meta.url, location.search), // the page's build, for the same numbers
-  hooks: {
-    loadModel: loading.load,
-    compute: input.compute,
-    resetGeneration: generation.reset,
-    modelInUse: loading.modelInUse,
-    reopenFiles: loading.reopenFiles,
-  },
+  hooks: borrowHooks,
 });
 setupEmbed({ store, t, $, tourLinks: () => tour.links() }); // the tour is set up below, before the dialog can open
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
@@ -199,12 +201,6 @@ const tour = setupTour({
   $,
   showExercise: exercises.show,
   hideExercise: exercises.hide,
-  hooks: {
-    loadModel: loading.load,
-    compute: input.compute,
-    resetGeneration: generation.reset,
-    modelInUse: loading.modelInUse,
-    reopenFiles: loading.reopenFiles,
-  },
+  hooks: borrowHooks,
 });
 if (!tour.started) loading.load();
