@@ -11,6 +11,11 @@
 import { encodeText } from '../text_encoding.mjs';
 import { tokenLabels } from '../token_text.mjs';
 
+/** The view of a page's or an element's state `s`: {layer, head, stage, causal, scale, ablate}. */
+export function viewOf(s) {
+  return { layer: s.layer, head: s.head, stage: s.stage, causal: s.causal, scale: s.scale, ablate: s.ablate };
+}
+
 /** A screen for `text` read by `tokenizer` (the bos first), with the rest as given. */
 export function textScreen(tokenizer, text, rest = {}) {
   const ids = encodeText(tokenizer, text);

@@ -12,6 +12,7 @@
 // Attributes: name (required), lang, text (the sentence it opens on).
 import { argmax } from '../../js/argmax.mjs';
 import { EXERCISES, runExercise, textScreen } from '../../js/exercises.mjs';
+import { viewOf } from '../../js/exercises/screen.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { defaultRow } from '../../js/why_text.mjs';
@@ -237,15 +238,7 @@ class MiniMindExercise extends ElementBase {
   // The element's screen as js/exercises.mjs reads it; the row follows the text (its pronoun's), the cell is the row's top key.
   #screen() {
     const s = this.#state;
-    const screen = textScreen(this.#held.tokenizer, s.text, {
-      layer: s.layer,
-      head: s.head,
-      stage: s.stage,
-      causal: s.causal,
-      scale: s.scale,
-      ablate: s.ablate,
-      train: s.train,
-    });
+    const screen = textScreen(this.#held.tokenizer, s.text, { ...viewOf(s), train: s.train });
     const T = screen.ids.length;
     if (s.name !== 'mask-cheat' && !(Number.isInteger(s.row) && s.row >= 0 && s.row < T))
       s.row = T ? defaultRow(s.text, screen.labels) : null;

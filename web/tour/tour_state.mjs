@@ -4,6 +4,7 @@
 // the tokens of the text once the forward pass has answered. Also the view
 // js/tour_text.mjs composes its sentences from, read from the store.
 import { PRONOUN } from '../../js/corpus.mjs';
+import { viewOf } from '../../js/exercises/screen.mjs';
 import { DEMO, headLabel } from '../demo_model.mjs';
 import { headMatrix, shown } from '../shown_matrix.mjs';
 import { DEFAULTS } from '../url_state.mjs';
@@ -142,12 +143,7 @@ export function tourView(s) {
     at,
     cell,
     cellWeight: cell ? headMatrix(result.entries.get(s.layer, 'attn_weights'), s.head, T)[cell.query * T + cell.key] : null,
-    layer: s.layer,
-    head: s.head,
-    stage: s.stage,
-    causal: s.causal,
-    scale: s.scale,
-    ablate: s.ablate,
+    ...viewOf(s),
     preset: s.files ? s.files.name : s.preset,
     info: {
       L: info.num_hidden_layers,
