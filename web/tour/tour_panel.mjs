@@ -81,6 +81,7 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
   let embeddedChapter = null; // the chapter a link opened in the compact view (navigation stays within it)
   let settledView = false; // the step shown has been scrolled to since its state was in
   let exerciseShown = null; // the exercise (and language) drawn in the step's box
+  let appearing = new ResizeObserver(() => {}); // watches a step's element that is not shown yet
 
   const active = () => index !== null;
 
@@ -124,8 +125,19 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
   // The element a step points at (an id, or a selector from #), scrolled into view below the tour's box.
   function point(where) {
     pointed?.classList.remove('tour-target');
+    appearing.disconnect();
     let el = where.startsWith('#') ? document.querySelector(where) : $(where);
-    if (!el || el.hidden || el.closest('[hidden]')) el = $('heatmap');
+    if (el && (el.hidden || el.closest('[hidden]'))) {
+      // Not drawn yet (a why-tool's answer is on its way): the matrix meanwhile, the element once it shows.
+      const wanted = el;
+      const shownStep = index;
+      appearing = new ResizeObserver(() => {
+        if (index === shownStep && !wanted.closest('[hidden]') && wanted.getClientRects().length) point(where);
+      });
+      appearing.observe(wanted);
+      el = null;
+    }
+    el ??= $('heatmap');
     pointed = el;
     el.classList.add('tour-target');
     document.documentElement.style.setProperty('--tour-height', `${root.offsetHeight}px`);
@@ -231,6 +243,7 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     openTrain(false);
     pointed?.classList.remove('tour-target');
     pointed = null;
+    appearing.disconnect();
     root.hidden = true;
     document.body.classList.remove('touring');
     history.replaceState(null, '', `${location.pathname}${location.search}`);
@@ -271,7 +284,10 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
   });
   window.addEventListener('hashchange', () => follow(location.hash));
   // An exercise draws itself into the box later: the box grows, and what it points at moves out from under it.
-  new ResizeObserver(() => active() && uncover()).observe(root);
+  // So does the page when a section above it grows or shrinks (a why-tool's "updating" line goes).
+  const moved = new ResizeObserver(() => active() && uncover());
+  moved.observe(root);
+  moved.observe(document.body);
 
   root.hidden = true;
   const started = follow(location.hash);
