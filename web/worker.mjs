@@ -432,7 +432,7 @@ async function drain() {
 }
 
 // The Wasm memory and the allocator's bytes in use, for the soak benchmark
-// (bench/soak.mjs): answered beside the queue, on the port the request brings,
+// (bench/memory/soak.mjs): answered beside the queue, on the port the request brings,
 // so that the page's client never sees it.
 async function answerMemory({ port }) {
   try {
