@@ -13,6 +13,7 @@
 #include "interp/edge_attribution.h"
 #include "interp/path_patching.h"
 #include "util/error.h"
+#include "util/thread_pool.h"
 
 using namespace minimind;
 using namespace minimind::testing;
@@ -155,4 +156,25 @@ TEST_CASE("circuit: bad input gets a kinded error and the model stays usable", "
   const GoldenCase moe = load_golden_case("gen3_moe");
   CHECK(error_of([&] { circuit(*moe.model, good); }).kind() == "circuit.moe_backward_unavailable");
   CHECK(circuit(model, good).clean == clean);
+}
+
+TEST_CASE("circuit: the same bits on 1 and 2 threads", "[circuit]") {
+  const GoldenCase golden = load_golden_case("untied_theta1e4");
+  const CircuitRequest request = pair_request();
+  const int before = thread_count();
+  set_thread_count(1);
+  const CircuitResult one = circuit(*golden.model, request);
+  set_thread_count(2);
+  const CircuitResult two = circuit(*golden.model, request);
+  set_thread_count(before);
+  REQUIRE(one.edges.size() == two.edges.size());
+  for (size_t e = 0; e < one.edges.size(); ++e) {
+    CHECK(one.edges[e].score == two.edges[e].score);
+    CHECK(one.edges[e].patched == two.edges[e].patched);
+  }
+  REQUIRE(one.faithfulness.size() == two.faithfulness.size());
+  for (size_t i = 0; i < one.faithfulness.size(); ++i) {
+    CHECK(one.faithfulness[i].metric == two.faithfulness[i].metric);
+    CHECK(one.faithfulness_patched[i].metric == two.faithfulness_patched[i].metric);
+  }
 }

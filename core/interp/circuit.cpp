@@ -11,6 +11,7 @@
 #include "interp/faithfulness.h"
 #include "interp/path_patching.h"
 #include "util/error.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
@@ -122,17 +123,27 @@ CircuitResult circuit(const Model& model, const CircuitRequest& request) {
   for (size_t i = 0; i < chosen.size(); ++i) r.edges[size_t(chosen[i])].patched = patched[i];
 
   if (request.faithfulness) {
-    CircuitScratch s;
-    for (bool by_patched : {false, true}) {
-      const std::vector<int64_t> order = by_patched ? circuit_ranking(r, true) : by_score;
-      std::vector<FaithfulnessPoint>& curve = by_patched ? r.faithfulness_patched : r.faithfulness;
-      std::vector<uint8_t> in_circuit(size_t(graph.edges), 0);
-      int64_t added = 0;
-      for (int64_t n : faithfulness_sizes(graph.edges)) {
-        for (; added < n; ++added) in_circuit[size_t(order[size_t(added)])] = 1;
-        const float metric = circuit_metric(forward, clean, corrupt, in_circuit, s);
-        curve.push_back({n, metric, faithful_share(metric, r.clean, r.corrupt)});
+    // Every point of both curves is its own run: one point per task, each thread on its scratch.
+    const std::vector<int64_t> sizes = faithfulness_sizes(graph.edges);
+    const std::vector<int64_t> by_patched = circuit_ranking(r, true);
+    const int64_t points = 2 * int64_t(sizes.size());
+    std::vector<float> metrics(static_cast<size_t>(points));
+    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(thread_count(), points));
+    std::vector<CircuitScratch> scratches(static_cast<size_t>(parts));
+    parallel_for(parts, [&](int64_t part) {
+      const Range range = split_range(points, parts, part);
+      for (int64_t i = range.begin; i < range.end; ++i) {
+        const std::vector<int64_t>& order = i < int64_t(sizes.size()) ? by_score : by_patched;
+        const int64_t n = sizes[size_t(i % int64_t(sizes.size()))];
+        std::vector<uint8_t> in_circuit(size_t(graph.edges), 0);
+        for (int64_t k = 0; k < n; ++k) in_circuit[size_t(order[size_t(k)])] = 1;
+        metrics[size_t(i)] = circuit_metric(forward, clean, corrupt, in_circuit, scratches[size_t(part)]);
       }
+    });
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      const int64_t n = sizes[i % sizes.size()];
+      (i < sizes.size() ? r.faithfulness : r.faithfulness_patched)
+          .push_back({n, metrics[i], faithful_share(metrics[i], r.clean, r.corrupt)});
     }
   }
   return r;

@@ -4,6 +4,7 @@
 
 #include "ops/linear.h"
 #include "util/tensor.h"
+#include "util/thread_pool.h"
 
 namespace minimind {
 
@@ -104,11 +105,18 @@ void path_patching(const CircuitForward& f, const CircuitRun& clean, const Circu
     same[size_t(sender)] = first_changed_row(clean, corrupt, sender, f.config().hidden_size);
   }
   patched.resize(edges.size());
-  CircuitScratch s;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    const int64_t e = edges[i], r = graph.receiver_of(e);
-    patched[i] = patch_one(f, clean, corrupt, e, same[size_t(e - graph.receivers[size_t(r)].first_edge)], s);
-  }
+  // Edges in one contiguous part per thread, each part on its own scratch (an edge's run is the
+  // same bits on any thread).
+  const int64_t n = int64_t(edges.size()), parts = std::max<int64_t>(1, std::min<int64_t>(thread_count(), n));
+  std::vector<CircuitScratch> scratches(static_cast<size_t>(parts));
+  parallel_for(parts, [&](int64_t part) {
+    const Range range = split_range(n, parts, part);
+    for (int64_t i = range.begin; i < range.end; ++i) {
+      const int64_t e = edges[size_t(i)], r = graph.receiver_of(e);
+      patched[size_t(i)] = patch_one(f, clean, corrupt, e, same[size_t(e - graph.receivers[size_t(r)].first_edge)],
+                                     scratches[size_t(part)]);
+    }
+  });
 }
 
 }  // namespace minimind
