@@ -23,7 +23,7 @@ make_fixtures.forward (the spec's forward), that the empty circuit gives the cor
 the full one the clean metric, and that every score matches a central finite difference of the
 metric along the sender's corrupt − clean output (EAP is that directional derivative).
 
-Writes tests/fixtures/<case>/circuit.json for the dense cases (format 1; fields in
+Writes tests/fixtures/<case>/circuit.json for the dense and the MoE cases (format 1; fields in
 tests/fixtures/README.md). Run from the repository root:
     /usr/bin/python3 tests/circuit_reference.py
 """
@@ -40,7 +40,8 @@ import make_fixtures as mf  # noqa: E402  the cases, the stage math (rmsnorm, ro
 
 CIRCUIT_FORMAT = 1
 GENERATOR = "tests/circuit_reference.py"
-CASES = ["gen3_dense", "gen2_dense", "untied_theta1e4"]  # GQA gen 3, gen 2 (R = 4, F16), untied
+CASES = ["gen3_dense", "gen2_dense", "untied_theta1e4", "gen3_moe", "gen2_moe"]  # GQA gen 3, gen 2 (R = 4, F16),
+# untied, MoE top-1 (gen 3) and top-2 renormalised + a shared expert (gen 2)
 SIG_DIGITS = 9
 FD_STEP = 1e-4
 
@@ -116,7 +117,11 @@ def run(w, c, ids, answer, wrong, read):
         xf = receive(r)
         r += 1
         b = mf.rmsnorm(xf, w[p + "post_attention_layernorm.weight"], eps)
-        outs.append(mf.swiglu(b, w, p + "mlp."))
+        # The spec's FFN (make_fixtures.ffn): SwiGLU, or the MoE (router softmax, top-k, the
+        # renormalisation, the experts); autograd differentiates torch.topk's values, so the
+        # gradient runs with the routing of this run held fixed.
+        layer = {k[len(p):]: v for k, v in w.items() if k.startswith(p)}
+        outs.append(mf.ffn(b[None], layer, c)[0][0])
     x = receive(r)
     normed = mf.rmsnorm(x[-1], w["model.norm.weight"], eps)
     lm = w["lm_head.weight"]

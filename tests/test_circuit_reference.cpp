@@ -1,7 +1,9 @@
 // The circuit against tests/circuit_reference.py (MiniMind's PyTorch forward
 // written as components and receivers, float64, gradients by autograd) on
 // the dense golden cases: GQA with q/k norm (gen3_dense, R = 2), generation 2
-// (gen2_dense, R = 4, float16 weights), untied embeddings (untied_theta1e4).
+// (gen2_dense, R = 4, float16 weights), untied embeddings (untied_theta1e4),
+// MoE (gen3_moe: top-1; gen2_moe: top-2 renormalised and a shared expert;
+// the backward with the routing held fixed, path patching re-routing).
 // Every edge's EAP score, its per-position split and its path-patched
 // metric, both metrics and both faithfulness curves, to 1e-5 relative to
 // max(1, |metric|).
@@ -48,7 +50,7 @@ void check_curve(const std::vector<FaithfulnessPoint>& curve, const json& expect
 }  // namespace
 
 TEST_CASE("circuit: every edge equals MiniMind's PyTorch reference", "[circuit]") {
-  for (const std::string name : {"gen3_dense", "gen2_dense", "untied_theta1e4"}) {
+  for (const std::string name : {"gen3_dense", "gen2_dense", "untied_theta1e4", "gen3_moe", "gen2_moe"}) {
     DYNAMIC_SECTION(name) {
       const GoldenCase golden = load_golden_case(name);
       const json doc = load_circuit_fixture(name);

@@ -56,10 +56,6 @@ void check_request(const ModelConfig& c, const CircuitRequest& r) {
                 "answer and wrong are both token " + std::to_string(r.answer) +
                     ": the metric logit(answer) - logit(wrong) would be 0 everywhere");
   }
-  if (c.use_moe) {
-    throw Error("circuit.moe_backward_unavailable", {},
-                "edge attribution needs the gradient through the MoE feed-forward, which is not available yet");
-  }
 }
 
 float faithful_share(float metric, float clean, float corrupt) {

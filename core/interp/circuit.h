@@ -50,7 +50,7 @@ struct CircuitResult {
 // token), circuit.length_mismatch {clean, corrupt}, token_id.out_of_range
 // {id, position, last} (text: "clean" / "corrupt" in `input`),
 // circuit.answer_out_of_range {id, last, which}, circuit.same_token {id},
-// input.too_long {tokens, limit}, circuit.moe_backward_unavailable.
+// input.too_long {tokens, limit}.
 CircuitResult circuit(const Model& model, const CircuitRequest& request);
 
 // The edges ranked, strongest first: by |score| (by_patched false) or by

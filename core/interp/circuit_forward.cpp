@@ -77,25 +77,15 @@ void CircuitForward::attend(const float* q, const float* k, const float* v, floa
 }
 
 void CircuitForward::ffn_half(int64_t l, const float* resid, const float* ffn_in, int64_t first, CircuitBlock& b,
-                              float* out, CircuitScratch& s) const {
+                              float* out, CircuitScratch& /*s*/) const {
   const ModelConfig& c = config();
   const LayerWeights& w = model_.weights().layers[size_t(l)];
-  const int64_t T = T_, D = c.hidden_size, F = c.intermediate_size, rows = T - first;
+  const int64_t T = T_, D = c.hidden_size, rows = T - first;
   float* ffn_norm = scratch(b.ffn_norm, T * D) + first * D;  // [rows, D]
   float* ffn_out = scratch(b.ffn_out, T * D) + first * D;    // [rows, D]
   rms_norm_rows(ffn_in + first * D, w.post_attention_layernorm.data(), rows, D, float(c.rms_norm_eps), ffn_norm);
-  if (c.use_moe) {
-    moe_ffn(c, w.moe, ffn_norm, rows, ffn_out, s.moe);
-  } else {
-    // down(silu(gate(b)) * up(b)), MiniMind's FeedForward.
-    float* gate = scratch(b.gate, T * F) + first * F;  // [rows, F]
-    float* up = scratch(b.up, T * F) + first * F;
-    float* act = scratch(b.act, T * F) + first * F;
-    linear_rows(ffn_norm, rows, D, w.mlp.gate_proj, gate, F);
-    linear_rows(ffn_norm, rows, D, w.mlp.up_proj, up, F);
-    swiglu_act(gate, up, rows * F, act);
-    linear_rows(act, rows, F, w.mlp.down_proj, ffn_out, D);
-  }
+  // MiniMind's FeedForward or MOEFeedForward (the routing chosen here, kept for the backward).
+  ffn_block_forward(c, w, ffn_norm, rows, ffn_out, b.ffn);
   for (int64_t i = 0; i < rows * D; ++i) out[first * D + i] = resid[first * D + i] + ffn_out[i];
 }
 

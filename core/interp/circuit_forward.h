@@ -15,7 +15,7 @@
 #include "interp/head_weights.h"
 #include "model/model.h"
 #include "ops/attention.h"
-#include "ops/moe.h"
+#include "ops/ffn_block.h"
 
 namespace minimind {
 
@@ -29,7 +29,7 @@ struct CircuitBlock {
   std::vector<float> concat;         // [T, H·Dh] z, the heads side by side
   std::vector<float> attn_residual;  // [T, D] input + o_proj(concat)
   std::vector<float> ffn_norm;       // [T, D] post_attention_layernorm(attn_residual)
-  std::vector<float> gate, up, act;  // [T, F] dense FFN only
+  FfnActivations ffn;                // the FFN's (dense or MoE) activations, for its backward
   std::vector<float> ffn_out;        // [T, D]
 };
 
@@ -47,7 +47,6 @@ struct CircuitScratch {
   CircuitBlock block;
   std::vector<float> h, x, a, q, k, v, z, probs, write;
   AttentionCoreScratch attention;
-  MoeScratch moe;
 };
 
 class CircuitForward {
@@ -77,7 +76,7 @@ class CircuitForward {
 
   // The FFN half of block l: out [T, D] = resid + FFN(post_attention_layernorm(ffn_in)), rows
   // first..T-1 (resid and ffn_in differ when only the FFN reads a patched residual). Keeps the
-  // FFN's activations in s (ffn_norm, gate, up, act, ffn_out).
+  // FFN's activations in s (ffn_norm, ffn of rows first..T-1, ffn_out).
   void ffn_half(int64_t l, const float* resid, const float* ffn_in, int64_t first, CircuitBlock& s, float* out,
                 CircuitScratch& scratch) const;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/ffn.h"
+#include "ops/ffn_block.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
@@ -32,24 +32,15 @@ struct PackedTranspose {
 
 void ffn_receiver_gradient(const CircuitForward& f, int64_t l, const CircuitBlock& b, const float* d_out, float* g) {
   const ModelConfig& c = f.config();
-  if (c.use_moe) {
-    throw Error("circuit.moe_backward_unavailable", {{"layer", l}},
-                "edge attribution needs the gradient through the MoE feed-forward, which is not available yet");
-  }
   const LayerWeights& w = f.model().weights().layers[size_t(l)];
-  const int64_t T = int64_t(b.input.size()) / c.hidden_size, D = c.hidden_size, F = c.intermediate_size;
-  PackedTranspose down, gate, up;
-  down.pack(w.mlp.down_proj);
-  gate.pack(w.mlp.gate_proj);
-  up.pack(w.mlp.up_proj);
-  std::vector<float> d_gate(size_t(T * F)), d_up(size_t(T * F)), other(size_t(T * D)), dw(static_cast<size_t>(D));
-  linear_rows(d_out, T, D, down.view, d_gate.data(), F);  // d act [T, F]
-  swiglu_act_backward(b.gate.data(), b.up.data(), d_gate.data(), T * F, d_gate.data(), d_up.data());
-  linear_rows(d_gate.data(), T, F, gate.view, g, D);
-  linear_rows(d_up.data(), T, F, up.view, other.data(), D);
-  for (int64_t i = 0; i < T * D; ++i) g[i] += other[size_t(i)];
-  rms_norm_backward(b.attn_residual.data(), w.post_attention_layernorm.data(), g, T, D, float(c.rms_norm_eps), g,
-                    dw.data());
+  const int64_t T = b.ffn.T, D = c.hidden_size;
+  // Through the FFN (an MoE with its routing fixed, as autograd through torch.topk's values),
+  // then post_attention_layernorm.
+  FfnBackwardScratch scratch;
+  std::vector<float> d_b(size_t(T * D)), dw(static_cast<size_t>(D));
+  ffn_block_backward(c, w, b.ffn, d_out, d_b.data(), nullptr, scratch);
+  rms_norm_backward(b.attn_residual.data(), w.post_attention_layernorm.data(), d_b.data(), T, D, float(c.rms_norm_eps),
+                    g, dw.data());
 }
 
 void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
@@ -59,8 +50,7 @@ void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
   const int64_t T = run.T, D = c.hidden_size, L = c.num_hidden_layers, H = c.num_attention_heads;
   const int64_t Hkv = c.num_key_value_heads, R = H / Hkv, Dh = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim();
   const float eps = float(c.rms_norm_eps);
-  if (c.use_moe) ffn_receiver_gradient(f, 0, run.blocks[0], nullptr, nullptr);  // throws before any work
-  std::vector<float> dw(size_t(std::max(D, Dh)));                               // the norms' weight gradients, unused
+  std::vector<float> dw(size_t(std::max(D, Dh)));  // the norms' weight gradients, unused
 
   // logits: the final norm's backward at the last row (the metric reads no other).
   std::vector<float> dh(size_t(T * D), 0.0f);  // [T, D] ∂metric/∂(residual stream)

@@ -22,15 +22,14 @@
 namespace minimind {
 
 // ∂metric/∂(receiver r's input) [T, D] at `run` for every receiver r, handed
-// to visit(r, g) from the logits back to block 0's. Throws Error
-// "circuit.moe_backward_unavailable" for an MoE model.
+// to visit(r, g) from the logits back to block 0's.
 void receiver_gradients(const CircuitForward& forward, const CircuitRun& run,
                         const std::function<void(int64_t receiver, const float* g)>& visit);
 
 // The FFN receiver's step: d_out [T, D] = ∂metric/∂(block l's FFN output) ->
 // g [T, D] = ∂metric/∂(the FFN's input, before post_attention_layernorm),
-// through the block's saved activations. One call per block, so an MoE
-// block's backward plugs in here.
+// through the block's saved activations (ops/ffn_block.h: dense, or MoE
+// with the forward's routing held fixed).
 void ffn_receiver_gradient(const CircuitForward& forward, int64_t l, const CircuitBlock& block, const float* d_out,
                            float* g);
 

@@ -70,7 +70,6 @@ export const ERROR_KINDS = [
   'circuit.length_mismatch',
   'circuit.same_token',
   'circuit.answer_out_of_range',
-  'circuit.moe_backward_unavailable',
   'binding.size_mismatch',
 ];
 
@@ -160,7 +159,6 @@ export const ERROR_TERMS = {
     'circuit.length_mismatch': '干净文本有 {clean} 个 token，损坏文本有 {corrupt} 个：电路要求两段文本的 token 数相同，逐位置对应。',
     'circuit.same_token': '答案和错误答案都是 token {id}：指标 logit(答案) − logit(错误) 处处为 0，请选两个不同的 token。',
     'circuit.answer_out_of_range': '{which} 的 token {id} 不在词表里（有效的 id 是 0–{last}）。',
-    'circuit.moe_backward_unavailable': '这是一个 MoE 模型：边归因需要穿过 MoE 前馈层的梯度，目前还不能计算。',
     'binding.size_mismatch': '{argument} 有 {got} 个元素，应为 {expected} 个。',
   },
   en: {
@@ -257,8 +255,6 @@ export const ERROR_TERMS = {
     'circuit.same_token':
       'The answer and the wrong token are both token {id}: logit(answer) − logit(wrong) would be 0 everywhere; pick two different tokens.',
     'circuit.answer_out_of_range': 'The {which} token {id} is not in the vocabulary (ids 0–{last}).',
-    'circuit.moe_backward_unavailable':
-      'This is an MoE model: edge attribution needs the gradient through the MoE feed-forward, which cannot be computed yet.',
     'interp.residual_out_of_range':
       'The patched residual (layer {layer}, position {position}) is outside layers 0–{layers} × {tokens} positions.',
     'binding.size_mismatch': '{argument} has {got} entries, expected {expected}.',
