@@ -24,6 +24,7 @@ import { setupModelLoading } from './panels/model_loading.mjs';
 import { setupModelPanel } from './panels/model_panel.mjs';
 import { setupRunBar } from './panels/run_bar.mjs';
 import { setupQKPanel } from './panels/qk_panel.mjs';
+import { setupCircuitPanel } from './panels/circuit_panel.mjs';
 import { setupWhyPanel } from './panels/why_panel.mjs';
 import { setupExercises } from './exercises/exercise_panel.mjs';
 import { setupExerciseLink } from './exercises/exercise_link.mjs';
@@ -66,6 +67,7 @@ const client = new ModelClient(workerUrl('./worker.js', import.meta.url, locatio
   onGenerationStep: (message) => generation.stepped(message),
   onWhy: (message) => why.receive(message),
   onQK: (message) => qk.receive(message),
+  onCircuit: (message) => circuit.receive(message),
   onExercise: (message) => exercises.receive(message),
   // Every request is answered: tests read this settle back to 0.
   onPending: (count) => (document.body.dataset.pendingRequests = String(count)),
@@ -180,6 +182,7 @@ setupEmbed({ store, t, $, tourLinks: () => tour.links() }); // the tour is set u
 setupPrediction({ store, t, $, client, tokens: () => input.requestTokens(input.currentTokens()) });
 const why = setupWhyPanel({ store, t, $, client, input });
 const qk = setupQKPanel({ store, t, $, client, input });
+const circuit = setupCircuitPanel({ store, t, $, client });
 // The tour's exercises, checked by the worker against the model in use; #exercise/NAME opens one outside the tour.
 const exercises = setupExercises({ store, t, client, input });
 setupExerciseLink({ exercises, $ });

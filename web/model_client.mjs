@@ -23,6 +23,7 @@ const REQUEST_OF = {
   attribution: 'attribute',
   'patch-result': 'patch',
   'qk-result': 'qk',
+  'circuit-result': 'circuit',
   'exercise-result': 'exercise',
 };
 // "Ask the model why" (web/panels/why_panel.mjs): its answers and errors go to onWhy.
@@ -50,7 +51,7 @@ export class ModelClient {
 
   /**
    * handlers: {onProgress, onLoaded, onResult, onPrediction, onDescribed, onGenerationStart,
-   * onGenerationStep, onWhy, onQK ("why this weight": its answers and errors), onExercise (a tour
+   * onGenerationStep, onWhy, onQK ("why this weight": its answers and errors), onCircuit, onExercise (a tour
    * exercise's answers and errors), onError, onPending(count of requests not answered yet)}
    */
   constructor(workerUrl, handlers) {
@@ -184,6 +185,11 @@ export class ModelClient {
     return this.#send('qk', { ...tokens, ...options });
   }
 
+  /** The circuit of the why section's pair or of a text typed twice (model.circuit); see why_worker.mjs. */
+  circuit(options) {
+    return this.#send('circuit', options);
+  }
+
   /**
    * A tour exercise (js/exercises.mjs) on what the page shows: {name, screen:
    * {layer, head, stage, causal, scale, ablate, row, cell, train}, answer?
@@ -259,6 +265,7 @@ export class ModelClient {
     if (message.type !== 'progress') delete this.#sentAt[request];
     const h = this.#handlers;
     if (request === 'qk') h.onQK?.(message);
+    else if (request === 'circuit') h.onCircuit?.(message);
     else if (request === 'exercise') h.onExercise?.(message);
     else if (WHY_REQUESTS.includes(request)) h.onWhy?.(message);
     else if (message.type === 'progress') h.onProgress?.(message);

@@ -13,14 +13,18 @@
 //   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
 //   story: rowStory() of the text ({pronoun, at, row, referent, other, answer, wrong} habits) or null
 //                 {type: 'qk', id, ids | text, layer, head, query, key, rankKeys, causal, scale}: why one weight (model.qk)
+//                 {type: 'circuit', id, pairFrom: {story} | induction: {ids}, top}: the circuit of the why
+//                   section's pair, or of a text typed twice (js/circuit_text.mjs inductionPair), model.circuit
 //   every request may carry ablate: [[layer, head], ...], the heads switched off
 // worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, raws, kinds, storyRow, causal, scale}
 //                 {type: 'attribution', id, row, attribution, answer, wrong, storyRow, causal, scale}
 //                 {type: 'patch-result', id, result | lengths: {clean, corrupt}, answer, wrong, pair?, causal, scale}
 //                 {type: 'qk-result', id, ids, tokens, qk, labels: {id: label} of the ranked tokens, causal, scale}
+//                 {type: 'circuit-result', id, result | lengths, pair | induction, answer, wrong, top}
 import { MiniMindError } from '../js/minimind_error.mjs';
 import { nextToken } from '../js/pronoun_pair.mjs';
 import { storyPair, storyRow } from '../js/why_text.mjs';
+import { inductionPair } from '../js/circuit_text.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
 
 const LENS_TOP = 5;
@@ -110,6 +114,33 @@ export function handleQK(ctx, message) {
   const qk = ctx.model.qk({ ids, layer, head, query, key, versus: 'mean', ...rank, ...switchesOf(message) });
   const rankedLabels = Object.fromEntries((qk.ranked ?? []).map(({ id }) => [id, ctx.labelOf(id)]));
   self.postMessage({ type: 'qk-result', id: message.id, ...echo(message), ids, tokens: labels, qk, labels: rankedLabels });
+}
+
+// The circuit behind the pair's answer (model.circuit): every edge scored, the
+// `top` strongest path-patched, both faithfulness curves, each score split by
+// position. It takes no switches: it is the circuit of the model as it is.
+export function handleCircuit(ctx, message) {
+  ready(ctx);
+  const induction = message.induction ? inductionPair(message.induction.ids) : null;
+  const pair = message.pairFrom ? derivedPair(ctx, message.pairFrom.story) : null;
+  const base = { type: 'circuit-result', id: message.id, ...echo(message), pair, induction, top: message.top };
+  if (message.induction && !induction) throw new Error('the text is not typed twice');
+  const clean = induction ? induction.clean : idsOf(ctx, { text: pair.clean });
+  const corrupt = induction ? induction.corrupt : idsOf(ctx, { text: pair.corrupt });
+  if (clean.length !== corrupt.length) return self.postMessage({ ...base, lengths: { clean: clean.length, corrupt: corrupt.length } });
+  const story = pair ? { prefix: pair.clean, answer: pair.answer, wrong: pair.wrong } : null;
+  const answer = induction ? induction.answer : habitToken(ctx, story, 'answer');
+  const wrong = induction ? induction.wrong : habitToken(ctx, story, 'wrong');
+  if (answer === null || wrong === null) throw new Error('the circuit needs an answer token and a wrong token');
+  const result = ctx.model.circuit({ clean, corrupt, answer, wrong, top: message.top, positions: true });
+  const label = (list) => ctx.sequenceLabels(list).map((l) => l.label);
+  const plain = { causalMask: true, scaleScores: true };
+  self.postMessage({
+    ...base,
+    result: { ...result, tokens: { clean: label(clean), corrupt: label(corrupt) } },
+    answer: named(ctx, clean, clean.length - 1, answer, plain),
+    wrong: named(ctx, clean, clean.length - 1, wrong, plain),
+  });
 }
 
 // storyPair() with the worker's tokenizer, as plain data for the page: {kind, clean, corrupt, answer,

@@ -11,7 +11,7 @@
 //                 {type: 'lesson', id, kind: 'qkv', q, k, v, causal, scale} | {type: 'lesson', id, kind: 'scores', scores, causal}
 //                 {type: 'lab', id, preset, seed}
 //                 {type: 'model-files', id}   the model in use as files, for the Train panel's "continue training"
-//                 {type: 'lens' | 'attribute' | 'patch' | 'qk', id, ...}   "ask the model why" (why_worker.mjs)
+//                 {type: 'lens' | 'attribute' | 'patch' | 'qk' | 'circuit', id, ...}   "ask the model why" (why_worker.mjs)
 //                 {type: 'exercise', id, name, ids | text, screen, answer?, reveal?}   a tour exercise (js/exercises.mjs)
 //                 {type: 'memory', port}   the module's memory, answered on `port` (a MessagePort), not queued
 // worker -> main: {type: 'progress', id, fraction, phase}
@@ -41,7 +41,7 @@ import { topK } from '../js/top_k.mjs';
 import { loadRuntime, runtimeSummary, runtimeOptions } from './wasm_runtime.mjs';
 import { DEMO, lessonPositions } from './demo_model.mjs';
 import { demoFiles } from './demo_source.mjs';
-import { handleAttribute, handleLens, handlePatch, handleQK } from './why_worker.mjs';
+import { handleAttribute, handleCircuit, handleLens, handlePatch, handleQK } from './why_worker.mjs';
 
 const TRACE_STAGES = ['scores_raw', 'scores_scaled', 'scores_masked', 'attn_weights'];
 
@@ -377,7 +377,7 @@ function handleExercise(message) {
 }
 
 // "Ask the model why": the model and tokenizer of now, and how this worker reads tokens.
-const WHY_REQUESTS_HANDLED = { lens: handleLens, attribute: handleAttribute, patch: handlePatch, qk: handleQK };
+const WHY_REQUESTS_HANDLED = { lens: handleLens, attribute: handleAttribute, patch: handlePatch, qk: handleQK, circuit: handleCircuit };
 const WHY_REQUESTS = Object.keys(WHY_REQUESTS_HANDLED);
 const whyContext = () => ({ model, tokenizer, tokensOf, labelOf, predictedName, sequenceLabels });
 

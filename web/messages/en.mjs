@@ -5,6 +5,7 @@ import { PLACEMENT_TERMS } from './placement_terms.mjs';
 import { TRAIN_TERMS } from './train_terms.mjs';
 import { TOKEN_TERMS } from './token_terms.mjs';
 import { QK_TERMS } from './qk_terms.mjs';
+import { CIRCUIT_TERMS } from './circuit_terms.mjs';
 import { WHY_TERMS } from './why_terms.mjs';
 import { TOUR_TERMS } from './tour_terms.mjs';
 import { EXERCISE_TERMS } from './exercise_terms.mjs';
@@ -15,6 +16,7 @@ export default {
   ...TRAIN_TERMS['en'],
   ...WHY_TERMS['en'],
   ...QK_TERMS['en'],
+  ...CIRCUIT_TERMS['en'],
   ...TOUR_TERMS['en'],
   ...EXERCISE_TERMS['en'],
   ...TOKEN_TERMS['en'],
