@@ -12,7 +12,7 @@
 //   info: {L, H, Hkv, Dh, D, qkNorm, ropeTheta}, role: {role, score, value} | null,
 //   rows: {scores_raw, scores_scaled, attn_weights}: the shown head's values in row `at` ([T] each),
 //   at: the row those are from (the selected row, else the last),
-//   prediction: {query, top: {label, p}, on: {label, p} | null} | null}
+//   prediction: {query, top: {label, p}, on: {label, p} | null, masked: {label, p} | null (with the mask on)} | null}
 
 const two = (x) => x.toFixed(2);
 
@@ -267,8 +267,12 @@ function predictionLines(view) {
   if (!p?.top) return [{ key: 'tour.row.selected', params: rowParams(view) }];
   const next = view.tokens[view.at + 1];
   const lines = [{ key: 'tour.predict.top', params: { ...rowParams(view), top: p.top.label, p: p.top.p.toFixed(3) } }];
-  if (!view.causal && next !== undefined)
-    lines.push({ key: p.top.label === next ? 'tour.predict.cheats' : 'tour.predict.sees', params: { next } });
+  // Copying: with the mask off the next token is the top prediction, and with it on it was not.
+  if (!view.causal && next !== undefined) {
+    const copies = p.top.label === next && p.masked && p.masked.label !== next;
+    lines.push({ key: copies ? 'tour.predict.cheats' : 'tour.predict.sees', params: { next } });
+    if (p.masked) lines.push({ key: 'tour.predict.masked', params: { masked: p.masked.label, p: p.masked.p.toFixed(3) } });
+  }
   return lines;
 }
 

@@ -118,17 +118,19 @@ test('the sentences follow the row, the stage and the switches, with the numbers
   assert.ok(future > 0);
 });
 
-test('a prediction that is the next token, seen with the mask off, is called copying', async () => {
+test('with the mask off, a top prediction that is the next token is called copying only when the mask on predicted another', async () => {
   const { heads, sentence } = await trainedModel();
   const { view } = await demoView({ ...heads.pronounHead, row: sentence.pronoun, causal: false });
   const next = view.tokens[sentence.pronoun + 1];
-  const copying = tourSentences('mask.off', {
-    ...view,
-    prediction: { query: view.tokens[sentence.pronoun], top: { label: next, p: 0.9 }, on: null },
-  });
+  const say = (top, masked) =>
+    tourSentences('mask.off', { ...view, prediction: { query: '', top: { label: top, p: 0.9 }, on: null, masked } });
+  const copying = say(next, { label: `${next}?`, p: 0.5 });
   assert.ok(copying.some((l) => l.key === 'tour.predict.cheats' && l.params.next === next));
-  const other = tourSentences('mask.off', { ...view, prediction: { query: '', top: { label: `${next}?`, p: 0.9 }, on: null } });
-  assert.ok(other.some((l) => l.key === 'tour.predict.sees'));
+  assert.ok(copying.some((l) => l.key === 'tour.predict.masked' && l.params.masked === `${next}?` && l.params.p === '0.500'));
+  // The same top with the mask on: no copying claim.
+  assert.ok(say(next, { label: next, p: 0.8 }).some((l) => l.key === 'tour.predict.sees'));
+  assert.ok(!say(next, { label: next, p: 0.8 }).some((l) => l.key === 'tour.predict.cheats'));
+  assert.ok(say(`${next}?`, null).some((l) => l.key === 'tour.predict.sees'));
 });
 
 test('the heads chapter says the measured role of the head shown, and GQA follows the shape', async () => {

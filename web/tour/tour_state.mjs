@@ -156,6 +156,7 @@ export function tourView(s) {
     },
     role: entry ? { role: entry.role, ...headLabel(entry) } : null,
     rows: { scores_raw: rowValues('scores_raw'), scores_scaled: rowValues('scores_scaled'), attn_weights: rowValues('attn_weights') },
-    prediction: p && p.row === at ? { query: p.query, top: candidate(p.candidates[0]), on: candidate(p.on) } : null,
+    prediction:
+      p && p.row === at ? { query: p.query, top: candidate(p.candidates[0]), on: candidate(p.on), masked: candidate(p.masked?.[0]) } : null,
   };
 }
