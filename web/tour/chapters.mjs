@@ -44,6 +44,16 @@ const CODE = {
   ],
 };
 
+// The induction head on the lesson sentence typed twice, at its second copy's row 3 and that row's largest weight.
+const INDUCTION_CELL = {
+  ...LESSON,
+  text: 'lesson-twice',
+  layer: { role: 'induction' },
+  head: { role: 'induction' },
+  row: { second: 3 },
+  cell: { query: { second: 3 }, key: 'top' },
+};
+
 const LAB = { model: 'lab-a', text: 'lesson', layer: 0, head: 1, row: 'last' };
 
 export const CHAPTERS = [
@@ -130,7 +140,11 @@ export const CHAPTERS = [
     slug: 'weight',
     steps: [
       { state: { ...LESSON, cell: { query: 'pronoun', key: 'top' } }, point: 'qk', say: 'weight.cell' },
-      { state: { ...LESSON, cell: { query: 'pronoun', key: 'top' } }, point: 'qk', exercise: 'weight-source' },
+      // Block 0 reads only the embeddings; a head of a later block shows the
+      // earlier heads that wrote its keys (the induction head's come from the
+      // previous-token head), so the exercise asks there.
+      { state: INDUCTION_CELL, point: 'qk', say: 'weight.cell' },
+      { state: INDUCTION_CELL, point: 'qk', exercise: 'weight-source' },
     ],
   },
   {
