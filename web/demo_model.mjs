@@ -7,6 +7,7 @@
 // sink, role}], pronounHead, lesson: [{text, referent, mass}],
 // referentAccuracy: {on, off}, probes}), and everything shown about a head
 // is read from it, never written here.
+import { componentRoles } from '../js/qk_text.mjs';
 import { encodeSpan, encodeText } from '../js/text_encoding.mjs';
 
 /** The trained model's name, where a preset's name goes (the selector, the URL, the element's `preset`). */
@@ -52,6 +53,11 @@ export function lessonPositions(tokenizer, lesson) {
 // The score that names each role (js/head_roles.mjs).
 const ROLE_SCORE = { pronoun: 'pronoun', induction: 'induction', 'previous-token': 'previousToken', sink: 'sink' };
 const SCORES = ['previousToken', 'induction', 'pronoun', 'sink'];
+
+/** The QK components' measured roles (js/qk_text.mjs componentRoles of heads.json) while the trained model is the one in use, else {}. */
+export function demoRoles(s) {
+  return s.preset === DEMO && !s.files ? componentRoles(s.demo?.heads) : {};
+}
 
 /** A head's label: {role, score: the score key shown, value}; a mixed head shows its largest score. */
 export function headLabel(entry) {

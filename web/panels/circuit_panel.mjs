@@ -10,9 +10,9 @@
 // the circuit is of the model as it is. app.mjs calls setupCircuitPanel once
 // and hands it the worker's 'circuit' answers (receive).
 import { circuitSentences, curveAt, curveSteps, edgeShares, inductionPair, inductionSentence } from '../../js/circuit_text.mjs';
-import { componentRoles } from '../../js/qk_text.mjs';
 import { patchStory, wordParams } from '../../js/why_text.mjs';
-import { DEMO } from '../demo_model.mjs';
+import { DEMO, demoRoles } from '../demo_model.mjs';
+import { newestReply } from './newest_reply.mjs';
 import { errorText } from '../error_text.mjs';
 import { headMatrix } from '../shown_matrix.mjs';
 import { renderCircuit, renderCurves } from '../views/circuit_view.mjs';
@@ -105,19 +105,8 @@ export function setupCircuitPanel({ store, t, $, client }) {
 
   function receive(message) {
     if (message.type === 'superseded') return;
-    answeredFor = message.asked ?? asked;
-    if (message.type === 'error') {
-      failure = message;
-      answer = null;
-    } else {
-      failure = null;
-      answer = message;
-    }
+    ({ answeredFor, answer, failure } = newestReply(message, asked));
     render();
-  }
-
-  function roles(s) {
-    return s.preset === DEMO && !s.files ? componentRoles(s.demo?.heads) : {};
   }
 
   // A head node: that head's matrix, and "why this weight" of the last row's largest weight.
@@ -245,8 +234,8 @@ export function setupCircuitPanel({ store, t, $, client }) {
     tableTitle.textContent = t('circuit.tableTitle');
     renderTable(result);
     const story = a.pair && a.pair.kind === 'name' ? { referent: a.pair.referent, pronoun: a.pair.pronoun } : null;
-    const lines = circuitSentences(result, { tokens: result.tokens, roles: roles(s), story });
-    if (a.induction) lines.push(inductionSentence(result, roles(s)));
+    const lines = circuitSentences(result, { tokens: result.tokens, roles: demoRoles(s), story });
+    if (a.induction) lines.push(inductionSentence(result, demoRoles(s)));
     sentences.replaceChildren(
       ...lines.map(({ key, params }) => {
         const item = document.createElement('li');

@@ -8,9 +8,10 @@
 // ranked keys and RoPE's pairs. Until the answer for what is on screen is in,
 // the section says it is updating and dims what it shows. app.mjs calls
 // setupQKPanel once and hands it the worker's 'qk' answers (receive).
-import { RANK_ASKED, componentRoles, qkSentences } from '../../js/qk_text.mjs';
+import { RANK_ASKED, qkSentences } from '../../js/qk_text.mjs';
 import { wordParams } from '../../js/why_text.mjs';
-import { DEMO } from '../demo_model.mjs';
+import { DEMO, demoRoles } from '../demo_model.mjs';
+import { newestReply } from './newest_reply.mjs';
 import { errorText } from '../error_text.mjs';
 import { headMatrix, shown } from '../shown_matrix.mjs';
 import { renderPairs, renderRanked, renderRope, renderTable } from '../views/qk_view.mjs';
@@ -78,21 +79,8 @@ export function setupQKPanel({ store, t, $, client, input }) {
   }
 
   function receive(message) {
-    // The client delivers the newest request's answer only: an error is for the key asked last.
-    answeredFor = message.asked ?? asked;
-    if (message.type === 'error') {
-      failure = message; // errorFields: worded in the page's language when drawn
-      answer = null;
-    } else {
-      failure = null;
-      answer = message;
-    }
+    ({ answeredFor, answer, failure } = newestReply(message, asked));
     render();
-  }
-
-  // The trained model's measured roles (heads.json), while it is the model.
-  function roles(s) {
-    return s.preset === DEMO && !s.files ? componentRoles(s.demo?.heads) : {};
   }
 
   // A head's weights [T] at a query position in the page's own run (the matrix on screen), or null.
@@ -155,7 +143,7 @@ export function setupQKPanel({ store, t, $, client, input }) {
     const said = qkSentences(qk, {
       tokens,
       ids: a.ids,
-      roles: roles(s),
+      roles: demoRoles(s),
       attention: pending ? null : attentionIn(s),
       labelOf,
       world: s.preset === DEMO && !s.files,
