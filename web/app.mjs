@@ -29,6 +29,7 @@ import { setupWhyPanel } from './panels/why_panel.mjs';
 import { setupExercises } from './exercises/exercise_panel.mjs';
 import { setupExerciseLink } from './exercises/exercise_link.mjs';
 import { setupTour } from './tour/tour_panel.mjs';
+import { PLAYGROUND } from './playground_keeper.mjs';
 
 const $ = (id) => document.getElementById(id);
 addMatrixStateElements(); // the state line and shape label beside the matrix, the chips' note, the SVG button
@@ -112,25 +113,8 @@ function renderUrlNote() {
   $('url-note').textContent = kept === text ? '' : t('url.textCut', { kept: [...kept].length, total: [...text].length });
 }
 
-const SHAREABLE = [
-  'text',
-  'inputMode',
-  'preset',
-  'seed',
-  'config',
-  'layer',
-  'head',
-  'stage',
-  'causal',
-  'scale',
-  'row',
-  'cell',
-  'ablate',
-  'lang',
-  'lesson',
-  'lab',
-  'embed',
-];
+// What a link carries: the playground's own state (files cannot travel in a URL), the cell, the language, the open lesson or lab, embedding.
+const SHAREABLE = [...PLAYGROUND.filter((key) => key !== 'files'), 'cell', 'lang', 'lesson', 'lab', 'embed'];
 
 // Subscribed before the panels: a new language is applied to the page before they redraw in it.
 store.subscribe((state, changed) => {
