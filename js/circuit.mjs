@@ -26,7 +26,7 @@ function flag(value, name, fallback) {
 }
 
 /** The two rankings of the edges: by |score| (EAP) or by |patched - clean| (unpatched edges after). */
-export const CIRCUIT_RANKS = ['eap', 'patched'];
+const CIRCUIT_RANKS = ['eap', 'patched'];
 
 // Curve {edges, metric, share} of typed arrays -> [{edges, share, metric}], share null where undefined.
 function curve(flat) {
@@ -42,7 +42,7 @@ function curve(flat) {
  * |patched - clean| with the edges not patched after (by |score|); ties keep
  * the graph's order.
  */
-export function rankEdges(edges, clean, rank) {
+function rankEdges(edges, clean, rank) {
   const key = (e) =>
     rank === 'patched' ? (e.patched === null ? [1, Math.abs(e.score)] : [0, Math.abs(e.patched - clean)]) : [0, Math.abs(e.score)];
   return edges

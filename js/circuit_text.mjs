@@ -14,9 +14,9 @@
 import { componentName } from './qk_text.mjs';
 
 /** Below this |clean − corrupt| the pair has no answer to carry: no shares. */
-export const NO_GAP = 1e-6;
+const NO_GAP = 1e-6;
 /** Edges whose share the sentences name. */
-export const NAMED_EDGES = 3;
+const NAMED_EDGES = 3;
 /** A circuit "keeps the answer" from this share of it on. */
 export const FAITHFUL = 0.8;
 /** The induction story looks for its edges among this many strongest. */
@@ -136,7 +136,7 @@ export function circuitSentences(result, context = {}) {
 }
 
 /** How many edges keep most of the answer, by both rankings. */
-export function faithfulnessSentences(result) {
+function faithfulnessSentences(result) {
   const total = result.edges.length;
   const lines = [];
   for (const rank of ['eap', 'patched']) {

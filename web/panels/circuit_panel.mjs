@@ -19,7 +19,7 @@ import { renderCircuit, renderCurves } from '../views/circuit_view.mjs';
 import { make, makePart } from './make_element.mjs';
 
 /** Edges path-patched: the choices, and the default. */
-export const CIRCUIT_TOPS = [20, 50, 100];
+const CIRCUIT_TOPS = [20, 50, 100];
 const DEFAULT_TOP = 50;
 /** The graph draws at most this many edges (the slider's N beyond it is the curve's only). */
 const DRAW_MAX = 60;

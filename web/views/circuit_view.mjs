@@ -42,7 +42,7 @@ function layout(L, H) {
 }
 
 /** An edge's measure on screen: its patched share where patched, else EAP's estimate. */
-export function shownShare(edge, metric) {
+function shownShare(edge, metric) {
   const { patched, eap } = edgeShares(edge, metric);
   return patched ?? eap ?? 0;
 }
