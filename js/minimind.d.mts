@@ -574,6 +574,8 @@ export class MiniMind {
   /** Threads the module computes with (1 unless a threads variant); the same numbers for any count. */
   readonly threads: number;
   readonly stages: StageName[];
+  /** Every error kind the core can raise (core/util/error_kinds.h), sorted. */
+  readonly errorKinds: string[];
   presets(): PresetName[];
   presetConfig(name: PresetName | string): Record<string, unknown>;
   /** Every problem of the config, one sentence each; [] when usable. */

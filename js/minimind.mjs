@@ -316,6 +316,8 @@ export class MiniMind {
     this.threads = typeof native.threadCount === 'function' ? native.threadCount() : 1;
     /** Every trace stage name, in pipeline order. */
     this.stages = JSON.parse(native.stageNames());
+    /** Every error kind the core can raise (core/util/error_kinds.h), sorted. */
+    this.errorKinds = JSON.parse(native.errorKinds());
   }
 
   /** Bytes of Wasm memory the module holds now (it grows as needed and never shrinks). */

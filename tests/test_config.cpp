@@ -10,6 +10,7 @@
 #include "fixtures.h"
 #include "model/presets.h"
 #include "tensors/model_config.h"
+#include "util/error.h"
 
 using namespace minimind;
 using minimind::testing::fixture_path;
@@ -376,8 +377,7 @@ TEST_CASE("presets have the released shapes and parameter counts", "[config][pre
   CHECK(preset_config("lab-a").kv_dim() == 32);  // lesson 11: k_proj(x).shape = (2, 5, 32)
 
   for (const std::string& name : preset_names()) {
-    REQUIRE_THROWS_MATCHES(preset_config("minimind-4"), std::invalid_argument, message_contains(name));
+    REQUIRE_THROWS_MATCHES(preset_config("minimind-4"), Error, message_contains(name));
   }
-  REQUIRE_THROWS_MATCHES(preset_config("minimind-4"), std::invalid_argument,
-                         message_contains("unknown preset \"minimind-4\""));
+  REQUIRE_THROWS_MATCHES(preset_config("minimind-4"), Error, message_contains("unknown preset \"minimind-4\""));
 }

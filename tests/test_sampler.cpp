@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "model/sampler.h"
+#include "util/error.h"
 #include "util/random.h"
 
 using namespace minimind;
@@ -257,11 +258,11 @@ TEST_CASE("bad sampling parameters are refused with the parameter's name", "[sam
   };
   for (const auto& c : cases) {
     CAPTURE(c.message);
-    REQUIRE_THROWS_MATCHES(validate_sampling(c.params), std::invalid_argument, message_contains(c.message));
-    REQUIRE_THROWS_MATCHES(Sampler{c.params}, std::invalid_argument, message_contains(c.message));
+    REQUIRE_THROWS_MATCHES(validate_sampling(c.params), Error, message_contains(c.message));
+    REQUIRE_THROWS_MATCHES(Sampler{c.params}, Error, message_contains(c.message));
   }
   REQUIRE_NOTHROW(validate_sampling(SamplingParams{}));
   const std::vector<float> none;
   Sampler sampler{SamplingParams{}};
-  REQUIRE_THROWS_AS(sampler.next(none.data(), 0, {}), std::invalid_argument);
+  REQUIRE_THROWS_AS(sampler.next(none.data(), 0, {}), Error);
 }

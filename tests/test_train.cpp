@@ -337,12 +337,12 @@ TEST_CASE("training refuses what it cannot do, with the reason", "[train]") {
   Model model = c.model();
   TrainerOptions bad;
   bad.accumulation_steps = 0;
-  REQUIRE_THROWS_MATCHES(Trainer(model, c.data, bad), std::invalid_argument, message_contains("accumulation_steps"));
+  REQUIRE_THROWS_MATCHES(Trainer(model, c.data, bad), Error, message_contains("accumulation_steps"));
   bad = {};
   bad.grad_clip = 0.0;
-  REQUIRE_THROWS_MATCHES(Trainer(model, c.data, bad), std::invalid_argument, message_contains("grad_clip"));
+  REQUIRE_THROWS_MATCHES(Trainer(model, c.data, bad), Error, message_contains("grad_clip"));
   const PretrainDataset outside = PretrainDataset::from_sequences({{1, 64, 2}}, c.data.options());
-  REQUIRE_THROWS_MATCHES(Trainer(model, outside, {}), std::invalid_argument, message_contains("token id 64"));
+  REQUIRE_THROWS_MATCHES(Trainer(model, outside, {}), Error, message_contains("token id 64"));
   ModelConfig moe = preset_config("minimind-3-moe");
   moe.hidden_size = 32;
   moe.num_hidden_layers = 1;
@@ -365,7 +365,7 @@ TEST_CASE("training refuses what it cannot do, with the reason", "[train]") {
   Trainer trainer(model, PretrainDataset::from_sequences({{1, 5, 2}}, c.data.options()), {});
   trainer.step();
   REQUIRE(trainer.done());
-  REQUIRE_THROWS_AS(trainer.step(), std::logic_error);
+  REQUIRE_THROWS_AS(trainer.step(), Error);
 }
 
 TEST_CASE("MiniMind's from-scratch initialisation starts the loss near ln(V)", "[train]") {

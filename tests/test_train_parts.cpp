@@ -22,6 +22,7 @@
 #include "train/adamw.h"
 #include "train/lr_schedule.h"
 #include "train/pretrain_data.h"
+#include "util/error.h"
 
 using namespace minimind;
 using minimind::testing::message_contains;
@@ -249,9 +250,9 @@ TEST_CASE("AdamW rejects parameters it was not built for", "[train]") {
   std::vector<Parameter> params = {make_parameter("w", {1.0f, 2.0f})};
   AdamW adamw(params);
   std::vector<Parameter> other = {make_parameter("w", {1.0f, 2.0f, 3.0f})};
-  REQUIRE_THROWS_MATCHES(adamw.step(other, 1e-3), std::invalid_argument, message_contains("w has 3 values"));
+  REQUIRE_THROWS_MATCHES(adamw.step(other, 1e-3), Error, message_contains("w has 3 values"));
   std::vector<Parameter> two = {params[0], params[0]};
-  REQUIRE_THROWS_MATCHES(adamw.step(two, 1e-3), std::invalid_argument, message_contains("built for 1 parameters"));
+  REQUIRE_THROWS_MATCHES(adamw.step(two, 1e-3), Error, message_contains("built for 1 parameters"));
   REQUIRE(adamw.steps() == 0);
 }
 
@@ -322,7 +323,7 @@ TEST_CASE("minimind_lr is get_lr: lr at the start, 0.55 lr halfway, 0.1 lr at th
   CHECK(minimind_lr(1000, 1000, lr) == Approx(0.1 * lr).epsilon(1e-15));
   // The formula as Python writes it, at a step in between.
   CHECK(minimind_lr(137, 1000, lr) == lr * (0.1 + 0.45 * (1 + std::cos(3.141592653589793 * 137 / 1000))));
-  REQUIRE_THROWS_AS(minimind_lr(1, 0, lr), std::invalid_argument);
+  REQUIRE_THROWS_AS(minimind_lr(1, 0, lr), Error);
 }
 
 // ---------------------------------------------------------------- data
@@ -377,7 +378,7 @@ TEST_CASE("PretrainDataset: ids lines are the whole sequence, cut at max_seq_len
   CHECK(data.sequence(1) == std::vector<int32_t>{1, 2, 3, 4, 5});
   CHECK(padded(data, 1).labels == std::vector<int32_t>{1, 2, 3, 4, 5});
   CHECK(data.max_id() == 2147483647);
-  REQUIRE_THROWS_AS(data.sample(3, nullptr, nullptr), std::out_of_range);
+  REQUIRE_THROWS_AS(data.sample(3, nullptr, nullptr), Error);
 
   SECTION("another pad id") {
     DataOptions o = with_max_seq_len(4);
@@ -393,12 +394,11 @@ TEST_CASE("PretrainDataset: ids lines are the whole sequence, cut at max_seq_len
     CHECK(d.sequence(1) == std::vector<int32_t>{1, 2, 3, 4});
     CHECK(padded(d, 0).labels == std::vector<int32_t>{3, 4, -100, -100});
     CHECK(d.max_id() == 4);
-    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({{1}, {2, -3}}), std::invalid_argument,
+    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({{1}, {2, -3}}), Error,
                            message_contains("sequences[1] holds -3"));
-    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({{1}, {}}), std::invalid_argument,
+    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({{1}, {}}), Error,
                            message_contains("sequences[1] is empty"));
-    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({}), std::invalid_argument,
-                           message_contains("no training samples"));
+    REQUIRE_THROWS_MATCHES(PretrainDataset::from_sequences({}), Error, message_contains("no training samples"));
   }
 }
 
@@ -431,43 +431,41 @@ TEST_CASE("PretrainDataset: every malformed input is refused naming its line", "
     return PretrainDataset::parse(text, DataFormat::Jsonl, t, with_max_seq_len(8));
   };
   const std::string good = "{\"ids\": [1]}\n";
-  REQUIRE_THROWS_MATCHES(parse_jsonl(good + good + "{\"text\": \"a\"\n", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl(good + good + "{\"text\": \"a\"\n", &tokenizer), Error,
                          message_contains("line 3: not valid JSON ("));
-  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "\n[1, 2]\n", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "\n[1, 2]\n", &tokenizer), Error,
                          message_contains("line 3: not a JSON object (got array)"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl(good + good + good + "\n\n\n{\"txt\": \"a\"}", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl(good + good + good + "\n\n\n{\"txt\": \"a\"}", &tokenizer), Error,
                          message_contains("line 7: an object with neither \"text\" nor \"ids\""));
-  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "{\"text\": \"a\"}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "{\"text\": \"a\"}", nullptr), Error,
                          message_contains("line 2: \"text\" needs a tokenizer (pass --tokenizer or a model folder "
                                           "with tokenizer.json)"));
-  REQUIRE_THROWS_MATCHES(PretrainDataset::parse("\n" + kWeatherText, DataFormat::Text, nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(PretrainDataset::parse("\n" + kWeatherText, DataFormat::Text, nullptr), Error,
                          message_contains("line 2: \"text\" needs a tokenizer"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"text\": 5}", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"text\": 5}", &tokenizer), Error,
                          message_contains("line 1: \"text\" is not a string (got number)"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"text\": \"a\", \"ids\": [1]}", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"text\": \"a\", \"ids\": [1]}", &tokenizer), Error,
                          message_contains("line 1: an object with both \"text\" and \"ids\""));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": \"1 2\"}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": \"1 2\"}", nullptr), Error,
                          message_contains("line 1: \"ids\" is not an array (got string)"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": []}", nullptr), std::invalid_argument,
-                         message_contains("line 1: \"ids\" is empty"));
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": []}", nullptr), Error, message_contains("line 1: \"ids\" is empty"));
   // Ids past max_seq_len are checked too, though they are cut.
-  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "{\"ids\": [1,2,3,4,5,6,7,8,9,-1]}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl(good + "{\"ids\": [1,2,3,4,5,6,7,8,9,-1]}", nullptr), Error,
                          message_contains("line 2: \"ids\"[9] is -1, not an integer in [0, 2^31)"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [2147483648]}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [2147483648]}", nullptr), Error,
                          message_contains("line 1: \"ids\"[0] is 2147483648, not an integer in [0, 2^31)"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [1.5]}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [1.5]}", nullptr), Error,
                          message_contains("line 1: \"ids\"[0] is 1.5, not an integer"));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [\"7\"]}", nullptr), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("{\"ids\": [\"7\"]}", nullptr), Error,
                          message_contains("line 1: \"ids\"[0] is \"7\", not an integer"));
 
   const std::string no_sample = "no training samples: the file has no non-empty line";
-  REQUIRE_THROWS_MATCHES(parse_jsonl("", &tokenizer), std::invalid_argument, message_contains(no_sample));
-  REQUIRE_THROWS_MATCHES(parse_jsonl("\xEF\xBB\xBF\r\n  \n\t\n", &tokenizer), std::invalid_argument,
+  REQUIRE_THROWS_MATCHES(parse_jsonl("", &tokenizer), Error, message_contains(no_sample));
+  REQUIRE_THROWS_MATCHES(parse_jsonl("\xEF\xBB\xBF\r\n  \n\t\n", &tokenizer), Error, message_contains(no_sample));
+  REQUIRE_THROWS_MATCHES(PretrainDataset::parse("\n\n", DataFormat::Text, &tokenizer), Error,
                          message_contains(no_sample));
-  REQUIRE_THROWS_MATCHES(PretrainDataset::parse("\n\n", DataFormat::Text, &tokenizer), std::invalid_argument,
-                         message_contains(no_sample));
-  REQUIRE_THROWS_MATCHES(PretrainDataset::parse(good, DataFormat::Jsonl, nullptr, with_max_seq_len(1)),
-                         std::invalid_argument, message_contains("max_seq_len must be at least 2"));
+  REQUIRE_THROWS_MATCHES(PretrainDataset::parse(good, DataFormat::Jsonl, nullptr, with_max_seq_len(1)), Error,
+                         message_contains("max_seq_len must be at least 2"));
 }
 
 // ---------------------------------------------------------------- epoch order
@@ -492,5 +490,5 @@ TEST_CASE("epoch_order: a platform-independent permutation per (seed, epoch), fi
   CHECK(order_of(1000, 42, 0, false) == identity);
   CHECK(order_of(1, 42, 0) == std::vector<int64_t>{0});
   CHECK(order_of(0, 42, 0).empty());
-  REQUIRE_THROWS_AS(order_of(3, 42, -1), std::invalid_argument);
+  REQUIRE_THROWS_AS(order_of(3, 42, -1), Error);
 }

@@ -12,6 +12,7 @@
 #include "checkpoint/model_loader.h"
 #include "compare.h"
 #include "train/trainer.h"
+#include "util/error.h"
 #include "util/random.h"
 
 using namespace minimind;
@@ -115,19 +116,19 @@ TEST_CASE("restore refuses a state that does not fit, and changes nothing", "[tr
   TrainerState past = good;
   past.epoch = 2;
   past.batch = 1;
-  REQUIRE_THROWS_MATCHES(trainer.restore(past), std::invalid_argument, message_contains("outside the schedule"));
+  REQUIRE_THROWS_MATCHES(trainer.restore(past), Error, message_contains("outside the schedule"));
   TrainerState mid = good;
   mid.batch = 4;
-  REQUIRE_THROWS_MATCHES(trainer.restore(mid), std::invalid_argument, message_contains("2 epochs of 4 batches"));
+  REQUIRE_THROWS_MATCHES(trainer.restore(mid), Error, message_contains("2 epochs of 4 batches"));
   TrainerState fewer = good;
   fewer.exp_avg.pop_back();
-  REQUIRE_THROWS_MATCHES(trainer.restore(fewer), std::invalid_argument, message_contains("restored with"));
+  REQUIRE_THROWS_MATCHES(trainer.restore(fewer), Error, message_contains("restored with"));
   TrainerState shorter = good;
   shorter.grad[1].pop_back();
-  REQUIRE_THROWS_MATCHES(trainer.restore(shorter), std::invalid_argument, message_contains("its gradient"));
+  REQUIRE_THROWS_MATCHES(trainer.restore(shorter), Error, message_contains("its gradient"));
   TrainerState negative = good;
   negative.optimizer_steps = -1;
-  REQUIRE_THROWS_MATCHES(trainer.restore(negative), std::invalid_argument, message_contains("negative step"));
+  REQUIRE_THROWS_MATCHES(trainer.restore(negative), Error, message_contains("negative step"));
 
   const TrainerState now = trainer.state();
   CHECK(now.epoch == good.epoch);

@@ -73,6 +73,7 @@ EMSCRIPTEN_BINDINGS(minimind) {
   emscripten::function("lessonSoftmax", &lesson_softmax_js);
   emscripten::function("describeConfig", &describe_config);
   emscripten::function("stageNames", &stage_names_json);
+  emscripten::function("errorKinds", &error_kinds_json);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);
   // Threads (the pthreads build; elsewhere 1): set between calls.
   emscripten::function("threadCount", &minimind::thread_count);

@@ -3,6 +3,7 @@
 #include "js_options.h"
 #include "js_values.h"
 #include "model/presets.h"
+#include "util/error_kinds.h"
 
 namespace minimind::wasm {
 
@@ -46,5 +47,7 @@ std::string describe_config(const std::string& config_json) {
 }
 
 std::string stage_names_json() { return json(all_stage_names()).dump(); }
+
+std::string error_kinds_json() { return json(error_kinds()).dump(); }
 
 }  // namespace minimind::wasm

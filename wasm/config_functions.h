@@ -19,5 +19,7 @@ emscripten::val config_problems(const std::string& config_json);
 std::string describe_config(const std::string& config_json);
 // The trace's stage names, as JSON.
 std::string stage_names_json();
+// Every error kind the core raises (util/error_kinds.h), as JSON.
+std::string error_kinds_json();
 
 }  // namespace minimind::wasm

@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace minimind {
 
 namespace {
@@ -41,7 +43,7 @@ class Inference {
  public:
   Inference(const TensorSource& source) : source_(source) {}
 
-  std::vector<std::string> problems;
+  std::vector<Problem> problems;
   std::vector<FieldOrigin> fields;
 
   // The shape of `name` if it has `dims` dimensions; otherwise nullptr and a
@@ -49,12 +51,16 @@ class Inference {
   const Shape* shape(const std::string& name, size_t dims, bool required = true) {
     const TensorInfo* info = source_.tensor_info(name);
     if (!info) {
-      if (required) problems.push_back("missing tensor " + name + ", needed to infer the config");
+      if (required)
+        problems.push_back(
+            {"infer.missing_tensor", {{"tensor", name}}, "missing tensor " + name + ", needed to infer the config"});
       return nullptr;
     }
     if (info->shape.size() != dims) {
-      problems.push_back("tensor " + name + " has shape " + shape_to_string(info->shape) + ", expected " +
-                         std::to_string(dims) + " dimensions");
+      problems.push_back({"infer.tensor_dims",
+                          {{"tensor", name}, {"shape", shape_to_string(info->shape)}, {"dims", int64_t(dims)}},
+                          "tensor " + name + " has shape " + shape_to_string(info->shape) + ", expected " +
+                              std::to_string(dims) + " dimensions"});
       return nullptr;
     }
     return &info->shape;
@@ -73,7 +79,10 @@ class Inference {
   // rows / divisor, or a problem when it does not divide.
   int64_t divide(int64_t rows, int64_t divisor, const std::string& what) {
     if (divisor <= 0 || rows % divisor != 0) {
-      problems.push_back(what + ": " + std::to_string(rows) + " rows are not a multiple of " + std::to_string(divisor));
+      problems.push_back(
+          {"infer.not_multiple",
+           {{"tensor", what}, {"rows", rows}, {"divisor", divisor}},
+           what + ": " + std::to_string(rows) + " rows are not a multiple of " + std::to_string(divisor)});
       return 0;
     }
     return rows / divisor;
@@ -121,7 +130,7 @@ FieldSource InferredConfig::source(const std::string& key) const {
   for (const FieldOrigin& f : fields) {
     if (f.key == key) return f.source;
   }
-  throw std::out_of_range("infer_config set no field " + key);
+  throw Error("infer.no_field", {{"key", key}}, "infer_config set no field " + key);
 }
 
 namespace {
@@ -134,21 +143,25 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
 
   const Shape* embed = in.shape("model.embed_tokens.weight", 2);
   if (!embed) {
-    in.problems.push_back("without model.embed_tokens.weight this does not look like a MiniMind checkpoint");
+    in.problems.push_back(
+        {"infer.no_embedding", {}, "without model.embed_tokens.weight this does not look like a MiniMind checkpoint"});
     throw ConfigError(in.problems);
   }
   in.set("hidden_size", c.hidden_size, (*embed)[1], inferred);
 
   const std::set<int64_t> layers = indices(names, "model.layers.");
   if (layers.empty()) {
-    in.problems.push_back("no model.layers.{i} tensors: the checkpoint has no transformer blocks");
+    in.problems.push_back(
+        {"infer.no_layers", {}, "no model.layers.{i} tensors: the checkpoint has no transformer blocks"});
     throw ConfigError(in.problems);
   }
   in.set("num_hidden_layers", c.num_hidden_layers, *layers.rbegin() + 1, inferred);
   for (int64_t i = 0; i < c.num_hidden_layers && in.problems.size() < 20; ++i) {
     if (!layers.count(i))
-      in.problems.push_back("layer " + std::to_string(i) + " is missing (model.layers." + std::to_string(i) +
-                            ".*), yet later layers are present");
+      in.problems.push_back({"infer.layer_missing",
+                             {{"layer", i}},
+                             "layer " + std::to_string(i) + " is missing (model.layers." + std::to_string(i) +
+                                 ".*), yet later layers are present"});
   }
 
   // Attention. q_norm [Dh] marks generation 3 and gives head_dim; without
@@ -162,10 +175,17 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
   if (q && k) {
     const auto kv_hint_contradicts = [&](int64_t kv_heads) {
       if (hints.num_key_value_heads && *hints.num_key_value_heads != kv_heads) {
-        in.problems.push_back("the hint num_key_value_heads " + std::to_string(*hints.num_key_value_heads) +
-                              " contradicts the tensors: k_proj has " + std::to_string((*k)[0]) +
-                              " rows and head_dim is " + std::to_string(c.head_dim) + ", so " +
-                              std::to_string(kv_heads) + " kv heads");
+        in.problems.push_back({"infer.hint_contradicts",
+                               {{"key", std::string("num_key_value_heads")},
+                                {"hint", *hints.num_key_value_heads},
+                                {"tensor", std::string("k_proj")},
+                                {"rows", (*k)[0]},
+                                {"head_dim", c.head_dim},
+                                {"inferred", kv_heads}},
+                               "the hint num_key_value_heads " + std::to_string(*hints.num_key_value_heads) +
+                                   " contradicts the tensors: k_proj has " + std::to_string((*k)[0]) +
+                                   " rows and head_dim is " + std::to_string(c.head_dim) + ", so " +
+                                   std::to_string(kv_heads) + " kv heads"});
       }
     };
     FieldSource kv_source = inferred;
@@ -174,10 +194,17 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
       c.explicit_head_dim = true;
       const int64_t heads = in.divide((*q)[0], c.head_dim, attn + "q_proj.weight [H·Dh, D] with Dh from q_norm");
       if (hints.num_attention_heads && *hints.num_attention_heads != heads) {
-        in.problems.push_back("the hint num_attention_heads " + std::to_string(*hints.num_attention_heads) +
-                              " contradicts the tensors: q_proj has " + std::to_string((*q)[0]) +
-                              " rows and head_dim (from q_norm) is " + std::to_string(c.head_dim) + ", so " +
-                              std::to_string(heads) + " heads");
+        in.problems.push_back({"infer.hint_contradicts",
+                               {{"key", std::string("num_attention_heads")},
+                                {"hint", *hints.num_attention_heads},
+                                {"tensor", std::string("q_proj")},
+                                {"rows", (*q)[0]},
+                                {"head_dim", c.head_dim},
+                                {"inferred", heads}},
+                               "the hint num_attention_heads " + std::to_string(*hints.num_attention_heads) +
+                                   " contradicts the tensors: q_proj has " + std::to_string((*q)[0]) +
+                                   " rows and head_dim (from q_norm) is " + std::to_string(c.head_dim) + ", so " +
+                                   std::to_string(heads) + " heads"});
       }
       in.set("num_attention_heads", c.num_attention_heads, heads, inferred);
     } else if (hints.num_key_value_heads && !hints.num_attention_heads) {
@@ -210,14 +237,18 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
     in.set("num_experts", c.num_experts, (*router)[0], inferred);
     const size_t experts = indices(names, mlp + "experts.", ".gate_proj.weight").size();
     if (int64_t(experts) != c.num_experts) {
-      in.problems.push_back("the router " + mlp + "gate.weight has " + std::to_string(c.num_experts) +
-                            " rows but layer 0 has " + std::to_string(experts) + " experts");
+      in.problems.push_back({"infer.router_experts",
+                             {{"rows", c.num_experts}, {"experts", int64_t(experts)}},
+                             "the router " + mlp + "gate.weight has " + std::to_string(c.num_experts) +
+                                 " rows but layer 0 has " + std::to_string(experts) + " experts"});
     }
     const int64_t shared = int64_t(indices(names, mlp + "shared_experts.", ".gate_proj.weight").size());
     const Shape* expert = in.shape(mlp + "experts.0.gate_proj.weight", 2);
     const int64_t expert_size = expert ? (*expert)[0] : 0;
     if (c.generation == 3) {
-      if (shared) in.problems.push_back("shared experts are a generation-2 feature, but layer 0 has q_norm");
+      if (shared)
+        in.problems.push_back(
+            {"infer.shared_experts_gen3", {}, "shared experts are a generation-2 feature, but layer 0 has q_norm"});
       // Generation 3 experts use moe_intermediate_size; intermediate_size is unused.
       in.set("intermediate_size", c.intermediate_size, default_intermediate_size(3, c.hidden_size),
              FieldSource::Default);
@@ -229,9 +260,11 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
       in.set("n_shared_experts", c.n_shared_experts, shared, inferred);
       const Shape* shared0 = shared ? in.shape(mlp + "shared_experts.0.gate_proj.weight", 2) : nullptr;
       if (shared0 && (*shared0)[0] != expert_size) {
-        in.problems.push_back("generation-2 shared and routed experts share intermediate_size, but " + mlp +
-                              "shared_experts.0.gate_proj.weight has " + std::to_string((*shared0)[0]) +
-                              " rows and experts.0 has " + std::to_string(expert_size));
+        in.problems.push_back({"infer.shared_expert_size",
+                               {{"shared", (*shared0)[0]}, {"routed", expert_size}},
+                               "generation-2 shared and routed experts share intermediate_size, but " + mlp +
+                                   "shared_experts.0.gate_proj.weight has " + std::to_string((*shared0)[0]) +
+                                   " rows and experts.0 has " + std::to_string(expert_size)});
       }
     }
     in.set_or("num_experts_per_tok", c.num_experts_per_tok, hints.num_experts_per_tok,
@@ -248,16 +281,18 @@ InferredConfig infer_from_tensors(const TensorSource& source, const InferHints& 
   in.set_or("max_position_embeddings", c.max_position_embeddings, hints.max_position_embeddings, int64_t{32768});
   in.set_or("inference_rope_scaling", c.inference_rope_scaling, hints.inference_rope_scaling, false);
 
-  if (in.problems.empty()) in.problems = validate_config(c);
+  if (in.problems.empty()) in.problems = validate_config_problems(c);
   if (in.problems.empty()) {
     // Every weight the config calls for must be in the file: an empty tensor
     // declaring huge sizes must not make the loader allocate them.
     int64_t available = 0;
     for (const std::string& name : names) available += shape_numel(source.tensor_info(name)->shape);
     if (c.parameter_count() > available) {
-      in.problems.push_back("these shapes describe a model of " + std::to_string(c.parameter_count()) +
-                            " weights, but the file holds only " + std::to_string(available) +
-                            " values: tensors are missing or empty");
+      in.problems.push_back({"infer.too_few_values",
+                             {{"weights", c.parameter_count()}, {"values", available}},
+                             "these shapes describe a model of " + std::to_string(c.parameter_count()) +
+                                 " weights, but the file holds only " + std::to_string(available) +
+                                 " values: tensors are missing or empty"});
     }
   }
   if (!in.problems.empty()) throw ConfigError(in.problems);
@@ -271,9 +306,10 @@ InferredConfig infer_config(const TensorSource& source, const InferHints& hints)
     return infer_from_tensors(source, hints);
   } catch (const ConfigError& e) {
     // Say what the file is when it is not what a config is usually inferred from.
-    if (source.description().empty()) throw;
+    const Problem described = source.description_problem();
+    if (described.kind.empty()) throw;
     std::vector<Problem> problems = e.kinded_problems();
-    problems.push_back({"", {}, "(" + source.description() + ")"});
+    problems.push_back(described);
     throw ConfigError(problems);
   }
 }

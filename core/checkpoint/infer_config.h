@@ -45,7 +45,7 @@ struct InferredConfig {
   std::vector<FieldOrigin> fields;  // every key set, in config.json order
   // Keys taken from hints or defaults rather than from the tensors.
   std::vector<std::string> assumed() const;
-  FieldSource source(const std::string& key) const;  // throws std::out_of_range for an unknown key
+  FieldSource source(const std::string& key) const;  // throws minimind::Error for an unknown key
 };
 
 // Infers the config from tensor names and shapes (layer 0 for the per-layer

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace minimind {
 
 std::vector<uint8_t> model_safetensors(const Model& model, DType dtype) {
   if (dtype != DType::F32 && dtype != DType::F16) {
-    throw std::invalid_argument(std::string("model weights are written as F32 or F16, not ") + dtype_name(dtype));
+    throw Error("export.dtype", {{"dtype", std::string(dtype_name(dtype))}},
+                std::string("model weights are written as F32 or F16, not ") + dtype_name(dtype));
   }
   // weight_slots needs writable weights to point into; nothing is written.
   ModelWeights& weights = const_cast<Model&>(model).weights_for_update();
@@ -17,8 +20,9 @@ std::vector<uint8_t> model_safetensors(const Model& model, DType dtype) {
     if (dtype == DType::F16) {
       for (const float v : values) {
         if (!(std::fabs(v) <= 65504.0f)) {
-          throw std::invalid_argument("tensor " + slot.name + " holds " + std::to_string(v) +
-                                      ", outside float16's range: write it as F32");
+          throw Error(
+              "export.float16_range", {{"tensor", slot.name}, {"value", double(v)}},
+              "tensor " + slot.name + " holds " + std::to_string(v) + ", outside float16's range: write it as F32");
         }
       }
     }

@@ -14,7 +14,7 @@
 namespace minimind {
 
 // dtype: DType::F32 or DType::F16 (rounded to nearest even). Throws
-// std::invalid_argument for another dtype, or for F16 when a weight is
+// minimind::Error for another dtype, or for F16 when a weight is
 // outside float16's range.
 std::vector<uint8_t> model_safetensors(const Model& model, DType dtype);
 

@@ -208,6 +208,15 @@ std::string PthFile::description() const {
   return label_ + " is a checkpoint dict (" + keys + counters + "): its weights are the 'model' entry";
 }
 
+Problem PthFile::description_problem() const {
+  if (!is_training_checkpoint()) return {};
+  std::string keys;
+  for (const std::string& key : checkpoint_keys_) keys += (keys.empty() ? "" : ", ") + key;
+  if (is_resume_checkpoint())
+    return {"pth.resume_checkpoint", {{"file", label_}, {"keys", keys}}, "(" + description() + ")"};
+  return {"pth.checkpoint_dict", {{"file", label_}, {"keys", keys}}, "(" + description() + ")"};
+}
+
 void PthFile::read_tensor(const std::string& name, float* out) const {
   const PthTensor* t = find(name);
   if (!t) throw PthError("pth.missing_tensor", {{"tensor", name}}, label_ + ": no tensor \"" + name + "\" in the file");

@@ -91,6 +91,7 @@ class PthFile : public TensorSource {
   void read_tensor(const std::string& name, float* out) const override;
   // For a training checkpoint: what it is and which part was read.
   std::string description() const override;
+  Problem description_problem() const override;
 
  private:
   template <typename Resolve>

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/error.h"
 #include "util/half.h"
 
 namespace minimind {
@@ -43,7 +44,7 @@ void widen_to_f32(DType dtype, const uint8_t* bytes, size_t count, float* out) {
     case DType::I32:
       break;
   }
-  throw std::invalid_argument("widen_to_f32: I32 data is not floating point");
+  throw Error("tensor.not_float", {}, "widen_to_f32: I32 data is not floating point");
 }
 
 }  // namespace minimind

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind {
@@ -45,6 +46,9 @@ class TensorSource {
   // What the file is, when that is worth adding to a message about it (a
   // training checkpoint rather than a plain state dict); empty otherwise.
   virtual std::string description() const { return {}; }
+  // The same as a config problem with a kind and values, so the page can word
+  // it; kind "" when there is no description.
+  virtual Problem description_problem() const { return {}; }
 };
 
 }  // namespace minimind

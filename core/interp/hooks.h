@@ -78,10 +78,10 @@ struct HookedScratch {
   KVCache cache{0, 0, 0};
 };
 
-// Checks ids against the vocabulary and the positions (std::invalid_argument).
+// Checks ids against the vocabulary and the positions (minimind::Error).
 void check_interp_ids(const Model& model, const std::vector<int32_t>& ids);
 
-// Checks every patch's layer, head and position for T tokens (std::invalid_argument).
+// Checks every patch's layer, head and position for T tokens (minimind::Error).
 void check_patches(const Model& model, int64_t T, const Patches& patches);
 
 // Where a run starts: block `layer` (its input is residual layer `layer`),

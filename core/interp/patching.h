@@ -36,7 +36,7 @@ struct PatchingSweeps {
 // recomputed); with the causal mask, also at the first position a patch can
 // change (rows before it keep the corrupt run's keys and values), and the
 // last block runs o_proj and the FFN on the last row alone. clean and
-// corrupt need the same length (std::invalid_argument). With options.ablate
+// corrupt need the same length (minimind::Error). With options.ablate
 // both runs and every patched run have those heads switched off, and their
 // cells of `heads` are NaN (a zero z patched with a zero z: no run).
 PatchingResult activation_patching(const Model& model, const std::vector<int32_t>& clean,

@@ -325,7 +325,8 @@ QKAttribution qk_attribution(const Model& model, const std::vector<int32_t>& ids
   check_interp_ids(model, ids);
   const ModelConfig& c = model.config();
   const int64_t T = int64_t(ids.size()), D = c.hidden_size, H = c.num_attention_heads, Dh = c.head_dim;
-  if (run.T != T) throw std::invalid_argument("qk_attribution: the run is of another text");
+  if (run.T != T)
+    throw Error("qk.other_text", {{"tokens", T}, {"run_tokens", run.T}}, "qk_attribution: the run is of another text");
   check_request(model, T, request, options);
   const int64_t l = request.layer, i = request.query, j = request.key, C = 1 + l * (H + 1);
   const int64_t kv = request.head / c.n_rep();  // repeat_kv: q head h reads kv head h / R

@@ -22,7 +22,7 @@ constexpr int64_t kMaxLessonDim = 256;
 
 // q: [Tq, d], k: [Tk, d], v: [Tk, dv] or empty. With a causal mask the
 // queries are the last Tq positions of the Tk keys (Tq <= Tk). Throws
-// std::invalid_argument naming a shape mismatch, a non-finite entry or a
+// minimind::Error naming a shape mismatch, a non-finite entry or a
 // product that overflows float32 (Q·Kᵀ, weights·V).
 LessonAttention lesson_attention(const Matrix& q, const Matrix& k, const Matrix& v, bool causal, bool scale);
 

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace minimind {
 
 Generator::Generator(const Model& model, std::vector<int32_t> prompt, const SamplingParams& params,
                      Trace* prefill_trace, int64_t reserve_tokens)
     : model_(model), sampler_(params), cache_(model.make_cache()), ids_(std::move(prompt)) {
-  if (ids_.empty()) throw std::invalid_argument("the prompt is empty: generation needs at least one token");
+  if (ids_.empty())
+    throw Error("generation.empty_prompt", {}, "the prompt is empty: generation needs at least one token");
   const ModelConfig& c = model_.config();
   const int64_t T = int64_t(ids_.size()), V = c.vocab_size;
   const int64_t room =
@@ -24,7 +27,8 @@ Generator::Generator(const Model& model, std::vector<int32_t> prompt, const Samp
 }
 
 GenerationStep Generator::choose() {
-  if (finished_) throw std::logic_error("generation already ended (the eos token, the position limit or a final step)");
+  if (finished_)
+    throw Error("generation.ended", {}, "generation already ended (the eos token, the position limit or a final step)");
   GenerationStep out;
   chosen_logits_.swap(next_logits_);  // both hold [V]: no copy
   out.token = sampler_.next(chosen_logits_.data(), int64_t(chosen_logits_.size()), ids_);
@@ -59,7 +63,9 @@ std::vector<float> Generator::next_probabilities() const {
 
 std::vector<int32_t> generate(const Model& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens,
                               const SamplingParams& params) {
-  if (max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
+  if (max_new_tokens < 0)
+    throw Error("generation.negative_max_new_tokens", {{"value", max_new_tokens}},
+                "max_new_tokens must not be negative");
   Generator generator(model, prompt, params, nullptr, int64_t(prompt.size()) + max_new_tokens);
   std::vector<int32_t> tokens;
   // The last token is chosen without feeding it: its logits would go unused.

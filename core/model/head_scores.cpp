@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tensors/trace.h"
+#include "util/error.h"
 
 namespace minimind {
 
@@ -28,7 +29,7 @@ std::vector<Tensor> attention_weights(const Model& model, const std::vector<int3
 }  // namespace
 
 Matrix attention_mass(const Model& model, const std::vector<AttentionProbe>& probes, const ForwardOptions& options) {
-  if (probes.empty()) throw std::invalid_argument("attention_mass needs at least one probe");
+  if (probes.empty()) throw Error("probe.none", {}, "attention_mass needs at least one probe");
   const int64_t L = model.config().num_hidden_layers, H = model.config().num_attention_heads;
   Matrix total = Matrix::Zero(L, H);
   std::vector<Tensor> weights;
@@ -38,13 +39,14 @@ Matrix attention_mass(const Model& model, const std::vector<AttentionProbe>& pro
     const int64_t T = int64_t(probe.ids.size());
     const auto where = [&] { return "probe " + std::to_string(p) + ": "; };
     if (probe.query < 0 || probe.query >= T) {
-      throw std::invalid_argument(where() + "query " + std::to_string(probe.query) + " is outside its " +
-                                  std::to_string(T) + " tokens");
+      throw Error(
+          "probe.query_out_of_range", {{"probe", int64_t(p)}, {"query", probe.query}, {"tokens", T}},
+          where() + "query " + std::to_string(probe.query) + " is outside its " + std::to_string(T) + " tokens");
     }
     for (const int64_t k : probe.keys) {
       if (k < 0 || k >= T) {
-        throw std::invalid_argument(where() + "key " + std::to_string(k) + " is outside its " + std::to_string(T) +
-                                    " tokens");
+        throw Error("probe.key_out_of_range", {{"probe", int64_t(p)}, {"key", k}, {"tokens", T}},
+                    where() + "key " + std::to_string(k) + " is outside its " + std::to_string(T) + " tokens");
       }
     }
     if (!current || *current != probe.ids) {
@@ -85,7 +87,7 @@ Matrix attention_entropy(const Model& model, const std::vector<std::vector<int32
     }
     rows += T - 1;
   }
-  if (rows == 0) throw std::invalid_argument("attention_entropy needs a sequence of at least 2 tokens");
+  if (rows == 0) throw Error("probe.too_short", {}, "attention_entropy needs a sequence of at least 2 tokens");
   return total / float(rows);
 }
 

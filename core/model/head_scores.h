@@ -21,7 +21,7 @@ struct AttentionProbe {
 
 // [L, H]: per head, the mean over probes of Σ_{k in keys} attn_weights[query, k].
 // Consecutive probes with the same ids share one forward. `options` may
-// ablate heads (ForwardOptions::ablated_heads). Throws std::invalid_argument
+// ablate heads (ForwardOptions::ablated_heads). Throws minimind::Error
 // for an empty probe list or a position outside its sequence.
 Matrix attention_mass(const Model& model, const std::vector<AttentionProbe>& probes,
                       const ForwardOptions& options = {});

@@ -38,15 +38,22 @@ std::vector<uint8_t> head_ablation_flags(const ModelConfig& c, const std::vector
 
 Model::Model(ModelConfig config, ModelWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {
-  std::vector<std::string> problems = validate_config(config_);
+  std::vector<Problem> problems = validate_config_problems(config_);
   if (problems.empty()) {
     // The weights must have the shapes the config calls for (compared
     // without allocating a second set of weights).
-    for (const WeightSlot& slot : weight_slots(config_, weights_)) {
-      if (slot.shape != slot.actual) {
-        problems.push_back("tensor " + slot.name + " has shape " + shape_to_string(slot.actual) + ", expected " +
-                           shape_to_string(slot.shape));
-      }
+    const std::vector<WeightSlot> slots = weight_slots(config_, weights_);
+    for (const WeightSlot& slot : slots) {
+      if (slot.shape != slot.actual) problems.push_back(shape_problem(slot.name, slot.actual, slot.shape));
+    }
+    if (!problems.empty()) {
+      const Problem misfit = config_misfit(config_, [&](const std::string& name) -> const Shape* {
+        for (const WeightSlot& slot : slots) {
+          if (slot.name == name) return &slot.actual;
+        }
+        return nullptr;
+      });
+      if (!misfit.kind.empty()) problems.insert(problems.begin(), misfit);
     }
   }
   if (!problems.empty()) throw ConfigError(problems);
@@ -66,7 +73,7 @@ Model Model::from_source(const ModelConfig& config, const TensorSource& source, 
 }
 
 void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {
-  if (T <= 0) throw std::invalid_argument("no tokens to run: the input is empty");
+  if (T <= 0) throw Error("input.empty", {}, "no tokens to run: the input is empty");
   for (int64_t i = 0; i < T; ++i) {
     if (ids[i] < 0 || ids[i] >= config_.vocab_size) {
       throw Error("token_id.out_of_range", {{"id", int64_t(ids[i])}, {"position", i}, {"last", config_.vocab_size - 1}},
@@ -75,8 +82,9 @@ void Model::check_ids(const int32_t* ids, int64_t T, int64_t cached) const {
     }
   }
   if (cached + T > config_.max_position_embeddings) {
-    throw std::invalid_argument(std::to_string(cached + T) + " tokens exceed max_position_embeddings " +
-                                std::to_string(config_.max_position_embeddings));
+    throw Error("input.too_long", {{"tokens", cached + T}, {"limit", config_.max_position_embeddings}},
+                std::to_string(cached + T) + " tokens exceed max_position_embeddings " +
+                    std::to_string(config_.max_position_embeddings));
   }
 }
 
@@ -86,8 +94,9 @@ Matrix Model::forward(const std::vector<int32_t>& ids, KVCache* cache, const std
   KVCache& kv = cache ? *cache : local_cache;
   const int64_t P = kv.length(), T = int64_t(ids.size());
   if (!key_mask.empty() && int64_t(key_mask.size()) != P + T) {
-    throw std::invalid_argument("attention_mask has " + std::to_string(key_mask.size()) + " entries, expected " +
-                                std::to_string(P + T) + " (cached + new tokens)");
+    throw Error("input.mask_length", {{"entries", int64_t(key_mask.size())}, {"expected", P + T}},
+                "attention_mask has " + std::to_string(key_mask.size()) + " entries, expected " +
+                    std::to_string(P + T) + " (cached + new tokens)");
   }
   ForwardWorkspace workspace;
   Matrix logits(T, config_.vocab_size);  // [T, V]
@@ -103,8 +112,9 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
   const int64_t P = kv.length(), D = c.hidden_size, V = c.vocab_size;
   check_ids(ids, T, P);
   if (logit_rows < 1 || logit_rows > T) {
-    throw std::invalid_argument("logit_rows must be between 1 and the " + std::to_string(T) + " tokens, got " +
-                                std::to_string(logit_rows));
+    throw Error(
+        "forward.logit_rows", {{"rows", logit_rows}, {"tokens", T}},
+        "logit_rows must be between 1 and the " + std::to_string(T) + " tokens, got " + std::to_string(logit_rows));
   }
   if (trace) validate_trace_request(trace->request(), c.num_hidden_layers);
   const float eps = float(c.rms_norm_eps);
@@ -152,8 +162,9 @@ void Model::forward_into(const int32_t* ids, int64_t T, KVCache& kv, ForwardWork
 void Model::check_ablation(const ForwardOptions& options) const {
   const int64_t flags = config_.num_hidden_layers * config_.num_attention_heads;
   if (!options.ablated_heads.empty() && int64_t(options.ablated_heads.size()) != flags) {
-    throw std::invalid_argument("head ablation needs " + std::to_string(flags) + " flags (layers × heads), got " +
-                                std::to_string(options.ablated_heads.size()));
+    throw Error("ablate.flag_count", {{"expected", flags}, {"got", int64_t(options.ablated_heads.size())}},
+                "head ablation needs " + std::to_string(flags) + " flags (layers × heads), got " +
+                    std::to_string(options.ablated_heads.size()));
   }
 }
 
@@ -208,7 +219,7 @@ void Model::forward_blocks(float* h, int64_t T, KVCache& kv, ForwardWorkspace& w
   const int64_t P = run.position, b = run.batch_index;
   check_ablation(options);
   if (run.trace && run.last_row_only) {
-    throw std::invalid_argument("a trace needs every row: last_row_only runs untraced");
+    throw Error("trace.needs_every_row", {}, "a trace needs every row: last_row_only runs untraced");
   }
   const float eps = float(c.rms_norm_eps);
   Trace* trace = run.trace;
@@ -227,8 +238,9 @@ void Model::forward_blocks(float* h, int64_t T, KVCache& kv, ForwardWorkspace& w
     const TraceTarget target{trace, l, b};
     LayerKVCache& cache = kv.layer(l);
     if (cache.length() != P) {
-      throw std::logic_error("block " + std::to_string(l) + "'s cache holds " + std::to_string(cache.length()) +
-                             " rows, not the " + std::to_string(P) + " before the first");
+      throw Error("cache.out_of_step", {{"layer", l}, {"rows", cache.length()}, {"expected", P}},
+                  "block " + std::to_string(l) + "'s cache holds " + std::to_string(cache.length()) +
+                      " rows, not the " + std::to_string(P) + " before the first");
     }
     // The last block of a last-row-only run: every row's keys and values,
     // o_proj and the FFN on the last row (the others' would be discarded).
@@ -280,16 +292,18 @@ void Model::forward_blocks(float* h, int64_t T, KVCache& kv, ForwardWorkspace& w
 Tensor Model::forward_batch(const std::vector<std::vector<int32_t>>& ids,
                             const std::vector<std::vector<int32_t>>& attention_mask, const ForwardOptions& options,
                             Trace* trace) const {
-  if (ids.empty()) throw std::invalid_argument("the batch is empty");
+  if (ids.empty()) throw Error("input.empty_batch", {}, "the batch is empty");
   const int64_t B = int64_t(ids.size()), T = int64_t(ids[0].size());
   for (const auto& row : ids) {
     if (int64_t(row.size()) != T) {
-      throw std::invalid_argument("every sequence of a batch needs the same length (pad and pass an attention_mask)");
+      throw Error("input.ragged_batch", {},
+                  "every sequence of a batch needs the same length (pad and pass an attention_mask)");
     }
   }
   if (!attention_mask.empty() && int64_t(attention_mask.size()) != B) {
-    throw std::invalid_argument("attention_mask has " + std::to_string(attention_mask.size()) + " rows for " +
-                                std::to_string(B) + " sequences");
+    throw Error("input.mask_rows", {{"rows", int64_t(attention_mask.size())}, {"sequences", B}},
+                "attention_mask has " + std::to_string(attention_mask.size()) + " rows for " + std::to_string(B) +
+                    " sequences");
   }
   Tensor logits({B, T, config_.vocab_size});
   for (int64_t b = 0; b < B; ++b) {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace minimind {
 
 namespace {
@@ -75,7 +77,8 @@ ModelConfig preset_config(const std::string& name) {
   }
   std::string known;
   for (const Preset& p : kPresets) known += std::string(known.empty() ? "" : ", ") + p.name;
-  throw std::invalid_argument("unknown preset \"" + name + "\"; known presets: " + known);
+  throw Error("preset.unknown", {{"name", name}, {"known", known}},
+              "unknown preset \"" + name + "\"; known presets: " + known);
 }
 
 }  // namespace minimind

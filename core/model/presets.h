@@ -11,7 +11,7 @@ namespace minimind {
 
 std::vector<std::string> preset_names();
 
-// Throws std::invalid_argument listing the known names for an unknown one.
+// Throws minimind::Error listing the known names for an unknown one.
 ModelConfig preset_config(const std::string& name);
 
 }  // namespace minimind

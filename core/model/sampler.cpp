@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind {
@@ -25,15 +26,19 @@ void softmax(float* x, int64_t n) {
 
 void validate_sampling(const SamplingParams& p) {
   if (!p.greedy && !(p.temperature > 0 && std::isfinite(p.temperature))) {
-    throw std::invalid_argument("temperature must be a positive number, got " + std::to_string(p.temperature));
+    throw Error("sampling.temperature", {{"value", double(p.temperature)}},
+                "temperature must be a positive number, got " + std::to_string(p.temperature));
   }
-  if (p.top_k < 0) throw std::invalid_argument("top_k must be 0 (off) or positive, got " + std::to_string(p.top_k));
+  if (p.top_k < 0)
+    throw Error("sampling.top_k", {{"value", int64_t(p.top_k)}},
+                "top_k must be 0 (off) or positive, got " + std::to_string(p.top_k));
   if (!(p.top_p > 0 && p.top_p <= 1)) {
-    throw std::invalid_argument("top_p must be in (0, 1], got " + std::to_string(p.top_p));
+    throw Error("sampling.top_p", {{"value", double(p.top_p)}},
+                "top_p must be in (0, 1], got " + std::to_string(p.top_p));
   }
   if (!(p.repetition_penalty > 0 && std::isfinite(p.repetition_penalty))) {
-    throw std::invalid_argument("repetition_penalty must be a positive number, got " +
-                                std::to_string(p.repetition_penalty));
+    throw Error("sampling.repetition_penalty", {{"value", double(p.repetition_penalty)}},
+                "repetition_penalty must be a positive number, got " + std::to_string(p.repetition_penalty));
   }
 }
 
@@ -105,7 +110,7 @@ std::vector<float> Sampler::probabilities(const float* logits, int64_t V, const 
 }
 
 int32_t Sampler::next(const float* logits, int64_t V, const std::vector<int32_t>& seen) {
-  if (V <= 0) throw std::invalid_argument("no logits to sample from");
+  if (V <= 0) throw Error("sampling.no_logits", {}, "no logits to sample from");
   filter(logits, V, seen, scratch_);
   float* probs = scratch_.x.data();                                                // [V]
   if (params_.greedy) return int32_t(std::max_element(probs, probs + V) - probs);  // argmax, first on ties

@@ -18,7 +18,7 @@ struct SamplingParams {
   uint64_t seed = 0;                // our own generator: same seed, same tokens, on every platform
 };
 
-// Throws std::invalid_argument naming a bad parameter.
+// Throws minimind::Error naming a bad parameter.
 void validate_sampling(const SamplingParams& params);
 
 class Sampler {

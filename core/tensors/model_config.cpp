@@ -63,13 +63,15 @@ std::string key_of_number(const std::string& text, const std::string& token) {
 
 // A sentence for nlohmann's "number overflow parsing '1e999'" (error 406):
 // JSON allows numbers beyond a double's range, which would read as infinity.
-std::string overflow_message(const std::string& text, const std::string& what) {
+Problem overflow_problem(const std::string& text, const std::string& what) {
   const size_t open = what.find('\''), close = what.rfind('\'');
   const std::string token = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
   const std::string key = key_of_number(text, token);
-  return (key.empty() ? "config.json has the number " + token : key + " is " + token) +
-         ", beyond the range of a float64 (JSON numbers past about 1.8e308 would read as infinity): give a finite "
-         "number";
+  return {"config.number_overflow",
+          {{"key", key}, {"value", token}},
+          (key.empty() ? "config.json has the number " + token : key + " is " + token) +
+              ", beyond the range of a float64 (JSON numbers past about 1.8e308 would read as infinity): give a "
+              "finite number"};
 }
 
 // Keys parse_config_json reads, for every generation (some only mark generation 2).
@@ -194,13 +196,6 @@ const std::vector<std::string> kIgnoredConfigKeys = {
 std::string unknown_config_key_warning(const std::string& key) {
   return "config.json key \"" + key + "\" is not a MiniMind config key and was ignored (a typo?)";
 }
-
-ConfigError::ConfigError(const std::vector<std::string>& problems)
-    : ConfigError([&] {
-        std::vector<Problem> unkinded;
-        for (const std::string& p : problems) unkinded.push_back({"", {}, p});
-        return unkinded;
-      }()) {}
 
 ConfigError::ConfigError(std::vector<Problem> problems)
     : Error("config.invalid", {{"count", int64_t(problems.size())}}, join_lines(messages_of(problems))),
@@ -365,7 +360,7 @@ ModelConfig parse_config_json(const std::string& text, int64_t max_weight_bytes,
   try {
     j = json::parse(text);
   } catch (const json::out_of_range& e) {
-    throw ConfigError(std::vector<std::string>{overflow_message(text, e.what())});
+    throw ConfigError(std::vector<Problem>{overflow_problem(text, e.what())});
   } catch (const json::exception& e) {
     throw ConfigError(
         std::vector<Problem>{{"config.not_json", {}, std::string("config.json is not valid JSON: ") + e.what()}});

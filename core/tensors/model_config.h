@@ -14,11 +14,10 @@ namespace minimind {
 
 // Thrown when a config (or a weight file's tensors against it) cannot be used.
 // what() lists every problem found, one per line. Kind "config.invalid" with
-// the value `count`; each problem has its own kind where it has one (a
-// problem given as a sentence only has none).
+// the value `count`; each problem has its own kind and values
+// (util/error_kinds.h lists them all).
 class ConfigError : public Error {
  public:
-  explicit ConfigError(const std::vector<std::string>& problems);
   explicit ConfigError(std::vector<Problem> problems);
   // The sentences, one per problem.
   const std::vector<std::string>& problems() const { return messages_; }

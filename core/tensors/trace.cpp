@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace minimind {
 
 const std::vector<std::string>& all_stage_names() {
@@ -21,8 +23,9 @@ const std::vector<std::string>& all_stage_names() {
 void validate_trace_request(const TraceRequest& request, int64_t num_layers) {
   for (int64_t layer : request.layers) {
     if (layer < 0 || layer >= num_layers) {
-      throw std::invalid_argument("trace layer " + std::to_string(layer) + " is out of range: the model has " +
-                                  std::to_string(num_layers) + " layers (0.." + std::to_string(num_layers - 1) + ")");
+      throw Error("trace.layer_out_of_range", {{"layer", layer}, {"layers", num_layers}},
+                  "trace layer " + std::to_string(layer) + " is out of range: the model has " +
+                      std::to_string(num_layers) + " layers (0.." + std::to_string(num_layers - 1) + ")");
     }
   }
   const auto& known = all_stage_names();
@@ -30,7 +33,8 @@ void validate_trace_request(const TraceRequest& request, int64_t num_layers) {
     if (std::find(known.begin(), known.end(), s) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw std::invalid_argument("unknown trace stage \"" + s + "\"; stages are: " + list);
+      throw Error("trace.unknown_stage", {{"stage", s}, {"stages", list}},
+                  "unknown trace stage \"" + s + "\"; stages are: " + list);
     }
   }
 }
@@ -56,8 +60,9 @@ Tensor& Trace::tensor(int64_t layer, const char* stage_name, const Shape& per_se
     t.shape.insert(t.shape.end(), per_sequence_shape.begin(), per_sequence_shape.end());
     const int64_t n = shape_numel(t.shape);
     if (floats_ + n > request_.max_floats) {
-      throw std::length_error("the trace would hold more than " + std::to_string(request_.max_floats / (1 << 18)) +
-                              " MiB; trace fewer layers or stages, or a shorter text");
+      throw Error("trace.too_large", {{"limit", request_.max_floats * int64_t(sizeof(float))}},
+                  "the trace would hold more than " + std::to_string(request_.max_floats / (1 << 18)) +
+                      " MiB; trace fewer layers or stages, or a shorter text");
     }
     floats_ += n;
     // One pass over the values: copied straight in, or zeros to fill.
@@ -69,7 +74,8 @@ Tensor& Trace::tensor(int64_t layer, const char* stage_name, const Shape& per_se
     it = tensors_.emplace(std::move(key), std::move(t)).first;
   }
   if (it->second.numel() != shape_numel(per_sequence_shape) * batch_size_) {
-    throw std::logic_error(std::string("trace stage ") + stage_name + " changed shape within a batch");
+    throw Error("trace.shape_changed", {{"stage", std::string(stage_name)}},
+                std::string("trace stage ") + stage_name + " changed shape within a batch");
   }
   return it->second;
 }

@@ -87,7 +87,7 @@ class Trace {
   std::map<std::pair<int64_t, std::string>, Tensor> tensors_;
 };
 
-// Throws std::invalid_argument for unknown stage names or layers out of range.
+// Throws minimind::Error for unknown stage names or layers out of range.
 void validate_trace_request(const TraceRequest& request, int64_t num_layers);
 
 }  // namespace minimind

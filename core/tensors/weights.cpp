@@ -32,8 +32,11 @@ class SlotTable {
   void count(const char* what, std::vector<T>& items, int64_t expected) {
     if (items.empty()) items.resize(size_t(expected));
     if (int64_t(items.size()) != expected) {
-      throw ConfigError({std::string("the weights hold ") + std::to_string(items.size()) + " " + what +
-                         ", the config calls for " + std::to_string(expected)});
+      throw ConfigError(
+          std::vector<Problem>{{"weights.count_mismatch",
+                                {{"what", std::string(what)}, {"weights", int64_t(items.size())}, {"config", expected}},
+                                std::string("the weights hold ") + std::to_string(items.size()) + " " + what +
+                                    ", the config calls for " + std::to_string(expected)}});
     }
   }
   std::vector<WeightSlot> take() { return std::move(slots_); }
@@ -42,11 +45,56 @@ class SlotTable {
   std::vector<WeightSlot> slots_;
 };
 
+// Size `dim` of a shape, or -1 when there is no such tensor or dimension.
+int64_t rows_of(const Shape* shape, size_t dim) { return shape && shape->size() > dim ? (*shape)[dim] : -1; }
+
 bool is_qk_norm(const std::string& name) {
   return name.find(".self_attn.q_norm.") != std::string::npos || name.find(".self_attn.k_norm.") != std::string::npos;
 }
 
 }  // namespace
+
+Problem missing_tensor_problem(const std::string& name, const Shape& expected) {
+  return {"weights.missing_tensor",
+          {{"tensor", name}, {"expected", shape_to_string(expected)}},
+          "missing tensor " + name + " (expected shape " + shape_to_string(expected) + ")"};
+}
+
+Problem shape_problem(const std::string& name, const Shape& shape, const Shape& expected) {
+  return {"weights.shape_mismatch",
+          {{"tensor", name}, {"shape", shape_to_string(shape)}, {"expected", shape_to_string(expected)}},
+          "tensor " + name + " has shape " + shape_to_string(shape) + ", expected " + shape_to_string(expected)};
+}
+
+Problem config_misfit(const ModelConfig& c, const std::function<const Shape*(const std::string&)>& shape_of) {
+  const auto misfit = [](const char* key, int64_t config, int64_t weights) {
+    return Problem{"weights.misfit",
+                   {{"key", std::string(key)}, {"config", config}, {"weights", weights}},
+                   std::string("config.json says ") + key + " " + std::to_string(config) + ", the weights have " +
+                       std::to_string(weights) + ": this config is not for these weights"};
+  };
+  // The embedding [V, D] names D and V; layer 0's projections [rows, D]
+  // name the heads (rows / head_dim) and the FFN's width.
+  const Shape* embed = shape_of("model.embed_tokens.weight");
+  const int64_t D = rows_of(embed, 1), V = rows_of(embed, 0);
+  if (D > 0 && D != c.hidden_size) return misfit("hidden_size", c.hidden_size, D);
+  if (V > 0 && V != c.vocab_size) return misfit("vocab_size", c.vocab_size, V);
+  int64_t layers = 0;
+  while (shape_of("model.layers." + std::to_string(layers) + ".input_layernorm.weight")) ++layers;
+  if (layers > 0 && layers != c.num_hidden_layers) return misfit("num_hidden_layers", c.num_hidden_layers, layers);
+  const std::string p = "model.layers.0.";
+  const int64_t Dh = c.head_dim, q = rows_of(shape_of(p + "self_attn.q_proj.weight"), 0),
+                kv = rows_of(shape_of(p + "self_attn.k_proj.weight"), 0);
+  if (Dh > 0 && q > 0 && q != c.q_dim() && q % Dh == 0)
+    return misfit("num_attention_heads", c.num_attention_heads, q / Dh);
+  if (Dh > 0 && kv > 0 && kv != c.kv_dim() && kv % Dh == 0)
+    return misfit("num_key_value_heads", c.num_key_value_heads, kv / Dh);
+  const bool moe = shape_of(p + "mlp.gate.weight") != nullptr;
+  if (layers > 0 && moe != c.use_moe) return misfit("use_moe", c.use_moe ? 1 : 0, moe ? 1 : 0);
+  const int64_t f = rows_of(shape_of(p + "mlp.gate_proj.weight"), 0);
+  if (!c.use_moe && f > 0 && f != c.intermediate_size) return misfit("intermediate_size", c.intermediate_size, f);
+  return {};
+}
 
 std::vector<WeightSlot> weight_slots(const ModelConfig& c, ModelWeights& w) {
   const int64_t D = c.hidden_size, V = c.vocab_size;
@@ -145,8 +193,10 @@ StoredWeights stored_weights(const ModelConfig& config, const ModelWeights& weig
 void check_finite(const std::string& name, const float* values, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(values[i])) {
-      throw ConfigError({"tensor " + name + " holds a non-finite value (" + std::to_string(values[i]) +
-                         ") at flat index " + std::to_string(i)});
+      throw ConfigError(std::vector<Problem>{{"weights.non_finite",
+                                              {{"tensor", name}, {"value", std::to_string(values[i])}, {"index", i}},
+                                              "tensor " + name + " holds a non-finite value (" +
+                                                  std::to_string(values[i]) + ") at flat index " + std::to_string(i)}});
     }
   }
 }
@@ -160,18 +210,19 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightP
 
   LoadedWeights out{config, ModelWeights{}, {}};
   const std::vector<WeightSlot> slots = weight_slots(config, out.weights);
-  std::vector<std::string> problems;
+  std::vector<Problem> problems;
   std::set<std::string> expected;
   for (const WeightSlot& slot : slots) {
     expected.insert(slot.name);
     const TensorInfo* entry = file.tensor_info(slot.name);
     if (!entry) {
-      problems.push_back("missing tensor " + slot.name + " (expected shape " + shape_to_string(slot.shape) + ")");
+      problems.push_back(missing_tensor_problem(slot.name, slot.shape));
     } else if (entry->shape != slot.shape) {
-      problems.push_back("tensor " + slot.name + " has shape " + shape_to_string(entry->shape) + ", expected " +
-                         shape_to_string(slot.shape));
+      problems.push_back(shape_problem(slot.name, entry->shape, slot.shape));
     } else if (entry->dtype == DType::I32) {
-      problems.push_back("tensor " + slot.name + " is I32; weights must be F32, F16 or BF16");
+      problems.push_back({"weights.integer_tensor",
+                          {{"tensor", slot.name}},
+                          "tensor " + slot.name + " is I32; weights must be F32, F16 or BF16"});
     }
   }
   // A tied checkpoint may still carry lm_head.weight (PyTorch's state_dict
@@ -179,25 +230,40 @@ LoadedWeights load_weights(ModelConfig config, const TensorSource& file, WeightP
   const TensorInfo* tied_head = config.tie_word_embeddings ? file.tensor_info("lm_head.weight") : nullptr;
   const Shape embedding_shape = {config.vocab_size, config.hidden_size};
   if (tied_head && tied_head->shape != embedding_shape) {
-    problems.push_back("tensor lm_head.weight has shape " + shape_to_string(tied_head->shape) + ", expected " +
-                       shape_to_string(embedding_shape) + " (tie_word_embeddings: it is model.embed_tokens.weight)");
+    problems.push_back({"weights.tied_head_shape",
+                        {{"shape", shape_to_string(tied_head->shape)}, {"expected", shape_to_string(embedding_shape)}},
+                        "tensor lm_head.weight has shape " + shape_to_string(tied_head->shape) + ", expected " +
+                            shape_to_string(embedding_shape) +
+                            " (tie_word_embeddings: it is model.embed_tokens.weight)"});
   } else if (tied_head && tied_head->dtype == DType::I32) {
-    problems.push_back("tensor lm_head.weight is I32; weights must be F32, F16 or BF16");
+    problems.push_back({"weights.integer_tensor",
+                        {{"tensor", std::string("lm_head.weight")}},
+                        "tensor lm_head.weight is I32; weights must be F32, F16 or BF16"});
   }
   for (const std::string& name : names) {
     if (name == "lm_head.weight" && config.tie_word_embeddings) continue;
     if (!expected.count(name)) {
-      problems.push_back("unexpected tensor " + name + " " + shape_to_string(file.tensor_info(name)->shape) +
-                         " (does the config match this checkpoint?)");
+      const std::string shape = shape_to_string(file.tensor_info(name)->shape);
+      problems.push_back({"weights.unexpected_tensor",
+                          {{"tensor", name}, {"shape", shape}},
+                          "unexpected tensor " + name + " " + shape + " (does the config match this checkpoint?)"});
     }
   }
   if (problems.size() > 20) {
     const size_t more = problems.size() - 20;
     problems.resize(20);
-    problems.push_back("... and " + std::to_string(more) + " more problems");
+    problems.push_back(
+        {"weights.more_problems", {{"count", int64_t(more)}}, "... and " + std::to_string(more) + " more problems"});
   }
   if (!problems.empty()) {
-    if (!file.description().empty()) problems.push_back("(" + file.description() + ")");
+    // The likely cause first: a config key the tensors contradict.
+    const Problem misfit = config_misfit(config, [&](const std::string& name) {
+      const TensorInfo* info = file.tensor_info(name);
+      return info ? &info->shape : nullptr;
+    });
+    if (!misfit.kind.empty()) problems.insert(problems.begin(), misfit);
+    const Problem described = file.description_problem();
+    if (!described.kind.empty()) problems.push_back(described);
     throw ConfigError(problems);
   }
   // One tensor at a time through a float32 buffer, so that loading needs

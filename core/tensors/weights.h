@@ -10,6 +10,7 @@
 
 #include "tensors/model_config.h"
 #include "tensors/weight_matrix.h"
+#include "util/error.h"
 #include "util/tensor.h"
 
 namespace minimind {
@@ -73,6 +74,19 @@ struct WeightSlot {
 // Throws ConfigError when the weights already hold another number of layers
 // or experts than the config. Order: embedding, layers, norm, head.
 std::vector<WeightSlot> weight_slots(const ModelConfig& config, ModelWeights& weights);
+
+// The problems of a tensor that is missing or has another shape than the
+// config calls for (kinds weights.missing_tensor, weights.shape_mismatch).
+Problem missing_tensor_problem(const std::string& name, const Shape& expected);
+Problem shape_problem(const std::string& name, const Shape& shape, const Shape& expected);
+
+// The likely cause of a config that does not fit its weights, in one line:
+// the first config key the tensors contradict (hidden_size from the
+// embedding [V, D], vocab_size, the layer count, heads from layer 0's q_proj
+// and k_proj rows / head_dim, use_moe, intermediate_size), as a problem of
+// kind weights.misfit {key, config, weights}; kind "" when none differs.
+// shape_of returns a tensor's shape by name, or nullptr when there is none.
+Problem config_misfit(const ModelConfig& config, const std::function<const Shape*(const std::string&)>& shape_of);
 
 // Which scale the seeded embedding gets.
 //   Playground: U(-1, 1), the presets' recipe (the page's random models).

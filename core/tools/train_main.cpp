@@ -34,6 +34,7 @@
 #include "model/presets.h"
 #include "tokenizer/tokenizer.h"
 #include "train/trainer.h"
+#include "util/error.h"
 #include "util/thread_pool.h"
 
 namespace {
@@ -42,13 +43,14 @@ using namespace minimind;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw Error("cli.cannot_read", {{"path", path}}, "cannot read " + path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
-  if (!out.write(bytes.data(), std::streamsize(bytes.size()))) throw std::runtime_error("cannot write " + path);
+  if (!out.write(bytes.data(), std::streamsize(bytes.size())))
+    throw Error("cli.cannot_write", {{"path", path}}, "cannot write " + path);
 }
 
 // DIR/config.json and DIR/model.safetensors of the model as it is now.
@@ -64,7 +66,8 @@ int64_t integer(const std::map<std::string, std::string>& args, const std::strin
   if (it == args.end()) return fallback;
   char* end = nullptr;
   const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end != '\0') throw std::invalid_argument("--" + name + " must be an integer");
+  if (it->second.empty() || *end != '\0')
+    throw Error("cli.not_integer", {{"flag", name}}, "--" + name + " must be an integer");
   return v;
 }
 
@@ -73,7 +76,8 @@ double number(const std::map<std::string, std::string>& args, const std::string&
   if (it == args.end()) return fallback;
   char* end = nullptr;
   const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0') throw std::invalid_argument("--" + name + " must be a number");
+  if (it->second.empty() || *end != '\0')
+    throw Error("cli.not_number", {{"flag", name}}, "--" + name + " must be a number");
   return v;
 }
 
@@ -100,17 +104,19 @@ int run(const std::map<std::string, std::string>& args) {
   for (const auto& [name, value] : args) {
     bool known = false;
     for (const char* flag : kFlags) known = known || name == flag;
-    if (!known) throw std::invalid_argument("unknown flag --" + name);
+    if (!known) throw Error("cli.unknown_flag", {{"flag", name}}, "unknown flag --" + name);
   }
   const auto get = [&](const std::string& name) {
     const auto it = args.find(name);
     return it == args.end() ? std::string() : it->second;
   };
-  if (get("data").empty() || get("out").empty()) throw std::invalid_argument("give --data FILE and --out DIR");
+  if (get("data").empty() || get("out").empty())
+    throw Error("cli.missing_data_out", {}, "give --data FILE and --out DIR");
   const uint64_t seed = uint64_t(integer(args, "seed", 42));
   const int64_t threads = integer(args, "threads", 1);
   if (threads < 1 || threads > kMaxThreads)
-    throw std::invalid_argument("--threads must be between 1 and " + std::to_string(kMaxThreads));
+    throw Error("cli.threads", {{"value", threads}, {"limit", int64_t(kMaxThreads)}},
+                "--threads must be between 1 and " + std::to_string(kMaxThreads));
   set_thread_count(int(threads));
   const std::string folder = get("model");
   const auto open_model = [&]() {
@@ -151,16 +157,22 @@ int run(const std::map<std::string, std::string>& args) {
   o.grad_clip = number(args, "grad-clip", 1.0);
   o.seed = seed;
   const std::string order = get("order").empty() ? "shuffle" : get("order");
-  if (order != "shuffle" && order != "file") throw std::invalid_argument("--order must be shuffle or file");
+  if (order != "shuffle" && order != "file")
+    throw Error("cli.order", {{"value", order}}, "--order must be shuffle or file");
   o.shuffle = order == "shuffle";
   const std::string dtype = get("dtype").empty() ? "float32" : get("dtype");
-  if (dtype != "float32" && dtype != "float16") throw std::invalid_argument("--dtype must be float32 or float16");
+  if (dtype != "float32" && dtype != "float16")
+    throw Error("cli.dtype", {{"value", dtype}}, "--dtype must be float32 or float16");
 
   const int64_t max_batches = integer(args, "max-batches", 0);
-  if (max_batches < 0) throw std::invalid_argument("--max-batches must not be negative (0: the whole run)");
+  if (max_batches < 0)
+    throw Error("cli.negative", {{"flag", std::string("max-batches")}, {"value", max_batches}},
+                "--max-batches must not be negative (0: the whole run)");
 
   const int64_t save_every = integer(args, "save-every", 0);
-  if (save_every < 0) throw std::invalid_argument("--save-every must not be negative (0: only the final model)");
+  if (save_every < 0)
+    throw Error("cli.negative", {{"flag", std::string("save-every")}, {"value", save_every}},
+                "--save-every must not be negative (0: only the final model)");
 
   Trainer trainer(model, std::move(data), o);
   std::ofstream log;
@@ -213,6 +225,10 @@ int main(int argc, char** argv) {
   }
   try {
     return run(args);
+  } catch (const Error& e) {
+    // English for developers, with the kind a script can match.
+    std::fprintf(stderr, "minimind-train: %s [%s]\n", e.what(), e.kind().c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "minimind-train: %s\n", e.what());
     return 1;

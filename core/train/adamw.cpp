@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/error.h"
 #include "util/thread_pool.h"
 
 namespace minimind {
@@ -14,15 +15,20 @@ constexpr int64_t kMinUpdatesPerThread = int64_t(1) << 15;
 
 void check_shapes(const std::vector<Parameter>& params, const std::vector<std::vector<float>>& m) {
   if (params.size() != m.size()) {
-    throw std::invalid_argument("AdamW: built for " + std::to_string(m.size()) + " parameters, stepped with " +
-                                std::to_string(params.size()));
+    throw Error(
+        "adamw.parameter_count", {{"expected", int64_t(m.size())}, {"got", int64_t(params.size())}},
+        "AdamW: built for " + std::to_string(m.size()) + " parameters, stepped with " + std::to_string(params.size()));
   }
   for (size_t i = 0; i < params.size(); ++i) {
     const Parameter& p = params[i];
     if (p.value.size() != m[i].size() || p.grad.size() != p.value.size()) {
-      throw std::invalid_argument("AdamW: " + p.name + " has " + std::to_string(p.value.size()) + " values and " +
-                                  std::to_string(p.grad.size()) + " gradients, the optimizer state " +
-                                  std::to_string(m[i].size()));
+      throw Error("adamw.state_size",
+                  {{"parameter", p.name},
+                   {"values", int64_t(p.value.size())},
+                   {"gradients", int64_t(p.grad.size())},
+                   {"state", int64_t(m[i].size())}},
+                  "AdamW: " + p.name + " has " + std::to_string(p.value.size()) + " values and " +
+                      std::to_string(p.grad.size()) + " gradients, the optimizer state " + std::to_string(m[i].size()));
     }
   }
 }
@@ -41,16 +47,21 @@ AdamW::AdamW(const std::vector<Parameter>& params, AdamWOptions options) : optio
 
 void AdamW::restore(int64_t steps, std::vector<std::vector<float>> exp_avg,
                     std::vector<std::vector<float>> exp_avg_sq) {
-  if (steps < 0) throw std::invalid_argument("AdamW: a negative step count " + std::to_string(steps));
+  if (steps < 0)
+    throw Error("adamw.negative_steps", {{"steps", steps}}, "AdamW: a negative step count " + std::to_string(steps));
   for (const auto* moments : {&exp_avg, &exp_avg_sq}) {
     if (moments->size() != m_.size()) {
-      throw std::invalid_argument("AdamW: built for " + std::to_string(m_.size()) + " parameters, restored with " +
-                                  std::to_string(moments->size()));
+      throw Error("adamw.parameter_count", {{"expected", int64_t(m_.size())}, {"got", int64_t(moments->size())}},
+                  "AdamW: built for " + std::to_string(m_.size()) + " parameters, restored with " +
+                      std::to_string(moments->size()));
     }
     for (size_t i = 0; i < m_.size(); ++i) {
       if ((*moments)[i].size() != m_[i].size()) {
-        throw std::invalid_argument("AdamW: parameter " + std::to_string(i) + " has " + std::to_string(m_[i].size()) +
-                                    " elements, its restored state " + std::to_string((*moments)[i].size()));
+        throw Error(
+            "adamw.restore_size",
+            {{"index", int64_t(i)}, {"expected", int64_t(m_[i].size())}, {"got", int64_t((*moments)[i].size())}},
+            "AdamW: parameter " + std::to_string(i) + " has " + std::to_string(m_[i].size()) +
+                " elements, its restored state " + std::to_string((*moments)[i].size()));
       }
     }
   }

@@ -38,7 +38,7 @@ class AdamW {
 
   // optimizer.load_state_dict(): the step count and both moments of a saved
   // run, per parameter in the order this optimizer was built for. Throws
-  // std::invalid_argument (and changes nothing) when a count or size differs
+  // minimind::Error (and changes nothing) when a count or size differs
   // or steps is negative.
   void restore(int64_t steps, std::vector<std::vector<float>> exp_avg, std::vector<std::vector<float>> exp_avg_sq);
 

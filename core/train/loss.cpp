@@ -9,6 +9,7 @@
 
 #include "ops/exp_approx.h"
 #include "train/pretrain_data.h"
+#include "util/error.h"
 #include "util/thread_pool.h"
 
 namespace minimind {
@@ -23,8 +24,8 @@ double row_loss(const float* x, int32_t label, int64_t V, float grad_scale, floa
     return 0.0;
   }
   if (label < 0 || label >= V) {
-    throw std::invalid_argument("label " + std::to_string(label) + " is outside the vocabulary (0.." +
-                                std::to_string(V - 1) + ")");
+    throw Error("train.label_out_of_range", {{"label", int64_t(label)}, {"last", int64_t(V - 1)}},
+                "label " + std::to_string(label) + " is outside the vocabulary (0.." + std::to_string(V - 1) + ")");
   }
   // log_softmax as torch computes it: max-subtracted, then log Σ e^(x - max).
   // Four partial maxima and sums: one dependent chain over V values would

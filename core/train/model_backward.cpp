@@ -10,6 +10,7 @@
 #include "ops/rmsnorm.h"
 #include "train/loss.h"
 #include "train/pretrain_data.h"
+#include "util/error.h"
 #include "util/thread_pool.h"
 
 namespace minimind {
@@ -307,16 +308,20 @@ double ModelBackward::loss_and_head_backward(const Model& model, const int32_t* 
 BatchLoss ModelBackward::run(const Model& model, const int32_t* ids, const int32_t* labels, int64_t B, int64_t T,
                              int64_t loss_divisor, std::vector<Parameter>& params) {
   const ModelConfig& c = model.config();
-  if (B < 1 || T < 2) throw std::invalid_argument("a training batch needs at least 1 sequence of 2 tokens");
+  if (B < 1 || T < 2)
+    throw Error("train.batch_too_small", {{"sequences", B}, {"tokens", T}},
+                "a training batch needs at least 1 sequence of 2 tokens");
   if (T > c.max_position_embeddings) {
-    throw std::invalid_argument("max_seq_len " + std::to_string(T) + " exceeds max_position_embeddings " +
-                                std::to_string(c.max_position_embeddings));
+    throw Error("train.seq_len_too_long", {{"max_seq_len", T}, {"limit", c.max_position_embeddings}},
+                "max_seq_len " + std::to_string(T) + " exceeds max_position_embeddings " +
+                    std::to_string(c.max_position_embeddings));
   }
   const int64_t N = B * T, D = c.hidden_size, Dh = c.head_dim;
   for (int64_t i = 0; i < N; ++i) {
     if (ids[i] < 0 || ids[i] >= c.vocab_size) {
-      throw std::invalid_argument("token id " + std::to_string(ids[i]) + " is outside the vocabulary (0.." +
-                                  std::to_string(c.vocab_size - 1) + ")");
+      throw Error("token_id.out_of_range", {{"id", int64_t(ids[i])}, {"last", c.vocab_size - 1}},
+                  "token id " + std::to_string(ids[i]) + " is outside the vocabulary (0.." +
+                      std::to_string(c.vocab_size - 1) + ")");
     }
   }
   int64_t tokens = 0;
@@ -324,7 +329,8 @@ BatchLoss ModelBackward::run(const Model& model, const int32_t* ids, const int32
     for (int64_t t = 1; t < T; ++t) tokens += labels[b * T + t] != kIgnoreIndex;
   }
   if (tokens == 0) {
-    throw std::invalid_argument("the batch has no token to predict: every label after the first is -100 (padding)");
+    throw Error("train.no_labels", {},
+                "the batch has no token to predict: every label after the first is -100 (padding)");
   }
 
   float* cos = scratch(cos_, T * Dh);

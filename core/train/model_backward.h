@@ -58,7 +58,7 @@ class ModelBackward {
   // forward on the model's weights (which must hold params' values), then
   // adds ∂(loss / loss_divisor)/∂θ into every params[i].grad, as
   // `(loss / accumulation_steps).backward()` does. Throws
-  // std::invalid_argument when no label is left to predict.
+  // minimind::Error when no label is left to predict.
   BatchLoss run(const Model& model, const int32_t* ids, const int32_t* labels, int64_t B, int64_t T,
                 int64_t loss_divisor, std::vector<Parameter>& params);
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model/model.h"
+#include "util/error.h"
 
 namespace minimind {
 
@@ -22,7 +23,7 @@ size_t parameter_index(const std::vector<Parameter>& params, const std::string& 
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].name == name) return i;
   }
-  throw std::out_of_range("no parameter named " + name);
+  throw Error("train.unknown_parameter", {{"name", name}}, "no parameter named " + name);
 }
 
 }  // namespace minimind

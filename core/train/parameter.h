@@ -28,7 +28,7 @@ struct Parameter {
 // values (float16 weights widen exactly) and zero gradients.
 std::vector<Parameter> model_parameters(const Model& model);
 
-// Index of the parameter named `name`; throws std::out_of_range if none is.
+// Index of the parameter named `name`; throws minimind::Error if none is.
 size_t parameter_index(const std::vector<Parameter>& params, const std::string& name);
 
 }  // namespace minimind

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tokenizer/tokenizer.h"
+#include "util/error.h"
 #include "util/random.h"
 
 namespace minimind {
@@ -18,8 +19,10 @@ using nlohmann::json;
 
 constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();  // ids are int32: [0, 2^31)
 
-[[noreturn]] void fail(int64_t line, const std::string& problem) {
-  throw std::invalid_argument("line " + std::to_string(line) + ": " + problem);
+// A problem of one line of the data: its kind, the line and the values.
+[[noreturn]] void fail(int64_t line, const char* kind, ErrorValues values, const std::string& problem) {
+  values.insert(values.begin(), {"line", line});
+  throw Error(kind, std::move(values), "line " + std::to_string(line) + ": " + problem);
 }
 
 bool is_blank(std::string_view s) {
@@ -47,8 +50,8 @@ std::string short_dump(const json& value) {
 
 void check_options(const DataOptions& options) {
   if (options.max_seq_len < 2) {
-    throw std::invalid_argument("max_seq_len must be at least 2 (room for bos and eos), got " +
-                                std::to_string(options.max_seq_len));
+    throw Error("pretrain.max_seq_len", {{"value", int64_t(options.max_seq_len)}},
+                "max_seq_len must be at least 2 (room for bos and eos), got " + std::to_string(options.max_seq_len));
   }
 }
 
@@ -57,13 +60,14 @@ void check_options(const DataOptions& options) {
 std::vector<int32_t> text_sequence(const std::string& text, const Tokenizer* tokenizer, const DataOptions& options,
                                    int64_t line) {
   if (tokenizer == nullptr) {
-    fail(line, "\"text\" needs a tokenizer (pass --tokenizer or a model folder with tokenizer.json)");
+    fail(line, "pretrain.needs_tokenizer", {},
+         "\"text\" needs a tokenizer (pass --tokenizer or a model folder with tokenizer.json)");
   }
   std::vector<int32_t> tokens;
   try {
     tokens = tokenizer->encode(text);
   } catch (const std::exception& e) {
-    fail(line, std::string("cannot tokenize the text (") + e.what() + ")");
+    fail(line, "pretrain.tokenize_failed", {}, std::string("cannot tokenize the text (") + e.what() + ")");
   }
   // Hugging Face truncation keeps the first max_length ids of the full encoding.
   const size_t keep = std::min(tokens.size(), size_t(options.max_seq_len - 2));
@@ -76,8 +80,10 @@ std::vector<int32_t> text_sequence(const std::string& text, const Tokenizer* tok
 }
 
 std::vector<int32_t> ids_sequence(const json& ids, const DataOptions& options, int64_t line) {
-  if (!ids.is_array()) fail(line, "\"ids\" is not an array (got " + std::string(ids.type_name()) + ")");
-  if (ids.empty()) fail(line, "\"ids\" is empty");
+  if (!ids.is_array())
+    fail(line, "pretrain.ids_not_array", {{"type", std::string(ids.type_name())}},
+         "\"ids\" is not an array (got " + std::string(ids.type_name()) + ")");
+  if (ids.empty()) fail(line, "pretrain.ids_empty", {}, "\"ids\" is empty");
   std::vector<int32_t> sequence;
   sequence.reserve(std::min(ids.size(), size_t(options.max_seq_len)));
   for (size_t k = 0; k < ids.size(); ++k) {
@@ -93,7 +99,8 @@ std::vector<int32_t> ids_sequence(const json& ids, const DataOptions& options, i
       ok = value >= 0 && value <= kMaxId;
     }
     if (!ok) {
-      fail(line, "\"ids\"[" + std::to_string(k) + "] is " + short_dump(id) + ", not an integer in [0, 2^31)");
+      fail(line, "pretrain.bad_id", {{"index", int64_t(k)}, {"value", short_dump(id)}},
+           "\"ids\"[" + std::to_string(k) + "] is " + short_dump(id) + ", not an integer in [0, 2^31)");
     }
     // Every id is checked; only the first max_seq_len are kept.
     if (int64_t(sequence.size()) < options.max_seq_len) sequence.push_back(int32_t(value));
@@ -107,16 +114,21 @@ std::vector<int32_t> jsonl_sequence(std::string_view text, const Tokenizer* toke
   try {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    fail(line, "not valid JSON (" + json_reason(e) + ")");
+    fail(line, "pretrain.not_json", {}, "not valid JSON (" + json_reason(e) + ")");
   }
-  if (!j.is_object()) fail(line, "not a JSON object (got " + std::string(j.type_name()) + ")");
+  if (!j.is_object())
+    fail(line, "pretrain.not_object", {{"type", std::string(j.type_name())}},
+         "not a JSON object (got " + std::string(j.type_name()) + ")");
   const auto text_it = j.find("text");
   const auto ids_it = j.find("ids");
   const bool has_text = text_it != j.end(), has_ids = ids_it != j.end();
-  if (has_text && has_ids) fail(line, "an object with both \"text\" and \"ids\" (give one)");
-  if (!has_text && !has_ids) fail(line, "an object with neither \"text\" nor \"ids\"");
+  if (has_text && has_ids)
+    fail(line, "pretrain.text_and_ids", {}, "an object with both \"text\" and \"ids\" (give one)");
+  if (!has_text && !has_ids) fail(line, "pretrain.no_text_or_ids", {}, "an object with neither \"text\" nor \"ids\"");
   if (has_ids) return ids_sequence(*ids_it, options, line);
-  if (!text_it->is_string()) fail(line, "\"text\" is not a string (got " + std::string(text_it->type_name()) + ")");
+  if (!text_it->is_string())
+    fail(line, "pretrain.text_not_string", {{"type", std::string(text_it->type_name())}},
+         "\"text\" is not a string (got " + std::string(text_it->type_name()) + ")");
   return text_sequence(text_it->get_ref<const std::string&>(), tokenizer, options, line);
 }
 
@@ -144,23 +156,25 @@ PretrainDataset PretrainDataset::parse(const std::string& contents, DataFormat f
       sequences.push_back(text_sequence(std::string(text), tokenizer, options, line));
     }
   }
-  if (sequences.empty()) throw std::invalid_argument("no training samples: the file has no non-empty line");
+  if (sequences.empty()) throw Error("pretrain.no_lines", {}, "no training samples: the file has no non-empty line");
   return from_sequences(std::move(sequences), options);
 }
 
 PretrainDataset PretrainDataset::from_sequences(std::vector<std::vector<int32_t>> sequences,
                                                 const DataOptions& options) {
   check_options(options);
-  if (sequences.empty()) throw std::invalid_argument("no training samples: no sequence given");
+  if (sequences.empty()) throw Error("train.no_samples", {}, "no training samples: no sequence given");
   PretrainDataset data;
   data.options_ = options;
   for (size_t k = 0; k < sequences.size(); ++k) {
     std::vector<int32_t>& s = sequences[k];
-    if (s.empty()) throw std::invalid_argument("sequences[" + std::to_string(k) + "] is empty");
+    if (s.empty())
+      throw Error("pretrain.empty_sequence", {{"index", int64_t(k)}}, "sequences[" + std::to_string(k) + "] is empty");
     for (int32_t id : s) {
       if (id < 0) {
-        throw std::invalid_argument("sequences[" + std::to_string(k) + "] holds " + std::to_string(id) +
-                                    ", not an integer in [0, 2^31)");
+        throw Error(
+            "pretrain.negative_id", {{"index", int64_t(k)}, {"id", int64_t(id)}},
+            "sequences[" + std::to_string(k) + "] holds " + std::to_string(id) + ", not an integer in [0, 2^31)");
       }
     }
     if (int64_t(s.size()) > options.max_seq_len) s.resize(size_t(options.max_seq_len));
@@ -174,7 +188,8 @@ PretrainDataset PretrainDataset::from_sequences(std::vector<std::vector<int32_t>
 
 void PretrainDataset::sample(int64_t i, int32_t* input_ids, int32_t* labels) const {
   if (i < 0 || i >= size()) {
-    throw std::out_of_range("sample " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
+    throw Error("train.sample_out_of_range", {{"sample", i}, {"last", size() - 1}},
+                "sample " + std::to_string(i) + " of a dataset of " + std::to_string(size()));
   }
   const std::vector<int32_t>& s = sequences_[size_t(i)];
   const int64_t n = int64_t(s.size()), len = options_.max_seq_len;
@@ -199,7 +214,8 @@ uint64_t bounded(SplitMix64& rng, uint64_t bound) {
 }  // namespace
 
 void epoch_order(int64_t n, uint64_t seed, int64_t epoch, bool shuffle, int64_t* order) {
-  if (n < 0 || epoch < 0) throw std::invalid_argument("epoch_order: n and epoch must be non-negative");
+  if (n < 0 || epoch < 0)
+    throw Error("train.epoch_order", {{"n", n}, {"epoch", epoch}}, "epoch_order: n and epoch must be non-negative");
   for (int64_t i = 0; i < n; ++i) order[i] = i;
   if (!shuffle) return;
   // The seed state mixes seed and epoch, then goes through one SplitMix64

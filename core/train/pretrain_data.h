@@ -31,7 +31,7 @@ struct DataOptions {
 class PretrainDataset {
  public:
   // Parses the whole file. tokenizer may be nullptr when every line is an
-  // "ids" line. Throws std::invalid_argument naming the line (1-based) and
+  // "ids" line. Throws minimind::Error naming the line (1-based) and
   // what is wrong: not JSON, not an object, neither "text" nor "ids" (or
   // both), a "text" that is not a string, a text with no tokenizer, "ids"
   // not an array or empty, an id that is not an integer in [0, 2^31); and

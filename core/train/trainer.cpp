@@ -14,18 +14,23 @@ namespace minimind {
 namespace {
 
 const TrainerOptions& checked(const TrainerOptions& o) {
-  const auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (o.epochs < 1) fail("epochs must be at least 1, got " + std::to_string(o.epochs));
-  if (o.batch_size < 1) fail("batch_size must be at least 1, got " + std::to_string(o.batch_size));
-  if (o.accumulation_steps < 1) {
-    fail("accumulation_steps must be at least 1, got " + std::to_string(o.accumulation_steps));
-  }
+  const auto at_least_one = [](const char* key, int64_t value) {
+    if (value < 1) {
+      throw Error("train.option_below_one", {{"key", std::string(key)}, {"value", value}},
+                  std::string(key) + " must be at least 1, got " + std::to_string(value));
+    }
+  };
+  at_least_one("epochs", o.epochs);
+  at_least_one("batch_size", o.batch_size);
+  at_least_one("accumulation_steps", o.accumulation_steps);
   if (!(o.learning_rate > 0.0) || !std::isfinite(o.learning_rate)) {
-    fail("learning_rate must be a positive number, got " + std::to_string(o.learning_rate));
+    throw Error("train.learning_rate", {{"value", double(o.learning_rate)}},
+                "learning_rate must be a positive number, got " + std::to_string(o.learning_rate));
   }
   if (!(o.grad_clip > 0.0) || std::isnan(o.grad_clip)) {
-    fail("grad_clip must be positive (clip_grad_norm_ with 0 would zero every gradient), got " +
-         std::to_string(o.grad_clip));
+    throw Error("train.grad_clip", {{"value", double(o.grad_clip)}},
+                "grad_clip must be positive (clip_grad_norm_ with 0 would zero every gradient), got " +
+                    std::to_string(o.grad_clip));
   }
   return o;
 }
@@ -41,15 +46,17 @@ PretrainDataset fitting(PretrainDataset data, const ModelConfig& c) {
                 "load-balancing loss (aux_loss) when training a MoE, and it is not implemented here; train a dense "
                 "config (use_moe: false)");
   }
-  if (data.size() == 0) throw std::invalid_argument("no training samples");
+  if (data.size() == 0) throw Error("train.no_samples", {}, "no training samples");
   if (data.max_id() >= c.vocab_size) {
-    throw std::invalid_argument("the data holds token id " + std::to_string(data.max_id()) +
-                                ", outside the model's vocabulary (0.." + std::to_string(c.vocab_size - 1) + ")");
+    throw Error("train.data_id_out_of_range", {{"id", int64_t(data.max_id())}, {"last", c.vocab_size - 1}},
+                "the data holds token id " + std::to_string(data.max_id()) + ", outside the model's vocabulary (0.." +
+                    std::to_string(c.vocab_size - 1) + ")");
   }
   if (data.options().max_seq_len > c.max_position_embeddings) {
-    throw std::invalid_argument("max_seq_len " + std::to_string(data.options().max_seq_len) +
-                                " exceeds the model's max_position_embeddings " +
-                                std::to_string(c.max_position_embeddings));
+    throw Error("train.seq_len_too_long",
+                {{"max_seq_len", int64_t(data.options().max_seq_len)}, {"limit", c.max_position_embeddings}},
+                "max_seq_len " + std::to_string(data.options().max_seq_len) +
+                    " exceeds the model's max_position_embeddings " + std::to_string(c.max_position_embeddings));
   }
   return data;
 }
@@ -106,7 +113,7 @@ void Trainer::write_back() {
 }
 
 TrainStep Trainer::step() {
-  if (done()) throw std::logic_error("training is done: every epoch has run");
+  if (done()) throw Error("train.done", {}, "training is done: every epoch has run");
   const auto start = std::chrono::steady_clock::now();
   const int64_t T = data_.options().max_seq_len, K = options_.accumulation_steps;
   const int64_t first = batch_ * options_.batch_size;
@@ -150,21 +157,30 @@ TrainerState Trainer::state() const {
 }
 
 void Trainer::restore(TrainerState s) {
-  const auto fail = [](const std::string& what) { throw std::invalid_argument("restore: " + what); };
+  const auto fail = [](const char* kind, ErrorValues values, const std::string& what) {
+    throw Error(kind, std::move(values), "restore: " + what);
+  };
   const std::string schedule = std::to_string(options_.epochs) + " epochs of " + std::to_string(iters_) + " batches";
   if (s.epoch < 0 || s.epoch > options_.epochs || s.batch < 0 || s.batch >= iters_ ||
       (s.epoch == options_.epochs && s.batch != 0)) {
-    fail("epoch " + std::to_string(s.epoch) + ", batch " + std::to_string(s.batch) + " is outside the schedule (" +
-         schedule + ")");
+    fail("train.restore_outside_schedule",
+         {{"epoch", s.epoch}, {"batch", s.batch}, {"epochs", options_.epochs}, {"batches", iters_}},
+         "epoch " + std::to_string(s.epoch) + ", batch " + std::to_string(s.batch) + " is outside the schedule (" +
+             schedule + ")");
   }
   if (!s.grad.empty()) {
     if (s.grad.size() != params_.size()) {
-      fail(std::to_string(s.grad.size()) + " gradients for " + std::to_string(params_.size()) + " parameters");
+      fail("train.restore_gradient_count", {{"got", int64_t(s.grad.size())}, {"expected", int64_t(params_.size())}},
+           std::to_string(s.grad.size()) + " gradients for " + std::to_string(params_.size()) + " parameters");
     }
     for (size_t i = 0; i < params_.size(); ++i) {
       if (s.grad[i].size() != params_[i].grad.size()) {
-        fail(params_[i].name + " has " + std::to_string(params_[i].grad.size()) + " elements, its gradient " +
-             std::to_string(s.grad[i].size()));
+        fail("train.restore_gradient_size",
+             {{"parameter", params_[i].name},
+              {"expected", int64_t(params_[i].grad.size())},
+              {"got", int64_t(s.grad[i].size())}},
+             params_[i].name + " has " + std::to_string(params_[i].grad.size()) + " elements, its gradient " +
+                 std::to_string(s.grad[i].size()));
       }
     }
   }
@@ -183,11 +199,11 @@ void Trainer::restore(TrainerState s) {
 }
 
 BatchLoss Trainer::loss_and_gradients(const std::vector<int64_t>& samples, std::vector<Parameter>& out) {
-  if (samples.empty()) throw std::invalid_argument("loss_and_gradients needs at least one sample");
+  if (samples.empty()) throw Error("train.no_samples", {}, "loss_and_gradients needs at least one sample");
   for (const int64_t i : samples) {
     if (i < 0 || i >= data_.size()) {
-      throw std::invalid_argument("sample " + std::to_string(i) + " is outside the data (0.." +
-                                  std::to_string(data_.size() - 1) + ")");
+      throw Error("train.sample_out_of_range", {{"sample", i}, {"last", int64_t(data_.size() - 1)}},
+                  "sample " + std::to_string(i) + " is outside the data (0.." + std::to_string(data_.size() - 1) + ")");
     }
   }
   const int64_t B = int64_t(samples.size()), T = data_.options().max_seq_len;

@@ -74,7 +74,7 @@ struct TrainerState {
 
 class Trainer {
  public:
-  // Throws std::invalid_argument for bad options or data that does not fit
+  // Throws minimind::Error for bad options or data that does not fit
   // the model (ids outside the vocabulary, max_seq_len beyond its positions);
   // throws Error "train.moe_aux_loss_unsupported" for MoE configs (MiniMind's
   // aux_loss is not done). `model` must outlive the trainer.
@@ -90,7 +90,7 @@ class Trainer {
   const AdamW& optimizer() const { return adam_; }
   TrainingMemory memory() const;
 
-  // Runs the next batch; throws std::logic_error once done().
+  // Runs the next batch; throws minimind::Error once done().
   TrainStep step();
 
   // The state to save; grad is empty when no gradient is pending (after an
@@ -98,7 +98,7 @@ class Trainer {
   TrainerState state() const;
   // Continues a saved run: a trainer built over the model as saved (its
   // weights), the same data and options, then restored, runs on exactly as
-  // the saved one would have. Throws std::invalid_argument (and changes
+  // the saved one would have. Throws minimind::Error (and changes
   // nothing) for a position outside the schedule or state of other sizes.
   void restore(TrainerState state);
 

@@ -131,10 +131,10 @@ test('arguments are checked in JS, not coerced by embind', () => {
 
 test('C++ errors arrive as MiniMindError with the message, and the module keeps working', () => {
   const model = mm.createModel({ preset: 'lab-a' });
-  // An error the core gives no kind of its own: kind "" (tests/node/errors.test.mjs checks the kinded ones).
+  // Every core error has a kind (tests/node/error_kinds.test.mjs checks them all).
   assert.throws(() => mm.createModel({ preset: 'gpt-5' }), {
     name: 'MiniMindError',
-    kind: '',
+    kind: 'preset.unknown',
     message: /unknown preset "gpt-5"; known presets: lab-a/,
   });
   assert.throws(

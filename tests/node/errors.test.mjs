@@ -130,9 +130,11 @@ test('the page words each kind in zh-CN and en with its values; the raw message 
   assert.match(words.text, /^config\.json 有 \d+ 个问题：/);
   assert.match(words.text, /num_attention_heads（6）不是 num_key_value_heads（4）的整数倍/);
 
-  // A kind the catalogue does not know: its family's lead sentence, then the English itself.
+  // A loader's error that names only its format: that format's sentence, the English under details.
   const raw = 'tensor "w": shape [-1] is not a list of sizes';
-  const unknown = errorText('zh-CN', { message: raw, kind: 'safetensors', values: {} });
-  assert.deepEqual(unknown, { text: `这个 safetensors 文件无法使用。 ${raw}`, detail: raw, complete: false });
+  const family = errorText('zh-CN', { message: raw, kind: 'safetensors', values: {} });
+  assert.deepEqual(family, { text: '这个 safetensors 文件无法使用。', detail: raw, complete: true });
+  // An error with no kind (not the core's): a lead sentence, then the English itself.
+  assert.deepEqual(errorText('zh-CN', new Error('odd')), { text: '计算出错了。 odd', detail: 'odd', complete: false });
   assert.equal(errorText('en', new Error('odd')).text, 'The computation failed. odd');
 });
