@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
-import { ERROR_TERMS, errorText, kindText } from '../../web/error_text.mjs';
+import { ERROR_TERMS, errorText } from '../../web/error_text.mjs';
 import { ERROR_KINDS } from '../../web/messages/error_terms.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -114,8 +114,9 @@ test('a zh text of a run error names what is wrong in Chinese, with its numbers,
   assert.equal(zh.complete, true);
   assert.match(zh.text, /温度必须是正数，这里是 -1/);
   assert.doesNotMatch(zh.text, /[A-Za-z]{4,}/, zh.text);
+  const tooLong = { kind: 'input.too_long', values: { tokens: limit + 1, limit }, message: 'too long' };
   assert.equal(
-    kindText('zh-CN', 'input.too_long', { tokens: limit + 1, limit }),
+    errorText('zh-CN', tooLong).text,
     `${(limit + 1).toLocaleString('zh-CN')} 个 token 超过了模型能处理的 ${limit.toLocaleString('zh-CN')} 个位置。`,
   );
   model.dispose();

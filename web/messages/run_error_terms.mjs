@@ -44,7 +44,6 @@ export const RUN_ERROR_TERMS = {
     'train.sample_out_of_range': '样本 {sample} 不在数据之内（0–{last}）。',
     'train.label_out_of_range': '标签 {label} 不在词表之内（0–{last}）。',
     'train.unknown_parameter': '没有叫 {name} 的参数。',
-    'train.moe_unsupported': '不支持训练 MoE 模型（use_moe: true）：请训练稠密的配置（use_moe: false）。',
     'train.batch_too_small': '一个训练批次至少需要 1 个 2 token 长的序列（这里是 {sequences} 个序列、每个 {tokens} 个 token）。',
     'train.no_labels': '这一批没有要预测的 token：第一个之后的标签全是 -100（填充）。',
     'train.total_steps': '学习率计划的总步数必须是正数，这里是 {value}。',
@@ -129,7 +128,6 @@ export const RUN_ERROR_TERMS = {
     'train.sample_out_of_range': 'Sample {sample} is outside the data (0–{last}).',
     'train.label_out_of_range': 'Label {label} is outside the vocabulary (0–{last}).',
     'train.unknown_parameter': 'There is no parameter named {name}.',
-    'train.moe_unsupported': 'Training a MoE model (use_moe: true) is not supported: train a dense config (use_moe: false).',
     'train.batch_too_small':
       'A training batch needs at least 1 sequence of 2 tokens (this one has {sequences} sequences of {tokens} tokens).',
     'train.no_labels': 'The batch has no token to predict: every label after the first is -100 (padding).',
