@@ -14,7 +14,6 @@ const std::vector<std::string>& error_kinds() {
       "circuit.answer_out_of_range",
       "circuit.empty",
       "circuit.length_mismatch",
-      "circuit.moe_backward_unavailable",
       "circuit.same_token",
       "cli.cannot_read",
       "cli.cannot_write",
