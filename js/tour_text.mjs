@@ -172,6 +172,12 @@ const SAY = {
   'why.patch'(view) {
     return [...predictionLines(view), { key: 'tour.why.patch', params: rowParams(view) }];
   },
+  'circuit.graph'(view) {
+    return [...predictionLines(view), { key: 'tour.circuit.graph', params: { H: view.info.H, L: view.info.L } }];
+  },
+  'circuit.slider'(view) {
+    return [{ key: 'tour.circuit.slider', params: rowParams(view) }];
+  },
   'weight.cell'(view) {
     if (!view.cell) return [{ key: 'tour.weight.none', params: rowParams(view) }];
     const { query, key } = view.cell;

@@ -26,6 +26,7 @@ export const TOUR_TERMS = {
     'tour.chapter.switch-off': '关掉一个头',
     'tour.chapter.why': '为什么是这个预测',
     'tour.chapter.weight': '为什么是这个权重',
+    'tour.chapter.circuit': '这个预测走的电路',
     'tour.chapter.train': '训练你自己的模型',
     'tour.exercise': '练习',
     'tour.exercise.tokens-count': '这段文字有几个 token（算上 bos）？',
@@ -90,6 +91,9 @@ export const TOUR_TERMS = {
     'tour.why.attribution': '直接逻辑归因把这个预测拆给每个部分：{L} 层里 {H} 个头各写进了多少。',
     'tour.why.patch': '激活修补换一个代词重跑，看哪个头、哪个位置把答案带到第 {row} 行“{token}”。',
     'tour.weight.none': '点矩阵的一个格子：第 {row} 行“{token}”的某一列。',
+    'tour.circuit.graph':
+      '下面的图把 {L} 个块的 {H} 个头和 FFN 排成行：每条边只把损坏文本的一个输出送进一个接收者，线越粗，断开它丢掉的答案越多。',
+    'tour.circuit.slider': '拖动滑块改变电路的边数 N，看只留这些边时答案还剩多少；点一个头打开它的矩阵（第 {row} 行“{token}”那一行）。',
     'tour.weight.cell': '{head} 第 {q} 行“{query}”、第 {k} 列“{key}”的格子：权重 {weight}。',
     'tour.weight.split': '下面把它的分数 q·k/√{Dh} 拆成写进查询和键的各个部分。',
     'tour.train.panel': '训练面板在这个标签页里按 MiniMind 的配方训练一个新模型。现在屏幕上是 {preset}：{L} 个块 × {H} 个头。',
@@ -118,6 +122,7 @@ export const TOUR_TERMS = {
     'tour.chapter.switch-off': 'Switching a head off',
     'tour.chapter.why': 'Why this prediction',
     'tour.chapter.weight': 'Why this weight',
+    'tour.chapter.circuit': 'The circuit behind the prediction',
     'tour.chapter.train': 'Train your own',
     'tour.exercise': 'Exercise',
     'tour.exercise.tokens-count': 'How many tokens does the text have, the bos included?',
@@ -190,6 +195,10 @@ export const TOUR_TERMS = {
     'tour.why.patch':
       'Activation patching runs the text again with the other pronoun and finds which head, at which position, carries the answer to row {row} “{token}”.',
     'tour.weight.none': 'Click a cell of the matrix: a column of row {row} “{token}”.',
+    'tour.circuit.graph':
+      'The graph below lays the {H} heads and the FFN of each of the {L} blocks out as rows: each edge feeds one receiver one output of the corrupt text; the thicker, the more of the answer cutting it loses.',
+    'tour.circuit.slider':
+      'Move the slider to change N, the edges kept, and see how much of the answer they keep alone; tap a head to open its matrix (row {row} “{token}”).',
     'tour.weight.cell': 'The cell of {head} at row {q} “{query}”, column {k} “{key}”: weight {weight}.',
     'tour.weight.split': 'Below, its score q·k/√{Dh} is split into the parts that wrote the query and the key.',
     'tour.train.panel':

@@ -3,8 +3,8 @@
 // the model on screen by tour_state.mjs), the element it points at, the
 // sentences it says (`say`: js/tour_text.mjs computes them from what is on
 // screen) and, for lesson 11, MiniMind's own code lines (shown untranslated).
-// The last step of a chapter is its exercise ({exercise: NAME}). A chapter
-// is one entry here: adding one (the circuit, later) adds one object.
+// The last step of a chapter is its exercise ({exercise: NAME}), except the
+// circuit's (EXERCISE_FREE). A chapter is one entry here: adding one adds one object.
 //
 // State values (all optional; what a step leaves out is the tour's default):
 //   model   'minimind-demo' or a preset name        text   'lesson' (the trained
@@ -55,6 +55,9 @@ const INDUCTION_CELL = {
 };
 
 const LAB = { model: 'lab-a', text: 'lesson', layer: 0, head: 1, row: 'last' };
+
+/** Chapters without an exercise: one would only ask to read a number the view already says. */
+export const EXERCISE_FREE = ['circuit'];
 
 export const CHAPTERS = [
   {
@@ -145,6 +148,15 @@ export const CHAPTERS = [
       // previous-token head), so the exercise asks there.
       { state: INDUCTION_CELL, point: 'qk', say: 'weight.cell' },
       { state: INDUCTION_CELL, point: 'qk', exercise: 'weight-source' },
+    ],
+  },
+  {
+    // The circuit of the lesson's pair (web/panels/circuit_panel.mjs). No
+    // exercise: the numbers to find are the view's own, already on screen.
+    slug: 'circuit',
+    steps: [
+      { state: LESSON, point: '#circuit .circuit-graph-box', say: 'circuit.graph' },
+      { state: LESSON, point: '#circuit .circuit-slider', say: 'circuit.slider' },
     ],
   },
   {
