@@ -76,8 +76,8 @@ const client = new ModelClient(workerUrl('./worker.js', import.meta.url, locatio
     const { request, message } = error; // error: also the core's kind and values (errorFields)
     if (request === 'load' || request === 'worker') loading.failed(request, message, error);
     else if (request === 'describe') model.describeFailed(message);
-    else if (request === 'gen-start' || request === 'gen-step') generation.failed(message);
-    else input.failed(request, message);
+    else if (request === 'gen-start' || request === 'gen-step') generation.failed(message, error, request);
+    else input.failed(request, message, error);
   },
 });
 

@@ -40,10 +40,10 @@
 //                 {type: 'data-ready', id, name, format, bytes, texts, tokens} | {type: 'data-cancelled', id}
 //                 {type: 'error', id, request: 'data-file', message, kind, values}   (errorFields: the file's problem)
 //                 ready also carries resumed: {step, notes} for a resumed run or checkpoint, else null
-//                 {type: 'error', id?, request, message}
+//                 {type: 'error', id?, request, message, kind, values, problems?}   (errorFields)
 // worker -> port: {wasmBytes, heapBytes} | {error}      (MiniMind.wasmMemoryBytes, heapBytesInUse)
 import { makeCorpusLines } from '../js/corpus.mjs';
-import { errorFields } from '../js/minimind_error.mjs';
+import { MiniMindError, errorFields } from '../js/minimind_error.mjs';
 import { buildModelPair, replaceModel } from '../js/model_pair.mjs';
 import { trainerStateFromCheckpoint } from '../js/resume_pth.mjs';
 import { sampleStats, streamSamples, textsOf, tokenizeTexts, trainingSamples } from '../js/train_data.mjs';
@@ -188,14 +188,17 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
         build,
         tokenizer: tokenizerSource,
         accept: (info) => {
-          if (info.use_moe) throw new Error('MoE models cannot be trained here (the core trains dense MiniMinds only)');
+          if (info.use_moe)
+            throw new MiniMindError('MoE models cannot be trained here (the core trains dense MiniMinds only)', {
+              kind: 'train.moe_unsupported',
+            });
         },
       });
     } catch (error) {
       if (!current()) return;
       preparing = 0;
       setState(kept);
-      post({ type: 'error', id, request: 'prepare', message: String(error?.message ?? error) });
+      post({ type: 'error', id, request: 'prepare', ...errorFields(error) });
       return;
     }
     session?.dispose();
@@ -369,7 +372,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
       if (done) return setState('done');
     } catch (error) {
       setState('paused');
-      post({ type: 'error', request: 'train', message: String(error?.message ?? error) });
+      post({ type: 'error', request: 'train', ...errorFields(error) });
       return;
     }
     schedule();
@@ -435,7 +438,7 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
         dropRun();
         setState('idle');
       }
-      post({ type: 'error', id: message.id, request: message.type, message: String(error?.message ?? error) });
+      post({ type: 'error', id: message.id, request: message.type, ...errorFields(error) });
     }
   }
 

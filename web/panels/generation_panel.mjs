@@ -90,10 +90,13 @@ export function setupGenerationPanel({ store, t, $, client, input }) {
   }
 
   // A start or a step the worker could not run: nothing is on its way, and Play stops.
-  function failed(message) {
+  function failed(message, error, request = 'gen-step') {
     stepsWanted = 0;
-    // A generation reset or replaced meanwhile (a new model) has no error to show.
-    const patch = store.get().generation ? { computeError: message } : {};
+    // A generation reset or replaced meanwhile (a new model) has no error to show, but a start
+    // that failed (say a temperature of 0) does; the worker's error keeps its kind and values,
+    // worded in the page's language when drawn.
+    const shown = store.get().generation || request === 'gen-start';
+    const patch = shown ? { computeError: error?.kind !== undefined ? error : message } : {};
     store.set({ busy: null, playing: false, ...patch });
   }
 

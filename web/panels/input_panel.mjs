@@ -133,10 +133,11 @@ export function setupInputPanel({ store, t, $, client, inlineModel, redrawTimer,
     clearTimeout(computeTimer);
   }
 
-  // A forward pass (or another request about the input) the worker could not run.
-  function failed(request, message) {
+  // A forward pass (or another request about the input) the worker could not run:
+  // kept with its kind and values (errorFields), worded in the page's language when drawn.
+  function failed(request, message, error) {
     if (request === 'forward') store.set({ busy: null });
-    store.set({ computeError: message });
+    store.set({ computeError: error?.kind !== undefined ? error : message });
   }
 
   function renderInput() {

@@ -5,6 +5,7 @@
 // screen while another model loads.
 import { scaleFor } from '../colors.mjs';
 import { DEMO } from '../demo_model.mjs';
+import { errorMessage } from '../error_text.mjs';
 import { switchMarks } from '../../js/head_note.mjs';
 import { headNote, headTag, headTitle } from '../demo_text.mjs';
 import { modelTitle } from '../model_names.mjs';
@@ -117,7 +118,7 @@ export function setupMatrixPanel({ store, t, $, loading, input, generation, redr
     const result = shown(s);
     const causal = causalShown(s);
     const computeMessage = s.computeError
-      ? t('error.compute', { message: s.computeError })
+      ? t('error.compute', { message: errorMessage(s.lang, s.computeError) })
       : s.stale && !s.generation
         ? t('run.stale')
         : '';

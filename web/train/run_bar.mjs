@@ -10,6 +10,9 @@ import { make, setText } from './dom.mjs';
 
 const INDUCTION = TRAIN_RECIPES.induction;
 
+// A line of the bar: a string, or a function that words it in the page's language now.
+const worded = (line) => (typeof line === 'function' ? line() : line);
+
 export class RunBar {
   #t;
 
@@ -43,10 +46,14 @@ export class RunBar {
   }
 
   /**
-   * run: the TrainRun; error, notice: the panel's lines (or null);
+   * run: the TrainRun; error, notice: the panel's lines (or null), each a
+   * string or a function that words it now (so a line on screen follows a
+   * language switch);
    * resumeFirst: pause / resume leads the buttons; fmt(x, digits).
    */
-  render({ run, error, notice, resumeFirst = false, fmt }) {
+  render({ run, error: errorLine, notice: noticeLine, resumeFirst = false, fmt }) {
+    const error = worded(errorLine);
+    const notice = worded(noticeLine);
     const t = this.#t;
     const { step, total } = run;
     const running = run.busy;

@@ -185,7 +185,7 @@ export class SavedRuns {
     if (!(await this.#keep(id, step))) {
       // Refused locks cannot tell a run trained elsewhere from one that is not: say it may be.
       const refused = (await this.#store).locksRefused;
-      ui.error = this.#t(refused ? 'train.saved.mayBeElsewhere' : 'train.saved.liveElsewhere');
+      ui.error = () => this.#t(refused ? 'train.saved.mayBeElsewhere' : 'train.saved.liveElsewhere');
       this.#render();
       return false;
     }
@@ -196,10 +196,11 @@ export class SavedRuns {
     }
     this.#forget();
     this.#run.resume(record, { start });
-    if (start) ui.notice = this.#t('train.saved.resumed', { step: this.#fmt(step) });
+    // Lines worded when drawn, so they follow a language switch.
+    if (start) ui.notice = () => this.#t('train.saved.resumed', { step: this.#fmt(step) });
     else {
       ui.opened = id;
-      ui.notice = this.#t(step >= totalBatches ? 'train.saved.openedDone' : 'train.saved.opened');
+      ui.notice = () => this.#t(step >= totalBatches ? 'train.saved.openedDone' : 'train.saved.opened');
     }
     this.#render();
     return true;
@@ -230,9 +231,9 @@ export class SavedRuns {
       if (!record) throw new Error(this.#t('train.saved.missing'));
       const { name, bytes } = resumePthOfRun(record);
       download(name, new Blob([bytes], { type: 'application/octet-stream' }));
-      ui.notice = this.#t('train.saved.downloaded', { name });
+      ui.notice = () => this.#t('train.saved.downloaded', { name });
     } catch (error) {
-      ui.error = this.#t('train.failed', { message: error.message });
+      ui.error = () => this.#t('train.failed', { message: error.message });
     }
     this.#render();
   }
@@ -242,7 +243,7 @@ export class SavedRuns {
       await (await this.#store).remove(id);
       this.#list.message = this.#t('train.saved.deleted');
     } catch (error) {
-      this.#ui.error = this.#t('train.failed', { message: error.message });
+      this.#ui.error = () => this.#t('train.failed', { message: error.message });
     }
     this.refresh();
   }

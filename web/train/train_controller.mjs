@@ -16,6 +16,7 @@
 import { bestHead } from '../../js/head_formation_events.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
+import { errorMessage } from '../error_text.mjs';
 import { applyTranslations } from '../i18n.mjs';
 import { AttentionView } from './attention_view.mjs';
 import { CompareView } from './compare_view.mjs';
@@ -65,8 +66,10 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
       root.dispatchEvent(new CustomEvent('minimind-train-steps', { detail: { steps } }));
     },
     ready: (prepared) => saved.onReady(prepared),
-    error: (request, message) => {
-      ui.error = request === 'prepare' ? t('train.prepareFailed', { message }) : t('train.failed', { message });
+    // Worded when drawn, from the error's kind and values: a language switch rewords it.
+    error: (request, message, error) => {
+      const key = request === 'prepare' ? 'train.prepareFailed' : 'train.failed';
+      ui.error = () => t(key, { message: errorMessage(lang(), error?.kind !== undefined ? error : message) });
       render();
     },
   });
@@ -90,7 +93,8 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
       start: () => start(),
       induction: () => (settings.apply(TRAIN_RECIPES.induction), start()),
       pause: () => {
-        if (ui.opened !== null && run.state === 'paused') ui.notice = t('train.saved.resumed', { step: fmt(run.step) });
+        const step = run.step;
+        if (ui.opened !== null && run.state === 'paused') ui.notice = () => t('train.saved.resumed', { step: fmt(step) });
         run.togglePause();
       },
       stop: () => run.stop(),
@@ -100,6 +104,7 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     },
   });
   const files = trainedModelActions({
+    lang: () => store.get().lang,
     run,
     latest: () => snapshots.latest(),
     dtype: () => bar.dtype.value,
@@ -176,7 +181,12 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     try {
       request = await runRequest({ settings, probe: attention.probeText, prompts: generation.values(), chosen, client, store, t });
     } catch (error) {
-      ui.error = error instanceof SettingsProblem ? error.message : t('train.prepareFailed', { message: error.message });
+      // Worded when drawn: the settings' problems as they are now, in the page's language.
+      const problems = () => [...settings.problems(), ...(attention.probeText === '' ? [t('train.noProbe')] : [])].join(' ');
+      ui.error =
+        error instanceof SettingsProblem
+          ? () => problems() || error.message
+          : () => t('train.prepareFailed', { message: errorMessage(lang(), error) });
       return render();
     }
     await saved.keepNew(); // the run before is saved first, then this one is kept under a new id

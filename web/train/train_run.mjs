@@ -24,7 +24,8 @@ export class TrainRun {
 
   /**
    * workerUrl: the training worker's script (or a function making one);
-   * on: {change(), steps(steps), snapshot(snapshot), error(request, message)}.
+   * on: {change(), steps(steps), snapshot(snapshot), error(request, message, error)}:
+   * error, the worker's message with the core's kind and values (errorFields).
    */
   constructor(workerUrl, on) {
     this.#client = new TrainClient(workerUrl, {
@@ -56,7 +57,7 @@ export class TrainRun {
         on.snapshot?.(snapshot);
         on.change();
       },
-      onError: ({ request, message }) => on.error(request, message),
+      onError: (error) => on.error(error.request, error.message, error),
     });
   }
 

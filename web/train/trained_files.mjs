@@ -4,6 +4,7 @@
 // roles the last snapshot measured; or downloaded as those three files.
 import { rolesFromScores } from '../../js/head_roles.mjs';
 import { runSummary } from '../../js/train_run_state.mjs';
+import { errorMessage } from '../error_text.mjs';
 import { download } from '../export.mjs';
 
 // MiniMind's tokenizer, next to the trained model (the training worker reads the same file).
@@ -82,15 +83,16 @@ async function downloadTrainedModel({ train, dtype }) {
  * dtype(): the chosen precision; loadFiles: the playground's files load; ui:
  * the panel's {error, notice}.
  */
-export function trainedModelActions({ run, latest, dtype, loadFiles, ui, t, render, showPlayground = () => {} }) {
+export function trainedModelActions({ run, latest, dtype, loadFiles, ui, t, lang, render, showPlayground = () => {} }) {
   const report = async (action, notice) => {
     ui.error = null;
     try {
-      ui.notice = notice(await action());
+      const done = await action();
+      ui.notice = () => notice(done); // worded when drawn: it follows a language switch
       render();
       return true;
     } catch (error) {
-      ui.error = t('train.failed', { message: error.message });
+      ui.error = () => t('train.failed', { message: errorMessage(lang(), error) });
       render();
       return false;
     }
