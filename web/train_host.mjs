@@ -190,7 +190,8 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
         accept: (info) => {
           if (info.use_moe)
             throw new MiniMindError('MoE models cannot be trained here (the core trains dense MiniMinds only)', {
-              kind: 'train.moe_unsupported',
+              kind: 'train.moe_aux_loss_unsupported', // the core's refusal, said before building the trainer
+              values: { num_experts: info.num_experts },
             });
         },
       });
