@@ -260,10 +260,18 @@ function handlePredict(message) {
   });
 }
 
+// The config's shapes, or its problems, each with its kind and values ({kind, values,
+// message}) so the page words them in its language.
 function handleDescribe(mm, message) {
   const config = fullConfig(mm, message.preset, message.config);
-  const problems = mm.configProblems(config);
-  self.postMessage({ type: 'described', id: message.id, info: problems.length ? null : mm.describeConfig(config), problems });
+  let info = null;
+  let problems = [];
+  try {
+    info = mm.describeConfig(config);
+  } catch (error) {
+    problems = error.problems ?? [errorFields(error)];
+  }
+  self.postMessage({ type: 'described', id: message.id, info, problems });
 }
 
 const GENERATION_TRACE = { layers: 'all', stages: TRACE_STAGES };

@@ -171,3 +171,25 @@ test('a config.json for other weights: its cause in one Chinese line, the proble
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a config edited in the page: its problems in Chinese, in English after the switch', async () => {
+  const { page, errors } = await openPlayground(`&preset=lab-a&text=${encodeURIComponent('a b c')}`);
+  await page.click('#config summary');
+  await page.fill('#config input[name="num_attention_heads"]', '6');
+  await page.waitForFunction(() => document.querySelectorAll('#config-problems li').length > 0, null, { timeout: 30000 });
+  const zh = await page.$$eval('#config-problems li', (items) => items.map((li) => li.textContent));
+  assert.ok(
+    zh.includes('hidden_size（64）不能被 num_attention_heads（6）整除（head_dim = hidden_size / num_attention_heads）'),
+    zh.join(' | '),
+  );
+  assert.ok(
+    zh.every((line) => HAN.test(line)),
+    zh.join(' | '),
+  );
+  await page.selectOption('#lang', 'en');
+  await page.waitForFunction(() => document.getElementById('config-problems').textContent.includes('is not divisible'), null, {
+    timeout: 10000,
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -275,13 +275,13 @@ test('a bad config shows the core’s message and the page keeps working', async
   await page.waitForFunction(() => document.querySelectorAll('#config-problems li').length > 0);
   const problems = await page.$$eval('#config-problems li', (items) => items.map((li) => li.textContent));
   assert.ok(
-    problems.includes('hidden_size 64 is not divisible by num_attention_heads 6 (head_dim = hidden_size / num_attention_heads)'),
+    problems.includes('hidden_size (64) is not divisible by num_attention_heads (6) (head_dim = hidden_size / num_attention_heads)'),
     problems.join(' | '),
   );
   assert.equal(await page.isDisabled('#config-apply'), true);
   await page.fill('#config input[name="num_key_value_heads"]', '4');
   await page.waitForFunction(() => document.querySelectorAll('#config-problems li').length === 2);
-  assert.match(await page.textContent('#config-problems'), /num_attention_heads 6 is not a multiple of num_key_value_heads 4/);
+  assert.match(await page.textContent('#config-problems'), /num_attention_heads \(6\) is not a multiple of num_key_value_heads \(4\)/);
   // The old model still answers.
   await typeText(page, 'a b c d');
   await waitForTokens(page, ['a', 'b', 'c', 'd']);

@@ -2,6 +2,7 @@
 // random weights), the seed, the config editor with the shapes it implies
 // and its problems, and the model's status with the build progress.
 import { DEMO } from '../demo_model.mjs';
+import { errorMessage } from '../error_text.mjs';
 import { modelName } from '../model_names.mjs';
 import { DEFAULTS } from '../url_state.mjs';
 
@@ -155,7 +156,7 @@ export function setupModelPanel({ store, t, $, client, loading, input }) {
         list.className = 'problems';
         for (const p of problems) {
           const item = document.createElement('li');
-          item.textContent = p;
+          item.textContent = errorMessage(s.lang, p); // worded when drawn: it follows a language switch
           list.append(item);
         }
         box.append(list);
