@@ -4,7 +4,8 @@
 // the slider's N is model.circuit's in Node, moving the slider changes the N
 // and the share shown, a tap on an edge shows its numbers, a head node opens
 // that head's matrix and "why this weight", a typed text is followed, a text
-// typed twice gets the induction pair; no sideways scrolling on a phone, no
+// typed twice gets the induction pair, heads switched off are named as not in
+// the circuit's model; no sideways scrolling on a phone, no
 // page error. Screenshots of the section go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -158,6 +159,21 @@ test('a text typed twice gets the induction pair and its sentence', async () => 
   close(shown.eap, curveAt(result.curves, shown.edges).eap, 'share of the induction pair');
   assert.ok(shown.overflow <= 0);
   await page.locator('#circuit').screenshot({ path: `${ARTIFACTS}circuit-induction-phone-en.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('with heads switched off, the view says its circuit is of the model as it is, and its numbers are', async () => {
+  const { result } = await expected(DEFAULTS.text);
+  const { page, errors } = await openPlayground('?lang=zh-CN&ablate=0:3', SIZES.desktop);
+  const shown = await circuitShown(page);
+  // model.circuit takes no switches: the same share as without them, and a note naming the head.
+  close(shown.eap, curveAt(result.curves, shown.edges).eap, 'share with L0H3 off');
+  const note = await page.evaluate(() => {
+    const p = document.querySelector('#circuit .circuit-plain');
+    return p.hidden ? null : p.textContent;
+  });
+  assert.ok(note?.includes('L0H3'), `the note names the head switched off: ${note}`);
   assert.deepEqual(errors, []);
   await page.close();
 });
