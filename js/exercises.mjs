@@ -9,6 +9,8 @@
 //   question(model, screen)  -> {key, params}           the question, worded by the page's catalogue
 //   answers(model, screen)   -> [answer]                 every right answer
 //   check(model, screen, answer) -> {solved, hint?: {key, params}}
+//   choices(model, screen) -> [answer]            (optional) what the answer control offers, when the model decides it
+import { circuitEdge } from './exercises/circuit.mjs';
 import { maskCheat, scaleSharper, scoresTop, tokensCount } from './exercises/matrix.mjs';
 import { forwardGqa, trainSetting, weightSource } from './exercises/model.mjs';
 import { lensBlock, otherName, pronounHead, switchOff } from './exercises/pronoun.mjs';
@@ -26,6 +28,7 @@ const ALL = [
   switchOff,
   lensBlock,
   weightSource,
+  circuitEdge,
   trainSetting,
 ];
 
@@ -44,6 +47,7 @@ export const ANSWER_KINDS = Object.freeze({
   'switch-off': 'poke-ablate',
   'lens-block': 'block',
   'weight-source': 'component',
+  'circuit-edge': 'edge',
   'train-setting': 'number',
 });
 
@@ -56,7 +60,7 @@ export function exercise(name) {
 
 /**
  * One exercise on the screen as the page shows it: {available: true, question,
- * solved?, hint?, answers?} or {available: false, reason: {kind, params}}.
+ * choices?, solved?, hint?, answers?} or {available: false, reason: {kind, params}}.
  * `answer` undefined: no check (only the question); `reveal`: with every right answer.
  */
 export function runExercise(model, screen, { name, answer, reveal = false }) {
@@ -64,6 +68,7 @@ export function runExercise(model, screen, { name, answer, reveal = false }) {
   const reason = e.available(model, screen);
   if (reason) return { name, available: false, reason };
   const out = { name, available: true, question: e.question(model, screen) };
+  if (e.choices) out.choices = e.choices(model, screen);
   if (answer !== undefined) Object.assign(out, e.check(model, screen, answer));
   if (reveal) out.answers = e.answers(model, screen);
   return out;

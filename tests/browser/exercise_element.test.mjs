@@ -131,6 +131,33 @@ test('in zh-CN: the lens exercise takes the block the model computes, after a wr
   await page.close();
 });
 
+test("the circuit's edge in the element: its own list of EAP's top edges, a weaker one refused, the strongest patched solves it", async () => {
+  const url = await coursePage('circuit', '<minimind-exercise id="edge" name="circuit-edge" lang="en"></minimind-exercise>');
+  const { page, errors } = await openPage(browser.context, url);
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await ready(page, '#edge');
+  const { model, tokenizer } = await trainedModel();
+  const screen = textScreen(tokenizer, LESSON_PROBE);
+  const e = exercise('circuit-edge');
+  const offered = e.choices(model, screen);
+  const right = e.answers(model, screen);
+  const edge = page.locator('#edge');
+  const select = edge.locator('.exercise-answer select');
+  // The list is the exercise's: the empty choice, then EAP's top edges in order.
+  assert.deepEqual((await select.locator('option').allInnerTexts()).slice(1), offered);
+  await select.selectOption(offered.find((name) => !right.includes(name)));
+  await edge.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 1);
+  assert.deepEqual(await page.evaluate(() => window.results[0]), { name: 'circuit-edge', solved: false, tries: 1 });
+  await select.selectOption(right[0]);
+  await edge.locator('.exercise-check').click();
+  await page.waitForFunction(() => window.results.length === 2);
+  assert.deepEqual(await page.evaluate(() => window.results[1]), { name: 'circuit-edge', solved: true, tries: 2 });
+  await edge.screenshot({ path: join(ARTIFACTS, 'exercise-element-circuit-en.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the trained model not hosted: the element says so in its box, in its language, and the page goes on', async () => {
   const url = await coursePage('no-model', '<minimind-exercise id="ex" name="switch-off" lang="zh-CN"></minimind-exercise>', noModel);
   const { page, errors } = await openPage(browser.context, url);

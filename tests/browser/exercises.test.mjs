@@ -119,7 +119,7 @@ test('tokens, scores, the mask and √d: answered in the answer control, or by a
   });
 });
 
-test("GQA on lab A, the lens and the weight's source: ticked and chosen", async () => {
+test("GQA on lab A, the lens, the weight's source and the circuit's edge: ticked and chosen", async () => {
   // lab-a: 4 query heads read 2 K/V heads; head 1 shares head 0's.
   const tick = (heads) => async (page, box) => {
     for (const box2 of await box.locator('.exercise-heads input').all())
@@ -141,6 +141,13 @@ test("GQA on lab A, the lens and the weight's source: ticked and chosen", async 
     wrong: choose(other),
     right: choose(source.answers[0]),
   });
+
+  // The circuit's edge: an edge EAP ranks high that path patching finds weaker, then one it finds strongest.
+  const edges = await answersOf('circuit-edge', {});
+  const weaker = exercise('circuit-edge')
+    .choices(edges.model, edges.screen)
+    .find((edge) => !edges.answers.includes(edge));
+  await refusedThenSolved({ name: 'circuit-edge', lang: 'en', wrong: choose(weaker), right: choose(edges.answers[0]) });
 
   const recipe = TRAIN_RECIPES.default;
   const rows = recipe.batches * recipe.options.batchSize;

@@ -9,9 +9,12 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { EXERCISES, exercise, runExercise, textScreen } from '../../js/exercises.mjs';
+import { EDGE_CHOICES, EDGE_SHARE } from '../../js/exercises/circuit.mjs';
 import { PRONOUN_SHARE } from '../../js/exercises/pronoun.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { LESSON_PROBE } from '../../js/train_session.mjs';
+import { encodeText } from '../../js/text_encoding.mjs';
+import { STEPS } from '../../web/tour/chapters.mjs';
 
 const DIR = new URL('../../models/minimind-demo/', import.meta.url);
 const mm = await loadMiniMind();
@@ -46,7 +49,12 @@ function topAfter(model, ids, ablate = []) {
 }
 
 test('every exercise has an answer on the demo model, and each right answer it computes is accepted', () => {
-  assert.equal(EXERCISES.length, 11);
+  // One exercise per tour chapter that has one, in the tour's order.
+  const tourExercises = STEPS.filter((step) => step.exercise).map((step) => step.exercise);
+  assert.deepEqual(
+    EXERCISES.map((e) => e.name),
+    tourExercises,
+  );
   for (const { name } of EXERCISES) {
     const e = exercise(name);
     const screen = lesson();
@@ -193,10 +201,41 @@ test('GQA, why this weight and the Train panel on a random preset and the demo',
   lab.dispose();
 });
 
+test("the circuit's edge: the right edges are those path patching finds near the largest; others refused", () => {
+  const e = exercise('circuit-edge');
+  const screen = lesson();
+  // The why section's pair on the lesson sentence, from the storyPair of its pronoun, encoded here.
+  const clean = encodeText(tokenizer, '小明把苹果给了小红，她');
+  const corrupt = encodeText(tokenizer, '小明把苹果给了苏静，她');
+  const ids = (text) => tokenizer.encode(text);
+  const answer = ids('唱起了歌')[0];
+  const wrong = ids('跳起了舞')[0];
+  const { metric, edges } = demo.circuit({ clean, corrupt, answer, wrong, top: EDGE_CHOICES, faithfulness: false });
+  const listed = edges.slice(0, EDGE_CHOICES);
+  const name = (edge) => `${edge.from} → ${edge.to}`;
+  assert.deepEqual(runExercise(demo, screen, { name: 'circuit-edge' }).choices, listed.map(name));
+  const moved = listed.map((edge) => Math.abs(edge.patched - metric.clean));
+  const largest = Math.max(...moved);
+  const expected = listed.filter((_, k) => moved[k] >= EDGE_SHARE * largest).map(name);
+  assert.deepEqual(e.answers(demo, screen), expected);
+  for (let k = 0; k < listed.length; k += 1) {
+    const verdict = e.check(demo, screen, name(listed[k]));
+    assert.equal(verdict.solved, moved[k] >= EDGE_SHARE * largest, name(listed[k]));
+    if (!verdict.solved) assert.equal(verdict.hint.key, 'exercise.hint.circuitEdge');
+  }
+  // EAP's first edge is not path patching's on the demo: the exercise is not "pick the top row".
+  assert.ok(!expected.includes(name(listed[0])), `${name(listed[0])} is both`);
+  assert.equal(e.check(demo, screen, 'embed → nowhere').hint.key, 'exercise.hint.anEdge');
+  // A text typed twice: the copy's pair (js/circuit_text.mjs), without a story.
+  const twice = textScreen(tokenizer, '今天天气很好今天天气');
+  assert.equal(e.available(demo, twice), null);
+  assert.equal(e.question(demo, twice).key, 'exercise.q.circuitEdgeCopy');
+});
+
 test('no answer: a preset without a tokenizer, a text without a pronoun story, a model without a pronoun head', () => {
   const lab = mm.createModel({ preset: 'lab-a', seed: 0 });
   const ids = { text: 'abc', ids: [3, 4, 5], labels: [...'abc'], tokenizer: null, layer: 0, head: 0, row: 2 };
-  for (const name of ['pronoun-head', 'switch-off', 'lens-block', 'other-name'])
+  for (const name of ['pronoun-head', 'switch-off', 'lens-block', 'other-name', 'circuit-edge'])
     assert.deepEqual(runExercise(lab, ids, { name }), { name, available: false, reason: { kind: 'noTokenizer', params: {} } }, name);
   lab.dispose();
   // The demo model on a sentence without a pronoun whose referent is named.

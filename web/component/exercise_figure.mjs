@@ -59,7 +59,7 @@ export function drawExerciseFigure(box, { name, model, screen, t }) {
     title('exercise.el.config', { H, Hkv, dh });
     return;
   }
-  if (name === 'train-setting') return;
+  if (name === 'train-setting' || name === 'circuit-edge') return; // the settings, or the edges listed in the answer control
   if (ids.length === 0) return;
   if (name === 'switch-off' || name === 'lens-block') {
     const prefix = ids.slice(0, row + 1);

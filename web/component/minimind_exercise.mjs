@@ -38,6 +38,7 @@ const CONTROLS = {
   'switch-off': ['text', 'ablate'],
   'lens-block': ['text'],
   'weight-source': ['text', 'layer', 'head', 'row', 'key'],
+  'circuit-edge': ['text'],
   'train-setting': ['train'],
 };
 

@@ -13,15 +13,16 @@ import { make } from '../panels/make_element.mjs';
 
 // Reasons that are about what is on screen (a cell to select, a later block to choose), not the model:
 // another poke makes the exercise answerable.
-const SCREEN_REASONS = new Set(['noText', 'noLater', 'oneKey', 'noStory', 'noCell', 'blockZero', 'fileData', 'badSettings']);
+const SCREEN_REASONS = new Set(['noText', 'noLater', 'oneKey', 'noStory', 'noCell', 'blockZero', 'fileData', 'badSettings', 'pairLengths']);
 
 /** A sentence {key, params} in the reader's language, nested parts worded too. */
 function word(t, sentence) {
   return t(sentence.key, wordParams(t, sentence.params));
 }
 
-/** The query heads, lens rows or components the controls offer, from the model's info and the layer shown. */
-function choices(kind, { t, info, labels, layer }) {
+/** The query heads, lens rows, components or edges the controls offer, from the model's info, the layer shown and the exercise's result. */
+function choices(kind, { t, info, labels, layer, result }) {
+  if (kind === 'edge') return (result?.choices ?? []).map((edge) => ({ value: edge, text: edge }));
   if (kind === 'key' || kind === 'later-key') return labels.map((label, j) => ({ value: String(j), text: `${j} ${label}` }));
   if (kind === 'block')
     return Array.from({ length: info.num_hidden_layers + 1 }, (_, l) => ({ value: String(l), text: word(t, residualName(l)) }));
@@ -83,13 +84,14 @@ export function exerciseView(container, { name, onCheck, onReveal, poke = 'exerc
     if (!control || kind.startsWith('poke')) return null;
     if (kind === 'heads') return [...control.querySelectorAll('input:checked')].map((box) => Number(box.value));
     if (kind === 'number') return control.value.trim();
-    if (kind === 'component') return control.value;
+    if (kind === 'component' || kind === 'edge') return control.value === '' ? null : control.value;
     return control.value === '' ? null : Number(control.value);
   }
 
   function buildControl(state) {
     const { t, info, labels, layer } = state;
-    const key = JSON.stringify([t('exercise.answer'), info?.num_hidden_layers, info?.num_attention_heads, labels, layer]);
+    const offered = kind === 'edge' ? (state.result?.choices ?? null) : null;
+    const key = JSON.stringify([t('exercise.answer'), info?.num_hidden_layers, info?.num_attention_heads, labels, layer, offered]);
     if (key === controlKey) return;
     controlKey = key;
     controls.replaceChildren();

@@ -31,6 +31,7 @@ export const EXERCISE_TERMS = {
     'exercise.title.switch-off': '关掉一个头',
     'exercise.title.lens-block': '逻辑透镜',
     'exercise.title.weight-source': '这个分数是谁写的',
+    'exercise.title.circuit-edge': '哪条边最重要',
     'exercise.title.train-setting': '训练设置',
     'exercise.q.tokensCount': '模型读屏幕上的这段文字时一共读多少个 token？',
     'exercise.q.tokensCountBos': '模型读屏幕上的这段文字时一共读多少个 token（算上开头的 {bos}）？',
@@ -47,6 +48,10 @@ export const EXERCISE_TERMS = {
     'exercise.q.lensBlock': '逻辑透镜：在第 {row} 行“{pronoun}”上，“{token}”第一次成为第一名是在哪一层之后？',
     'exercise.q.weightSource':
       'L{layer}H{head} 里选中的格子“{query}” → “{key}”：在键的一侧，哪个更早的部分写出了这个分数（和这一行的平均相比）最大的一份？',
+    'exercise.q.circuitEdge':
+      '为什么部分的一对句子：干净的“{clean}”和损坏的“{corrupt}”，指标是“{answer}”减“{wrong}”的 logit。EAP 排名最高的 {count} 条边里，哪一条在路径修补（把损坏运行里发送者的输出换进干净运行里接收者的输入）时让指标移动最多？（移动量达到最大值的 {share}% 的边都算对）',
+    'exercise.q.circuitEdgeCopy':
+      '输入两遍的句子：干净的运行抄写第一遍，损坏的运行把第一遍倒过来，指标是“{answer}”减“{wrong}”的 logit。EAP 排名最高的 {count} 条边里，哪一条在路径修补（把损坏运行里发送者的输出换进干净运行里接收者的输入）时让指标移动最多？（移动量达到最大值的 {share}% 的边都算对）',
     'exercise.q.trainSetting':
       '按训练面板现在的设置（{batches} 批，每批 {batchSize} 行，每行 {maxSeqLen} 个 token），一次训练一共训练多少个 token？',
     'exercise.hint.aNumber': '请填一个正整数。',
@@ -73,6 +78,9 @@ export const EXERCISE_TERMS = {
     'exercise.hint.lensLate': '{at}，“{token}”已经是第一名了（p = {p}），但不是第一次。往前看。',
     'exercise.hint.aComponent': '请选一个部分。',
     'exercise.hint.weightSource': '“{name}”在键一侧的份额是 {value}（总分 {total}）；有一个部分写得更多。看“为什么是这个权重”里的键一侧。',
+    'exercise.hint.anEdge': '请从列表里的 {count} 条边中选一条。',
+    'exercise.hint.circuitEdge':
+      'EAP 把“{edge}”排在第 {rank}（分数 {score}），但路径修补它只让指标移动了 {moved}（干净减损坏共 {total}）。EAP 的排名只是估计，路径修补才是精确的：有一条边移动得更多。',
     'exercise.hint.trainRows': '这是行数（{batches} × {batchSize}）；每行有 {maxSeqLen} 个 token。',
     'exercise.hint.trainSetting': '一次训练有 {batches} 批，每批 {batchSize} 行，每行 {maxSeqLen} 个 token。',
     'exercise.gallery.title': '练习：用真实的模型检查答案',
@@ -89,6 +97,7 @@ export const EXERCISE_TERMS = {
     'exercise.about.switch-off': '关掉一个头，让“唱”不再是“她”之后预测的第一名。',
     'exercise.about.lens-block': '逻辑透镜在哪一层之后第一次把“唱”放在第一名。',
     'exercise.about.weight-source': '选中的格子的分数，在键的一侧哪个更早的部分写得最多（QK 归因）。',
+    'exercise.about.circuit-edge': 'EAP 排名最高的几条边里，哪一条在路径修补（把损坏的输入换进干净的运行）时移动答案最多。',
     'exercise.about.train-setting': '按训练面板的设置，一次训练训练多少个 token（不会开始训练）。',
     'exercise.el.loading': '正在加载 MiniMind……',
     'exercise.el.failed': '这道练习显示不了：{message}',
@@ -130,6 +139,8 @@ export const EXERCISE_TERMS = {
     'exercise.none.blockZero': '第 0 层只读词嵌入，键和查询都只由嵌入写出。换到第 1 层或更后面。',
     'exercise.none.fileData': '训练面板的数据是一个文件，不是语料流：它的 token 数取决于文件。',
     'exercise.none.badSettings': '训练面板的设置不完整：批数、每批行数和每行 token 数都要是正整数。',
+    'exercise.none.pairLengths': '“{clean}”和“{corrupt}”的 token 数不同，不能一个位置一个位置地修补。换一个句子。',
+    'exercise.none.noPatchEffect': '路径修补这 {count} 条边中的任何一条，指标都不变。',
   },
   en: {
     'exercise.titled': 'Exercise: {title}',
@@ -159,6 +170,7 @@ export const EXERCISE_TERMS = {
     'exercise.title.switch-off': 'Switch a head off',
     'exercise.title.lens-block': 'The logit lens',
     'exercise.title.weight-source': 'Who wrote this score',
+    'exercise.title.circuit-edge': 'Which edge matters',
     'exercise.title.train-setting': 'The Train panel',
     'exercise.q.tokensCount': 'How many tokens does the model read for the text on screen?',
     'exercise.q.tokensCountBos': 'How many tokens does the model read for the text on screen, the {bos} at its start included?',
@@ -177,6 +189,10 @@ export const EXERCISE_TERMS = {
     'exercise.q.lensBlock': 'The logit lens at row {row} “{pronoun}”: after which block is “{token}” first the top prediction?',
     'exercise.q.weightSource':
       'The selected cell “{query}” → “{key}” of L{layer}H{head}: on the key side, which earlier component writes the largest part of this score (against the row’s mean)?',
+    'exercise.q.circuitEdge':
+      'The why section’s pair: clean “{clean}”, corrupt “{corrupt}”, the metric the logit of “{answer}” minus “{wrong}”. Of the {count} edges EAP ranks highest, which moves the metric most when path-patched (the sender’s output from the corrupt run into the receiver’s input in the clean run)? (Every edge within {share}% of the largest counts.)',
+    'exercise.q.circuitEdgeCopy':
+      'The text typed twice: the clean run copies its first copy, the corrupt run has it reversed, the metric the logit of “{answer}” minus “{wrong}”. Of the {count} edges EAP ranks highest, which moves the metric most when path-patched (the sender’s output from the corrupt run into the receiver’s input in the clean run)? (Every edge within {share}% of the largest counts.)',
     'exercise.q.trainSetting':
       'With the Train panel’s settings as shown ({batches} batches of {batchSize} rows of {maxSeqLen} tokens), how many tokens does a run train on?',
     'exercise.hint.aNumber': 'Give a whole number.',
@@ -207,6 +223,9 @@ export const EXERCISE_TERMS = {
     'exercise.hint.lensEarly': '{at}, “{token}” is not on top yet (p = {p}). Look later.',
     'exercise.hint.lensLate': '{at}, “{token}” is on top (p = {p}), but not for the first time. Look earlier.',
     'exercise.hint.aComponent': 'Choose a component.',
+    'exercise.hint.anEdge': 'Choose one of the {count} edges in the list.',
+    'exercise.hint.circuitEdge':
+      'EAP ranks “{edge}” #{rank} (score {score}), but path patching it moves the metric by only {moved} (clean − corrupt is {total}). EAP’s ranking is an estimate; path patching is exact: another edge moves it more.',
     'exercise.hint.weightSource':
       '“{name}” writes {value} of the key side (of {total}); another component writes more. Read the key side in “why this weight”.',
     'exercise.hint.trainRows': 'That is the rows ({batches} × {batchSize}); each row holds {maxSeqLen} tokens.',
@@ -227,6 +246,8 @@ export const EXERCISE_TERMS = {
     'exercise.about.lens-block': 'After which block the logit lens first puts 唱 on top.',
     'exercise.about.weight-source':
       'For the selected cell, which earlier component writes most of the key side of its score (QK attribution).',
+    'exercise.about.circuit-edge':
+      'Of the edges EAP ranks highest, which one moves the answer most when path-patched (corrupt into clean).',
     'exercise.about.train-setting': 'How many tokens a run of the Train panel’s settings trains on (no run is started).',
     'exercise.el.loading': 'Loading MiniMind…',
     'exercise.el.failed': 'This exercise cannot be shown: {message}',
@@ -272,5 +293,8 @@ export const EXERCISE_TERMS = {
     'exercise.none.fileData': 'The Train panel’s data is a file, not the corpus stream: its token count depends on the file.',
     'exercise.none.badSettings':
       'The Train panel’s settings are incomplete: batches, rows per batch and tokens per row must be whole numbers above 0.',
+    'exercise.none.pairLengths':
+      '“{clean}” and “{corrupt}” have different token counts: they cannot be patched position by position. Try another sentence.',
+    'exercise.none.noPatchEffect': 'Path patching any of these {count} edges leaves the metric unchanged.',
   },
 };

@@ -3,8 +3,8 @@
 // the model on screen by tour_state.mjs), the element it points at, the
 // sentences it says (`say`: js/tour_text.mjs computes them from what is on
 // screen) and, for lesson 11, MiniMind's own code lines (shown untranslated).
-// The last step of a chapter is its exercise ({exercise: NAME}), except the
-// circuit's (EXERCISE_FREE). A chapter is one entry here: adding one adds one object.
+// The last step of a chapter is its exercise ({exercise: NAME}). A chapter is
+// one entry here: adding one adds one object.
 //
 // State values (all optional; what a step leaves out is the tour's default):
 //   model   'minimind-demo' or a preset name        text   'lesson' (the trained
@@ -55,9 +55,6 @@ const INDUCTION_CELL = {
 };
 
 const LAB = { model: 'lab-a', text: 'lesson', layer: 0, head: 1, row: 'last' };
-
-/** Chapters without an exercise: one would only ask to read a number the view already says. */
-export const EXERCISE_FREE = ['circuit'];
 
 export const CHAPTERS = [
   {
@@ -151,12 +148,13 @@ export const CHAPTERS = [
     ],
   },
   {
-    // The circuit of the lesson's pair (web/panels/circuit_panel.mjs). No
-    // exercise: the numbers to find are the view's own, already on screen.
+    // The circuit of the lesson's pair (web/panels/circuit_panel.mjs); the
+    // exercise asks which of EAP's top edges path patching finds strongest.
     slug: 'circuit',
     steps: [
       { state: LESSON, point: '#circuit .circuit-graph-box', say: 'circuit.graph' },
       { state: LESSON, point: '#circuit .circuit-slider', say: 'circuit.slider' },
+      { state: LESSON, point: '#circuit .circuit-graph-box', exercise: 'circuit-edge' },
     ],
   },
   {
