@@ -10,11 +10,15 @@
 
 #include "checkpoint/model_export.h"
 #include "checkpoint/model_loader.h"
+#include "formats/pickle_reader.h"
+#include "formats/safetensors.h"
+#include "formats/zip_reader.h"
 #include "model/generation.h"
 #include "model/model.h"
 #include "model/presets.h"
 #include "model/sampler.h"
 #include "tensors/model_config.h"
+#include "tokenizer/tokenizer.h"
 #include "train/pretrain_data.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -162,4 +166,80 @@ TEST_CASE("error kinds: a config for other weights says the key it contradicts f
     CHECK(integer(cause.values, "config") == a.num_hidden_layers + 1);
     CHECK(integer(cause.values, "weights") == a.num_hidden_layers);
   }
+}
+
+namespace {
+
+// A safetensors file of `header` (JSON) followed by `data_bytes` zero bytes.
+std::vector<uint8_t> safetensors_bytes(const std::string& header, size_t data_bytes) {
+  std::vector<uint8_t> bytes(8 + header.size() + data_bytes, 0);
+  const uint64_t length = header.size();
+  for (int i = 0; i < 8; ++i) bytes[size_t(i)] = uint8_t(length >> (8 * i));
+  std::copy(header.begin(), header.end(), bytes.begin() + 8);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("error kinds: a malformed safetensors header names the tensors and the byte counts", "[errors]") {
+  const auto overlap = safetensors_bytes(
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+      8);
+  Error e = thrown([&] { SafetensorsFile(overlap.data(), overlap.size()); });
+  CHECK(e.kind() == "safetensors.overlap");
+  CHECK(text(e.values(), "first") == "a");
+  CHECK(text(e.values(), "second") == "b");
+
+  const auto short_data = safetensors_bytes(R"({"w":{"dtype":"F16","shape":[3],"data_offsets":[0,4]}})", 4);
+  e = thrown([&] { SafetensorsFile(short_data.data(), short_data.size()); });
+  CHECK(e.kind() == "safetensors.size_mismatch");
+  CHECK(text(e.values(), "tensor") == "w");
+  CHECK(integer(e.values(), "bytes") == 4);
+  CHECK(integer(e.values(), "needed") == 6);
+  CHECK(text(e.values(), "dtype") == "F16");
+
+  const auto no_shape = safetensors_bytes(R"({"w":{"dtype":"F32","data_offsets":[0,4]}})", 4);
+  e = thrown([&] { SafetensorsFile(no_shape.data(), no_shape.size()); });
+  CHECK(e.kind() == "safetensors.entry_field");
+  CHECK(text(e.values(), "field") == "shape");
+}
+
+TEST_CASE("error kinds: a bad pickle opcode names the byte and where it stands", "[errors]") {
+  // PROTO 2, then a byte that is no opcode at offset 2.
+  const std::vector<uint8_t> unknown = {0x80, 0x02, 0xff};
+  Error e = thrown([&] { read_checkpoint_pickle(unknown.data(), unknown.size()); });
+  CHECK(e.kind() == "pickle.opcode_unknown");
+  CHECK(text(e.values(), "opcode") == "0xff");
+  CHECK(integer(e.values(), "offset") == 2);
+
+  const std::vector<uint8_t> protocol = {0x80, 0x09, '.'};
+  e = thrown([&] { read_checkpoint_pickle(protocol.data(), protocol.size()); });
+  CHECK(e.kind() == "pickle.protocol");
+  CHECK(integer(e.values(), "version") == 9);
+  CHECK(integer(e.values(), "offset") == 0);
+}
+
+TEST_CASE("error kinds: a zip whose directory claims too much names its counts", "[errors]") {
+  // An end-of-central-directory record alone, declaring 3 entries in a 0-byte directory.
+  std::vector<uint8_t> zip = {0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  Error e = thrown([&] { ZipReader(zip.data(), zip.size()); });
+  CHECK(e.kind() == "zip.too_many_entries");
+  CHECK(integer(e.values(), "entries") == 3);
+  CHECK(integer(e.values(), "room") == 0);
+}
+
+TEST_CASE("error kinds: a tokenizer.json merge of unknown pieces names the merge and the piece", "[errors]") {
+  const std::string json = R"({"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":["a b"]},)"
+                           R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false},)"
+                           R"("decoder":{"type":"ByteLevel"}})";
+  Error e = thrown([&] { Tokenizer::from_json(json); });
+  CHECK(e.kind() == "tokenizer.merge_not_in_vocab");
+  CHECK(text(e.values(), "field") == "model.merges[0]");
+  CHECK(text(e.values(), "token") == "ab");
+
+  const std::string normalizer = R"({"normalizer":{"type":"NFC"},"model":{"type":"BPE","vocab":{},"merges":[]}})";
+  e = thrown([&] { Tokenizer::from_json(normalizer); });
+  CHECK(e.kind() == "tokenizer.unsupported_part");
+  CHECK(text(e.values(), "part") == "normalizer");
+  CHECK(text(e.values(), "type") == "NFC");
 }

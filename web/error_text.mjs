@@ -2,19 +2,28 @@
 // errorFields() sent by a worker) carries a kind and its values, which pick
 // and fill a template of messages/error_terms.mjs (and the run and weights
 // catalogues beside it); the core's English message stays the detail, behind
-// a "details" disclosure. A loader's error that names only its file format
-// ("safetensors") gets that format's sentence, with the English under the
+// a "details" disclosure. An error whose kind has no template gets its file
+// format's sentence (error.lead.safetensors), with the English under the
 // disclosure. An error with no kind at all (not the core's) gets a lead
 // sentence followed by the English message itself, since the lead alone does
 // not say what is wrong. A config whose weights contradict it says the likely
 // cause first (weights.misfit) and folds the list of problems under it.
 import { ERROR_TERMS as FILE_TERMS } from './messages/error_terms.mjs';
+import { LOADER_ERROR_TERMS } from './messages/loader_error_terms.mjs';
 import { RUN_ERROR_TERMS } from './messages/run_error_terms.mjs';
 import { WEIGHTS_ERROR_TERMS } from './messages/weights_error_terms.mjs';
 
-/** Every template by language: the file, config and memory kinds, the run kinds and the weights kinds. */
+/** Every template by language: the file, config and memory kinds, the loaders' kinds, the run kinds and the weights kinds. */
 export const ERROR_TERMS = Object.fromEntries(
-  ['zh-CN', 'en'].map((lang) => [lang, { ...FILE_TERMS[lang], ...RUN_ERROR_TERMS[lang], ...WEIGHTS_ERROR_TERMS[lang] }]),
+  ['zh-CN', 'en'].map((lang) => [
+    lang,
+    {
+      ...FILE_TERMS[lang],
+      ...LOADER_ERROR_TERMS[lang],
+      ...RUN_ERROR_TERMS[lang],
+      ...WEIGHTS_ERROR_TERMS[lang],
+    },
+  ]),
 );
 
 const LEAD_FAMILIES = ['safetensors', 'pth', 'zip', 'pickle', 'tokenizer', 'config'];

@@ -111,7 +111,7 @@ class Unpickler {
 
   PickledCheckpoint run() {
     while (true) {
-      if (pos_ >= size_) fail("the pickle ends without STOP (truncated?)");
+      if (pos_ >= size_) fail("pickle.no_stop", {}, "the pickle ends without STOP (truncated?)");
       op_pos_ = pos_;
       op_ = p_[pos_++];
       if (op_ == '.') break;
@@ -121,8 +121,11 @@ class Unpickler {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw PickleError(what + " (data.pkl byte " + std::to_string(op_pos_) + ")");
+  // Throws a PickleError of `kind` with its values and the offending
+  // opcode's byte offset (offset) in data.pkl.
+  [[noreturn]] void fail(const char* kind, ErrorValues values, const std::string& what) const {
+    values.emplace_back("offset", int64_t(op_pos_));
+    throw PickleError(kind, std::move(values), what + " (data.pkl byte " + std::to_string(op_pos_) + ")");
   }
 
   std::string op_label() const {
@@ -132,8 +135,9 @@ class Unpickler {
 
   const uint8_t* take(size_t n) {
     if (n > size_ - pos_) {
-      fail("truncated pickle: opcode " + op_label() + " needs " + std::to_string(n) + " bytes, " +
-           std::to_string(size_ - pos_) + " left");
+      fail("pickle.truncated", {{"opcode", op_label()}, {"needed", int64_t(n)}, {"left", int64_t(size_ - pos_)}},
+           "truncated pickle: opcode " + op_label() + " needs " + std::to_string(n) + " bytes, " +
+               std::to_string(size_ - pos_) + " left");
     }
     const uint8_t* at = p_ + pos_;
     pos_ += n;
@@ -147,7 +151,9 @@ class Unpickler {
   }
   std::string take_line() {
     const void* nl = std::memchr(p_ + pos_, '\n', size_ - pos_);
-    if (!nl) fail("truncated pickle: opcode " + op_label() + " has no end of line");
+    if (!nl)
+      fail("pickle.no_end_of_line", {{"opcode", op_label()}},
+           "truncated pickle: opcode " + op_label() + " has no end of line");
     const size_t n = size_t(static_cast<const uint8_t*>(nl) - (p_ + pos_));
     std::string s(reinterpret_cast<const char*>(p_ + pos_), n);
     pos_ += n + 1;
@@ -159,17 +165,20 @@ class Unpickler {
   size_t frame_base() const { return marks_.empty() ? 0 : marks_.back(); }
   void push(Value v) { stack_.push_back(v); }
   Value pop() {
-    if (stack_.size() <= frame_base()) fail("pickle stack underflow at opcode " + op_label());
+    if (stack_.size() <= frame_base())
+      fail("pickle.stack_underflow", {{"opcode", op_label()}}, "pickle stack underflow at opcode " + op_label());
     const Value v = stack_.back();
     stack_.pop_back();
     return v;
   }
   Value& top() {
-    if (stack_.size() <= frame_base()) fail("pickle stack underflow at opcode " + op_label());
+    if (stack_.size() <= frame_base())
+      fail("pickle.stack_underflow", {{"opcode", op_label()}}, "pickle stack underflow at opcode " + op_label());
     return stack_.back();
   }
   std::vector<Value> pop_mark() {
-    if (marks_.empty()) fail("opcode " + op_label() + " without a MARK before it");
+    if (marks_.empty())
+      fail("pickle.no_mark", {{"opcode", op_label()}}, "opcode " + op_label() + " without a MARK before it");
     std::vector<Value> items(stack_.begin() + std::ptrdiff_t(marks_.back()), stack_.end());
     stack_.resize(marks_.back());
     marks_.pop_back();
@@ -201,7 +210,9 @@ class Unpickler {
   void memoize() { memo_put(memo_.size()); }  // protocol 4: the next index, as CPython's len(memo)
   void memo_get(uint64_t key) {
     const auto it = memo_.find(key);
-    if (it == memo_.end()) fail("opcode " + op_label() + " reads memo entry " + std::to_string(key) + ", never stored");
+    if (it == memo_.end())
+      fail("pickle.memo_missing", {{"opcode", op_label()}, {"key", int64_t(key)}},
+           "opcode " + op_label() + " reads memo entry " + std::to_string(key) + ", never stored");
     push(it->second);
   }
 
@@ -215,8 +226,10 @@ class Unpickler {
   void stack_global() {
     const Value name = pop(), module = pop();
     if (name.kind != Kind::String || module.kind != Kind::String) {
-      fail("STACK_GLOBAL takes a module and a name as strings, got " + std::string(kind_name(module.kind)) + " and " +
-           kind_name(name.kind));
+      fail("pickle.global_not_strings",
+           {{"module", std::string(kind_name(module.kind))}, {"name", std::string(kind_name(name.kind))}},
+           "STACK_GLOBAL takes a module and a name as strings, got " + std::string(kind_name(module.kind)) + " and " +
+               kind_name(name.kind));
     }
     push_global(strings_[module.index], strings_[name.index]);
   }
@@ -237,11 +250,13 @@ class Unpickler {
     } else if (full == "torch BFloat16Storage") {
       g = Global::BFloat16Storage;
     } else if (module == "torch" && name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0) {
-      fail("storage type torch." + name.substr(0, 80) +
-           " is not supported: weights must be float32, float16 or bfloat16 (FloatStorage, HalfStorage, "
-           "BFloat16Storage)");
+      fail("pickle.storage_type", {{"type", "torch." + name.substr(0, 80)}},
+           "storage type torch." + name.substr(0, 80) +
+               " is not supported: weights must be float32, float16 or bfloat16 (FloatStorage, HalfStorage, "
+               "BFloat16Storage)");
     } else {
-      fail("pickle opcode " + op_label() + " " + quoted(full) + " is not allowed: .pth files are read as data only");
+      fail("pickle.global_refused", {{"opcode", op_label()}, {"global", quoted(full)}},
+           "pickle opcode " + op_label() + " " + quoted(full) + " is not allowed: .pth files are read as data only");
     }
     push({Kind::Global, int64_t(g), 0, 0});
   }
@@ -250,20 +265,26 @@ class Unpickler {
   void persistent_id() {
     const Value pid = pop();
     if (pid.kind != Kind::Tuple || tuples_[pid.index].size() != 5) {
-      fail("persistent id is " + std::string(kind_name(pid.kind)) +
-           ", expected torch's ('storage', type, key, location, numel)");
+      fail("pickle.persistent_id_not_tuple", {{"type", std::string(kind_name(pid.kind))}},
+           "persistent id is " + std::string(kind_name(pid.kind)) +
+               ", expected torch's ('storage', type, key, location, numel)");
     }
     const std::vector<Value>& t = tuples_[pid.index];
-    if (t[0].kind != Kind::String || strings_[t[0].index] != "storage") fail("persistent id does not name a storage");
+    if (t[0].kind != Kind::String || strings_[t[0].index] != "storage")
+      fail("pickle.persistent_id_field", {{"field", "storage"}}, "persistent id does not name a storage");
     if (t[1].kind != Kind::Global || t[1].number == int64_t(Global::OrderedDict) ||
         t[1].number == int64_t(Global::RebuildTensorV2) || t[1].number == int64_t(Global::RebuildParameter)) {
-      fail("persistent id has no storage type (FloatStorage, HalfStorage or BFloat16Storage)");
+      fail("pickle.persistent_id_field", {{"field", "type"}},
+           "persistent id has no storage type (FloatStorage, HalfStorage or BFloat16Storage)");
     }
     if (t[2].kind != Kind::String || strings_[t[2].index].empty() || strings_[t[2].index].size() > 64) {
-      fail("persistent id has no storage key (a short string)");
+      fail("pickle.persistent_id_field", {{"field", "key"}}, "persistent id has no storage key (a short string)");
     }
-    if (t[3].kind != Kind::String) fail("persistent id has no storage location (such as 'cpu')");
-    if (t[4].kind != Kind::Int || t[4].number < 0) fail("persistent id has no element count");
+    if (t[3].kind != Kind::String)
+      fail("pickle.persistent_id_field", {{"field", "location"}},
+           "persistent id has no storage location (such as 'cpu')");
+    if (t[4].kind != Kind::Int || t[4].number < 0)
+      fail("pickle.persistent_id_field", {{"field", "numel"}}, "persistent id has no element count");
     const Global g = Global(t[1].number);
     const DType dtype = g == Global::FloatStorage ? DType::F32 : g == Global::HalfStorage ? DType::F16 : DType::BF16;
     storages_.push_back({dtype, t[2].index, uint64_t(t[4].number)});
@@ -282,23 +303,33 @@ class Unpickler {
   void reduce() {
     const Value args = pop();
     const Value callable = pop();
-    if (callable.kind != Kind::Global) fail("REDUCE calls " + std::string(kind_name(callable.kind)));
-    if (args.kind != Kind::Tuple) fail("REDUCE arguments are " + std::string(kind_name(args.kind)) + ", not a tuple");
+    if (callable.kind != Kind::Global)
+      fail("pickle.reduce_not_global", {{"type", std::string(kind_name(callable.kind))}},
+           "REDUCE calls " + std::string(kind_name(callable.kind)));
+    if (args.kind != Kind::Tuple)
+      fail("pickle.reduce_args", {{"type", std::string(kind_name(args.kind))}},
+           "REDUCE arguments are " + std::string(kind_name(args.kind)) + ", not a tuple");
     const std::vector<Value>& a = tuples_[args.index];
     switch (Global(callable.number)) {
       case Global::OrderedDict:
-        if (!a.empty()) fail("OrderedDict is built with arguments; torch.save writes OrderedDict() then SETITEMS");
+        if (!a.empty())
+          fail("pickle.ordered_dict_args", {},
+               "OrderedDict is built with arguments; torch.save writes OrderedDict() then SETITEMS");
         push(new_dict());
         return;
       case Global::RebuildTensorV2:
         // _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
         if (a.size() != 6 && a.size() != 7)
-          fail("_rebuild_tensor_v2 takes 6 or 7 arguments, got " + std::to_string(a.size()));
-        if (a[0].kind != Kind::Storage) fail("_rebuild_tensor_v2's first argument is not a storage");
-        if (a[1].kind != Kind::Int || a[1].number < 0) fail("_rebuild_tensor_v2's storage offset is not a size");
+          fail("pickle.argument_count", {{"function", "_rebuild_tensor_v2"}, {"count", int64_t(a.size())}},
+               "_rebuild_tensor_v2 takes 6 or 7 arguments, got " + std::to_string(a.size()));
+        if (a[0].kind != Kind::Storage)
+          fail("pickle.tensor_storage", {}, "_rebuild_tensor_v2's first argument is not a storage");
+        if (a[1].kind != Kind::Int || a[1].number < 0)
+          fail("pickle.tensor_offset", {}, "_rebuild_tensor_v2's storage offset is not a size");
         if (!is_dims(a[2]) || !is_dims(a[3]) || tuples_[a[2].index].size() != tuples_[a[3].index].size()) {
-          fail("_rebuild_tensor_v2's size and stride are not two tuples of sizes of equal length (at most " +
-               std::to_string(kMaxPickledDims) + ")");
+          fail("pickle.tensor_dims", {{"limit", int64_t(kMaxPickledDims)}},
+               "_rebuild_tensor_v2's size and stride are not two tuples of sizes of equal length (at most " +
+                   std::to_string(kMaxPickledDims) + ")");
         }
         tensors_.push_back({a[0].index, uint64_t(a[1].number), a[2].index, a[3].index});
         push({Kind::Tensor, 0, 0, uint32_t(tensors_.size() - 1)});
@@ -306,24 +337,33 @@ class Unpickler {
       case Global::RebuildParameter:
         // _rebuild_parameter(data, requires_grad, backward_hooks): an
         // nn.Parameter is its tensor here.
-        if (a.size() != 3) fail("_rebuild_parameter takes 3 arguments, got " + std::to_string(a.size()));
-        if (a[0].kind != Kind::Tensor) fail("_rebuild_parameter's first argument is not a tensor");
+        if (a.size() != 3)
+          fail("pickle.argument_count", {{"function", "_rebuild_parameter"}, {"count", int64_t(a.size())}},
+               "_rebuild_parameter takes 3 arguments, got " + std::to_string(a.size()));
+        if (a[0].kind != Kind::Tensor)
+          fail("pickle.parameter_not_tensor", {}, "_rebuild_parameter's first argument is not a tensor");
         push(a[0]);
         return;
       default:
-        fail("REDUCE of a storage type is not allowed: storages come only from persistent ids");
+        fail("pickle.reduce_storage", {},
+             "REDUCE of a storage type is not allowed: storages come only from persistent ids");
     }
   }
 
   void append(Value list, const std::vector<Value>& items) {
-    if (list.kind != Kind::List) fail(op_label() + " on " + kind_name(list.kind) + ", not a list");
+    if (list.kind != Kind::List)
+      fail("pickle.not_list", {{"opcode", op_label()}, {"type", std::string(kind_name(list.kind))}},
+           op_label() + " on " + kind_name(list.kind) + ", not a list");
     auto& l = lists_[list.index];
     l.insert(l.end(), items.begin(), items.end());
   }
 
   void set_items(Value dict, const std::vector<Value>& items) {
-    if (dict.kind != Kind::Dict) fail(op_label() + " on " + kind_name(dict.kind) + ", not a dict");
-    if (items.size() % 2) fail(op_label() + " with an odd number of items");
+    if (dict.kind != Kind::Dict)
+      fail("pickle.not_dict", {{"opcode", op_label()}, {"type", std::string(kind_name(dict.kind))}},
+           op_label() + " on " + kind_name(dict.kind) + ", not a dict");
+    if (items.size() % 2)
+      fail("pickle.odd_items", {{"opcode", op_label()}}, op_label() + " with an odd number of items");
     auto& d = dicts_[dict.index];
     for (size_t i = 0; i < items.size(); i += 2) d.emplace_back(items[i], items[i + 1]);
   }
@@ -332,7 +372,9 @@ class Unpickler {
     switch (op_) {
       case 0x80: {  // PROTO
         const uint64_t version = take_le(1);
-        if (version > 5) fail("pickle protocol " + std::to_string(version) + " is unknown");
+        if (version > 5)
+          fail("pickle.protocol", {{"version", int64_t(version)}},
+               "pickle protocol " + std::to_string(version) + " is unknown");
         return;
       }
       case '(':
@@ -390,7 +432,9 @@ class Unpickler {
       }
       case 0x8a: {  // LONG1: n-byte little-endian two's complement
         const size_t n = size_t(take_le(1));
-        if (n > 8) fail("LONG1 integer of " + std::to_string(n) + " bytes is out of range");
+        if (n > 8)
+          fail("pickle.long_too_wide", {{"bytes", int64_t(n)}},
+               "LONG1 integer of " + std::to_string(n) + " bytes is out of range");
         uint64_t v = take_le(n);
         if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t(0) << (8 * n);  // sign-extend
         push({Kind::Int, int64_t(v), 0, 0});
@@ -405,8 +449,9 @@ class Unpickler {
       case 0x8d: {  // BINUNICODE8 (protocol 4)
         const uint64_t n = take_le(8);
         if (n > size_ - pos_) {
-          fail("truncated pickle: opcode " + op_label() + " needs " + std::to_string(n) + " bytes, " +
-               std::to_string(size_ - pos_) + " left");
+          fail("pickle.truncated", {{"opcode", op_label()}, {"needed", int64_t(n)}, {"left", int64_t(size_ - pos_)}},
+               "truncated pickle: opcode " + op_label() + " needs " + std::to_string(n) + " bytes, " +
+                   std::to_string(size_ - pos_) + " left");
         }
         push(new_string_of(size_t(n)));
         return;
@@ -461,17 +506,22 @@ class Unpickler {
       }
       case 'b': {  // BUILD: the _metadata of a module's state_dict(); not needed
         pop();
-        if (top().kind != Kind::Dict) fail("BUILD on " + std::string(kind_name(top().kind)) + " is not allowed");
+        if (top().kind != Kind::Dict)
+          fail("pickle.build_refused", {{"type", std::string(kind_name(top().kind))}},
+               "BUILD on " + std::string(kind_name(top().kind)) + " is not allowed");
         return;
       }
       default:
         break;
     }
     const char* name = opcode_name(op_);
-    if (!name) fail("byte " + hex_byte(op_) + " is not a pickle opcode (corrupt data.pkl?)");
-    fail("pickle opcode " + std::string(name) + " (" + hex_byte(op_) +
-         ") is not allowed: .pth files are read as data only (torch.save state dicts use a small subset of "
-         "protocols 2 and 4)");
+    if (!name)
+      fail("pickle.opcode_unknown", {{"opcode", hex_byte(op_)}},
+           "byte " + hex_byte(op_) + " is not a pickle opcode (corrupt data.pkl?)");
+    fail("pickle.opcode_refused", {{"opcode", std::string(name)}, {"byte", hex_byte(op_)}},
+         "pickle opcode " + std::string(name) + " (" + hex_byte(op_) +
+             ") is not allowed: .pth files are read as data only (torch.save state dicts use a small subset of "
+             "protocols 2 and 4)");
   }
 
   const Value* entry(const Value& dict, const std::string& key) const {
@@ -502,7 +552,8 @@ class Unpickler {
 
   PickledCheckpoint checkpoint(const Value& root) {
     if (root.kind != Kind::Dict) {
-      fail("the pickled object is " + std::string(kind_name(root.kind)) + ", not a state dict of tensors");
+      fail("pickle.not_state_dict", {{"type", std::string(kind_name(root.kind))}},
+           "the pickled object is " + std::string(kind_name(root.kind)) + ", not a state dict of tensors");
     }
     PickledCheckpoint out;
     const Value* model = entry(root, "model");
@@ -617,12 +668,16 @@ class Unpickler {
     std::vector<PickledTensor> out;
     std::set<uint32_t> seen_names;  // a name's string row: a repeated row would copy it again
     for (const auto& [key, value] : dicts_[dict.index]) {
-      if (key.kind != Kind::String) fail(where + "state dict has a key that is " + std::string(kind_name(key.kind)));
+      if (key.kind != Kind::String)
+        fail("pickle.key_not_string", {{"type", std::string(kind_name(key.kind))}},
+             where + "state dict has a key that is " + std::string(kind_name(key.kind)));
       const std::string& name = strings_[key.index];
       if (value.kind != Kind::Tensor) {
-        fail(where + "state dict entry " + quoted(name) + " is " + kind_name(value.kind) + ", not a tensor" + hint);
+        fail("pickle.entry_not_tensor", {{"tensor", name}, {"type", std::string(kind_name(value.kind))}},
+             where + "state dict entry " + quoted(name) + " is " + kind_name(value.kind) + ", not a tensor" + hint);
       }
-      if (!seen_names.insert(key.index).second) fail(where + "state dict names " + quoted(name) + " twice");
+      if (!seen_names.insert(key.index).second)
+        fail("pickle.duplicate_tensor", {{"tensor", name}}, where + "state dict names " + quoted(name) + " twice");
       out.push_back(pickled_tensor(name, value));
     }
     return out;

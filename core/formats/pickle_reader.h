@@ -47,10 +47,10 @@
 
 namespace minimind {
 
-// Kind "pickle" unless a throw site names a kind of its own (util/error.h).
+// Every throw names its own kind ("pickle.<what>") and the values its message is
+// made of (util/error.h), so the page can word it in the reader's language.
 class PickleError : public Error {
  public:
-  explicit PickleError(const std::string& message) : Error("pickle", {}, message) {}
   PickleError(std::string kind, ErrorValues values, const std::string& message)
       : Error(std::move(kind), std::move(values), message) {}
 };

@@ -57,13 +57,13 @@ bool is_contiguous(const Shape& shape, const Shape& stride) {
 PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : label_(label) {
   if (!starts_with(bytes, size, "PK\x03\x04")) {
     if (size >= 2 && bytes[0] == 0x80 && bytes[1] <= 5) {
-      fail("pth.legacy_format",
+      fail("pth.legacy_format", {},
            "this is the legacy torch.save format (PyTorch < 1.6 or _use_new_zipfile_serialization=False), "
            "which is not supported: re-save it with torch.save in a recent PyTorch");
     }
     if (starts_with(bytes, size, "ustar", 257))
-      fail("pth.legacy_format", "this is the tar-based torch.save format, which is not supported");
-    fail("pth.not_zip", "not a torch.save checkpoint: the file does not start like a zip (PK\\x03\\x04)");
+      fail("pth.legacy_format", {}, "this is the tar-based torch.save format, which is not supported");
+    fail("pth.not_zip", {}, "not a torch.save checkpoint: the file does not start like a zip (PK\\x03\\x04)");
   }
   try {
     const ZipReader zip(bytes, size);
@@ -71,19 +71,25 @@ PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : 
     for (const ZipEntry& e : zip.entries()) {
       const size_t slash = e.name.find('/');
       if (slash == std::string::npos || e.name.compare(slash, std::string::npos, "/data.pkl") != 0) continue;
-      if (pickle) fail("the zip holds two pickles, " + pickle->name + " and " + e.name);
+      if (pickle)
+        fail("pth.two_pickles", {{"first", pickle->name}, {"second", e.name}},
+             "the zip holds two pickles, " + pickle->name + " and " + e.name);
       pickle = &e;
       archive_ = e.name.substr(0, slash);
     }
-    if (!pickle) fail("the zip has no <archive>/data.pkl record: not a checkpoint written by torch.save");
+    if (!pickle)
+      fail("pth.no_pickle", {}, "the zip has no <archive>/data.pkl record: not a checkpoint written by torch.save");
     if (const ZipEntry* order = zip.find(archive_ + "/byteorder")) {  // written by PyTorch >= 2.1
       if (order->size != 6 || std::memcmp(zip.data(*order), "little", 6) != 0) {
-        fail("the tensors are stored big-endian (" + archive_ + "/byteorder); only little-endian files are supported");
+        fail("pth.big_endian", {{"record", archive_ + "/byteorder"}},
+             "the tensors are stored big-endian (" + archive_ + "/byteorder); only little-endian files are supported");
       }
     }
     if (pickle->size > kMaxPickleBytes) {
-      fail(pickle->name + " is " + std::to_string(pickle->size) + " bytes, over the limit of " +
-           std::to_string(kMaxPickleBytes) + " (a state dict's pickle is a few tens of KB)");
+      fail("pth.pickle_too_large",
+           {{"record", pickle->name}, {"bytes", int64_t(pickle->size)}, {"limit", int64_t(kMaxPickleBytes)}},
+           pickle->name + " is " + std::to_string(pickle->size) + " bytes, over the limit of " +
+               std::to_string(kMaxPickleBytes) + " (a state dict's pickle is a few tens of KB)");
     }
     const PickledCheckpoint pickled = read_checkpoint_pickle(zip.data(*pickle), size_t(pickle->size));
     kind_ = pickled.kind;
@@ -101,23 +107,40 @@ PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : 
       const std::string where = "tensor \"" + t.name + "\"";
       const std::string record_name = archive_ + "/data/" + p.storage_key;
       const ZipEntry* record = zip.find(record_name);
-      if (!record) fail(where + ": its storage has no record " + record_name + " in the zip");
+      if (!record)
+        fail("pth.record_missing", {{"tensor", t.name}, {"record", record_name}},
+             where + ": its storage has no record " + record_name + " in the zip");
       const uint8_t* storage = zip.data(*record);
       const uint64_t item = dtype_size(p.dtype);
       if (p.storage_numel > record->size / item) {
-        fail(where + ": its storage declares " + std::to_string(p.storage_numel) + " elements of " +
-             dtype_name(p.dtype) + " but record " + record_name + " holds only " + std::to_string(record->size) +
-             " bytes");
+        fail("pth.storage_too_small",
+             {{"tensor", t.name},
+              {"elements", int64_t(p.storage_numel)},
+              {"dtype", dtype_name(p.dtype)},
+              {"record", record_name},
+              {"bytes", int64_t(record->size)}},
+             where + ": its storage declares " + std::to_string(p.storage_numel) + " elements of " +
+                 dtype_name(p.dtype) + " but record " + record_name + " holds only " + std::to_string(record->size) +
+                 " bytes");
       }
       const int64_t numel = checked_numel(p.shape);
-      if (numel < 0) fail(where + ": shape " + shape_to_string(p.shape) + " is too large");
+      if (numel < 0)
+        fail("pth.shape_too_large", {{"tensor", t.name}, {"shape", shape_to_string(p.shape)}},
+             where + ": shape " + shape_to_string(p.shape) + " is too large");
       if (p.storage_offset > p.storage_numel || uint64_t(numel) > p.storage_numel - p.storage_offset) {
-        fail(where + ": shape " + shape_to_string(p.shape) + " at storage offset " + std::to_string(p.storage_offset) +
-             " runs past its storage of " + std::to_string(p.storage_numel) + " elements");
+        fail("pth.past_storage",
+             {{"tensor", t.name},
+              {"shape", shape_to_string(p.shape)},
+              {"offset", int64_t(p.storage_offset)},
+              {"elements", int64_t(p.storage_numel)}},
+             where + ": shape " + shape_to_string(p.shape) + " at storage offset " + std::to_string(p.storage_offset) +
+                 " runs past its storage of " + std::to_string(p.storage_numel) + " elements");
       }
       if (numel > 0 && !is_contiguous(p.shape, p.stride)) {
-        fail(where + ": stride " + shape_to_string(p.stride) + " for shape " + shape_to_string(p.shape) +
-             " is not contiguous row-major; save tensors made contiguous (tensor.contiguous())");
+        fail("pth.not_contiguous",
+             {{"tensor", t.name}, {"stride", shape_to_string(p.stride)}, {"shape", shape_to_string(p.shape)}},
+             where + ": stride " + shape_to_string(p.stride) + " for shape " + shape_to_string(p.shape) +
+                 " is not contiguous row-major; save tensors made contiguous (tensor.contiguous())");
       }
       t.data = storage + p.storage_offset * item;
       t.nbytes = size_t(uint64_t(numel) * item);
@@ -126,7 +149,8 @@ PthFile::PthFile(const uint8_t* bytes, size_t size, const std::string& label) : 
     for (const PickledTensor& p : pickled.tensors) {
       PthTensor t = resolve(p, strip_wrapper_prefixes(p.name));
       if (!by_name_.emplace(t.name, entries_.size()).second) {
-        fail("the state dict names " + t.name + " twice (once with a module. or _orig_mod. prefix?)");
+        fail("pth.duplicate_tensor", {{"tensor", t.name}},
+             "the state dict names " + t.name + " twice (once with a module. or _orig_mod. prefix?)");
       }
       entries_.push_back(std::move(t));
     }
@@ -170,9 +194,9 @@ void PthFile::read_optimizer(const PickledOptimizer& pickled, const Resolve& res
   optimizer_ = std::move(out);
 }
 
-void PthFile::fail(const std::string& what) const { throw PthError(label_ + ": " + what); }
-
-void PthFile::fail(const char* kind, const std::string& what) const { throw PthError(kind, {}, label_ + ": " + what); }
+void PthFile::fail(const char* kind, ErrorValues values, const std::string& what) const {
+  throw PthError(kind, std::move(values), label_ + ": " + what);
+}
 
 const PthTensor* PthFile::find(const std::string& name) const {
   const auto it = by_name_.find(name);

@@ -27,10 +27,10 @@
 
 namespace minimind {
 
-// Kind "pth" unless a throw site names a kind of its own (util/error.h).
+// Every throw names its own kind ("pth.<what>") and the values its message is
+// made of (util/error.h), so the page can word it in the reader's language.
 class PthError : public Error {
  public:
-  explicit PthError(const std::string& message) : Error("pth", {}, message) {}
   PthError(std::string kind, ErrorValues values, const std::string& message)
       : Error(std::move(kind), std::move(values), message) {}
 };
@@ -96,8 +96,8 @@ class PthFile : public TensorSource {
  private:
   template <typename Resolve>
   void read_optimizer(const PickledOptimizer& pickled, const Resolve& resolve);
-  [[noreturn]] void fail(const std::string& what) const;
-  [[noreturn]] void fail(const char* kind, const std::string& what) const;  // with a kind of its own
+  // Throws a PthError of `kind` with its values, the file's label before `what`.
+  [[noreturn]] void fail(const char* kind, ErrorValues values, const std::string& what) const;
 
   std::string label_;
   std::string archive_;

@@ -35,11 +35,18 @@ bool read_count(const json& v, uint64_t& out) {
 
 SafetensorsEntry parse_entry(const std::string& name, const json& v, size_t data_size) {
   const std::string where = "tensor \"" + name + "\"";
-  if (!v.is_object()) throw SafetensorsError(where + ": header entry must be an object");
-  if (!v.contains("dtype") || !v["dtype"].is_string()) throw SafetensorsError(where + ": missing \"dtype\"");
-  if (!v.contains("shape") || !v["shape"].is_array()) throw SafetensorsError(where + ": missing \"shape\" array");
+  if (!v.is_object())
+    throw SafetensorsError("safetensors.entry_not_object", {{"tensor", name}},
+                           where + ": header entry must be an object");
+  if (!v.contains("dtype") || !v["dtype"].is_string())
+    throw SafetensorsError("safetensors.entry_field", {{"tensor", name}, {"field", "dtype"}},
+                           where + ": missing \"dtype\"");
+  if (!v.contains("shape") || !v["shape"].is_array())
+    throw SafetensorsError("safetensors.entry_field", {{"tensor", name}, {"field", "shape"}},
+                           where + ": missing \"shape\" array");
   if (!v.contains("data_offsets") || !v["data_offsets"].is_array() || v["data_offsets"].size() != 2) {
-    throw SafetensorsError(where + ": \"data_offsets\" must be [begin, end]");
+    throw SafetensorsError("safetensors.entry_field", {{"tensor", name}, {"field", "data_offsets"}},
+                           where + ": \"data_offsets\" must be [begin, end]");
   }
   SafetensorsEntry e;
   e.name = name;
@@ -51,16 +58,20 @@ SafetensorsEntry parse_entry(const std::string& name, const json& v, size_t data
   uint64_t numel = 1;
   for (const json& d : v["shape"]) {
     uint64_t dim;
-    if (!read_count(d, dim)) throw SafetensorsError(where + ": shape " + v["shape"].dump() + " is not a list of sizes");
+    if (!read_count(d, dim))
+      throw SafetensorsError("safetensors.shape_not_sizes", {{"tensor", name}, {"shape", v["shape"].dump()}},
+                             where + ": shape " + v["shape"].dump() + " is not a list of sizes");
     e.shape.push_back(int64_t(dim));
     if (dim != 0 && numel > (uint64_t{1} << 48) / dim) {
-      throw SafetensorsError(where + ": shape " + v["shape"].dump() + " is too large");
+      throw SafetensorsError("safetensors.shape_too_large", {{"tensor", name}, {"shape", v["shape"].dump()}},
+                             where + ": shape " + v["shape"].dump() + " is too large");
     }
     numel *= dim;
   }
   uint64_t begin, end;
   if (!read_count(v["data_offsets"][0], begin) || !read_count(v["data_offsets"][1], end) || end < begin) {
-    throw SafetensorsError(where + ": data_offsets " + v["data_offsets"].dump() + " are not a range [begin, end]");
+    throw SafetensorsError("safetensors.offsets_not_range", {{"tensor", name}, {"offsets", v["data_offsets"].dump()}},
+                           where + ": data_offsets " + v["data_offsets"].dump() + " are not a range [begin, end]");
   }
   if (end > data_size) {
     throw SafetensorsError("safetensors.data_past_end",
@@ -70,8 +81,14 @@ SafetensorsEntry parse_entry(const std::string& name, const json& v, size_t data
   }
   const uint64_t needed = numel * dtype_size(e.dtype);
   if (end - begin != needed) {
-    throw SafetensorsError(where + ": data_offsets cover " + std::to_string(end - begin) + " bytes but shape " +
-                           shape_to_string(e.shape) + " of " + dtype + " needs " + std::to_string(needed));
+    throw SafetensorsError("safetensors.size_mismatch",
+                           {{"tensor", name},
+                            {"bytes", int64_t(end - begin)},
+                            {"shape", shape_to_string(e.shape)},
+                            {"dtype", dtype},
+                            {"needed", int64_t(needed)}},
+                           where + ": data_offsets cover " + std::to_string(end - begin) + " bytes but shape " +
+                               shape_to_string(e.shape) + " of " + dtype + " needs " + std::to_string(needed));
   }
   e.begin = size_t(begin);
   e.end = size_t(end);
@@ -94,7 +111,9 @@ SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
 
 SafetensorsFile::SafetensorsFile(const uint8_t* head, size_t head_size, size_t size, ByteReader read)
     : read_(std::move(read)) {
-  if (head_size > size) throw SafetensorsError("the file's first bytes are more than the whole file");
+  if (head_size > size)
+    throw SafetensorsError("safetensors.head_past_end", {{"head", int64_t(head_size)}, {"size", int64_t(size)}},
+                           "the file's first bytes are more than the whole file");
   parse(head, head_size, size);
 }
 
@@ -120,8 +139,10 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
                                std::to_string(size) + " bytes; truncated?)");
   }
   if (header_size > head_size - 8) {
-    throw SafetensorsError("the header (" + std::to_string(header_size) + " bytes) is not all in the first " +
-                           std::to_string(head_size) + " bytes given");
+    throw SafetensorsError("safetensors.header_not_in_head",
+                           {{"length", int64_t(header_size)}, {"head", int64_t(head_size)}},
+                           "the header (" + std::to_string(header_size) + " bytes) is not all in the first " +
+                               std::to_string(head_size) + " bytes given");
   }
   json header;
   try {
@@ -137,9 +158,12 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
   by_name_.reserve(header.size());
   for (const auto& item : header.items()) {
     if (item.key() == "__metadata__") {
-      if (!item.value().is_object()) throw SafetensorsError("__metadata__ must be an object of strings");
+      if (!item.value().is_object())
+        throw SafetensorsError("safetensors.metadata_not_object", {}, "__metadata__ must be an object of strings");
       for (const auto& m : item.value().items()) {
-        if (!m.value().is_string()) throw SafetensorsError("__metadata__ value \"" + m.key() + "\" is not a string");
+        if (!m.value().is_string())
+          throw SafetensorsError("safetensors.metadata_not_string", {{"key", m.key()}},
+                                 "__metadata__ value \"" + m.key() + "\" is not a string");
         metadata_[m.key()] = m.value().get<std::string>();
       }
       continue;
@@ -155,8 +179,9 @@ void SafetensorsFile::parse(const uint8_t* bytes, size_t head_size, size_t size)
             [](const SafetensorsEntry* a, const SafetensorsEntry* b) { return a->begin < b->begin; });
   for (size_t i = 1; i < by_offset.size(); ++i) {
     if (by_offset[i]->begin < by_offset[i - 1]->end) {
-      throw SafetensorsError("tensors \"" + by_offset[i - 1]->name + "\" and \"" + by_offset[i]->name +
-                             "\" overlap in the data section");
+      throw SafetensorsError(
+          "safetensors.overlap", {{"first", by_offset[i - 1]->name}, {"second", by_offset[i]->name}},
+          "tensors \"" + by_offset[i - 1]->name + "\" and \"" + by_offset[i]->name + "\" overlap in the data section");
     }
   }
 }
@@ -175,7 +200,8 @@ const uint8_t* SafetensorsFile::entry_bytes(const SafetensorsEntry& entry, std::
 
 void SafetensorsFile::read_floats(const SafetensorsEntry& entry, float* out) const {
   if (entry.dtype == DType::I32) {
-    throw SafetensorsError("tensor \"" + entry.name + "\" holds integers (I32), not floating-point weights");
+    throw SafetensorsError("safetensors.integer_tensor", {{"tensor", entry.name}},
+                           "tensor \"" + entry.name + "\" holds integers (I32), not floating-point weights");
   }
   std::vector<uint8_t> buffer;
   widen_to_f32(entry.dtype, entry_bytes(entry, buffer), (entry.end - entry.begin) / dtype_size(entry.dtype), out);
@@ -183,7 +209,8 @@ void SafetensorsFile::read_floats(const SafetensorsEntry& entry, float* out) con
 
 std::vector<int32_t> SafetensorsFile::read_int32(const SafetensorsEntry& entry) const {
   if (entry.dtype != DType::I32) {
-    throw SafetensorsError("tensor \"" + entry.name + "\" is " + dtype_name(entry.dtype) + ", not I32");
+    throw SafetensorsError("safetensors.not_int32", {{"tensor", entry.name}, {"dtype", dtype_name(entry.dtype)}},
+                           "tensor \"" + entry.name + "\" is " + dtype_name(entry.dtype) + ", not I32");
   }
   std::vector<uint8_t> buffer;
   std::vector<int32_t> out((entry.end - entry.begin) / 4);

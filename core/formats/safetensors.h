@@ -19,10 +19,10 @@
 
 namespace minimind {
 
-// Kind "safetensors" unless a throw site names a kind of its own (util/error.h).
+// Every throw names its own kind ("safetensors.<what>") and the values its message is
+// made of (util/error.h), so the page can word it in the reader's language.
 class SafetensorsError : public Error {
  public:
-  explicit SafetensorsError(const std::string& message) : Error("safetensors", {}, message) {}
   SafetensorsError(std::string kind, ErrorValues values, const std::string& message)
       : Error(std::move(kind), std::move(values), message) {}
 };

@@ -72,7 +72,7 @@ Directory find_directory(const uint8_t* bytes, size_t size) {
   }
   const uint8_t* e = bytes + end;
   if (u16(e + 4) != 0 || u16(e + 6) != 0 || u16(e + 8) != u16(e + 10)) {
-    throw ZipError("zip spans several disks; only single-file zips are supported");
+    throw ZipError("zip.multi_disk", {}, "zip spans several disks; only single-file zips are supported");
   }
   Directory d{u16(e + 10), u32(e + 12), u32(e + 16)};
   uint64_t directory_end = end;
@@ -80,29 +80,35 @@ Directory find_directory(const uint8_t* bytes, size_t size) {
     const uint8_t* locator = e - kZip64LocatorSize;
     const uint64_t record = u64(locator + 8);
     if (u32(locator + 4) != 0 || u32(locator + 16) > 1) {
-      throw ZipError("zip spans several disks; only single-file zips are supported");
+      throw ZipError("zip.multi_disk", {}, "zip spans several disks; only single-file zips are supported");
     }
     if (!fits(record, kZip64EndSize, end - kZip64LocatorSize) || u32(bytes + record) != kZip64EndSignature) {
-      throw ZipError("ZIP64 locator points to offset " + std::to_string(record) +
-                     ", where there is no ZIP64 end-of-central-directory record (truncated?)");
+      throw ZipError("zip.zip64_record_missing", {{"offset", int64_t(record)}},
+                     "ZIP64 locator points to offset " + std::to_string(record) +
+                         ", where there is no ZIP64 end-of-central-directory record (truncated?)");
     }
     const uint8_t* z = bytes + record;
     if (u32(z + 16) != 0 || u32(z + 20) != 0 || u64(z + 24) != u64(z + 32)) {
-      throw ZipError("zip spans several disks; only single-file zips are supported");
+      throw ZipError("zip.multi_disk", {}, "zip spans several disks; only single-file zips are supported");
     }
     d = {u64(z + 32), u64(z + 40), u64(z + 48)};
     directory_end = record;
   } else if (d.entries == 0xffff || d.size == 0xffffffff || d.offset == 0xffffffff) {
-    throw ZipError("end-of-central-directory record holds ZIP64 markers but there is no ZIP64 locator (truncated?)");
+    throw ZipError("zip.zip64_locator_missing", {},
+                   "end-of-central-directory record holds ZIP64 markers but there is no ZIP64 locator (truncated?)");
   }
   if (!fits(d.offset, d.size, directory_end)) {
-    throw ZipError("central directory (offset " + std::to_string(d.offset) + ", " + std::to_string(d.size) +
-                   " bytes) runs past the end of the file (" + std::to_string(size) + " bytes; truncated?)");
+    throw ZipError("zip.directory_past_end",
+                   {{"offset", int64_t(d.offset)}, {"bytes", int64_t(d.size)}, {"size", int64_t(size)}},
+                   "central directory (offset " + std::to_string(d.offset) + ", " + std::to_string(d.size) +
+                       " bytes) runs past the end of the file (" + std::to_string(size) + " bytes; truncated?)");
   }
   if (d.entries > d.size / kCentralHeaderSize) {
-    throw ZipError("zip declares " + std::to_string(d.entries) + " entries but its central directory of " +
-                   std::to_string(d.size) + " bytes has room for at most " +
-                   std::to_string(d.size / kCentralHeaderSize));
+    throw ZipError(
+        "zip.too_many_entries",
+        {{"entries", int64_t(d.entries)}, {"bytes", int64_t(d.size)}, {"room", int64_t(d.size / kCentralHeaderSize)}},
+        "zip declares " + std::to_string(d.entries) + " entries but its central directory of " +
+            std::to_string(d.size) + " bytes has room for at most " + std::to_string(d.size / kCentralHeaderSize));
   }
   return d;
 }
@@ -118,7 +124,9 @@ void read_zip64_extra(const uint8_t* extra, size_t length, ZipEntry& entry, uint
       const uint8_t* f = extra + pos + 4;
       size_t used = 0;
       const auto next = [&](uint64_t& out) {
-        if (used + 8 > field_size) throw ZipError("entry " + shown(entry.name) + ": ZIP64 extra field is too short");
+        if (used + 8 > field_size)
+          throw ZipError("zip.zip64_extra_short", {{"entry", entry.name}},
+                         "entry " + shown(entry.name) + ": ZIP64 extra field is too short");
         out = u64(f + used);
         used += 8;
       };
@@ -130,7 +138,8 @@ void read_zip64_extra(const uint8_t* extra, size_t length, ZipEntry& entry, uint
     pos += 4 + field_size;
   }
   if (need_size || need_stored || need_offset) {
-    throw ZipError("entry " + shown(entry.name) + " has ZIP64 sizes but no ZIP64 extra field");
+    throw ZipError("zip.zip64_extra_missing", {{"entry", entry.name}},
+                   "entry " + shown(entry.name) + " has ZIP64 sizes but no ZIP64 extra field");
   }
 }
 
@@ -142,14 +151,16 @@ ZipReader::ZipReader(const uint8_t* bytes, size_t size) : bytes_(bytes) {
   uint64_t pos = d.offset;
   for (uint64_t i = 0; i < d.entries; ++i) {
     if (!fits(pos, kCentralHeaderSize, directory_end) || u32(bytes + pos) != kCentralHeaderSignature) {
-      throw ZipError("central directory entry " + std::to_string(i) + " at offset " + std::to_string(pos) +
-                     " is not a central directory header");
+      throw ZipError("zip.bad_central_header", {{"index", int64_t(i)}, {"offset", int64_t(pos)}},
+                     "central directory entry " + std::to_string(i) + " at offset " + std::to_string(pos) +
+                         " is not a central directory header");
     }
     const uint8_t* h = bytes + pos;
     const uint16_t name_length = u16(h + 28), extra_length = u16(h + 30), comment_length = u16(h + 32);
     const uint64_t header_length = kCentralHeaderSize + name_length + extra_length + comment_length;
     if (!fits(pos, header_length, directory_end)) {
-      throw ZipError("central directory entry " + std::to_string(i) + " runs past the end of the directory");
+      throw ZipError("zip.central_entry_past_end", {{"index", int64_t(i)}},
+                     "central directory entry " + std::to_string(i) + " runs past the end of the directory");
     }
     ZipEntry entry;
     entry.name.assign(reinterpret_cast<const char*>(h + kCentralHeaderSize), name_length);
@@ -165,17 +176,25 @@ ZipReader::ZipReader(const uint8_t* bytes, size_t size) : bytes_(bytes) {
     // (torch pads with it to align the data) may differ in length from the
     // central copy.
     if (!fits(local, kLocalHeaderSize, size) || u32(bytes + local) != kLocalHeaderSignature) {
-      throw ZipError("entry " + shown(entry.name) + ": local header offset " + std::to_string(local) +
-                     " does not point to a local file header (file of " + std::to_string(size) + " bytes)");
+      throw ZipError("zip.bad_local_header",
+                     {{"entry", entry.name}, {"offset", int64_t(local)}, {"size", int64_t(size)}},
+                     "entry " + shown(entry.name) + ": local header offset " + std::to_string(local) +
+                         " does not point to a local file header (file of " + std::to_string(size) + " bytes)");
     }
     entry.data_offset = local + kLocalHeaderSize + u16(bytes + local + 26) + u16(bytes + local + 28);
     if (!fits(entry.data_offset, entry.stored_size, size)) {
-      throw ZipError("entry " + shown(entry.name) + ": its " + std::to_string(entry.stored_size) +
-                     " bytes of data at offset " + std::to_string(entry.data_offset) +
-                     " run past the end of the file (" + std::to_string(size) + " bytes; truncated?)");
+      throw ZipError("zip.data_past_end",
+                     {{"entry", entry.name},
+                      {"bytes", int64_t(entry.stored_size)},
+                      {"offset", int64_t(entry.data_offset)},
+                      {"size", int64_t(size)}},
+                     "entry " + shown(entry.name) + ": its " + std::to_string(entry.stored_size) +
+                         " bytes of data at offset " + std::to_string(entry.data_offset) +
+                         " run past the end of the file (" + std::to_string(size) + " bytes; truncated?)");
     }
     if (!by_name_.emplace(entry.name, entries_.size()).second) {
-      throw ZipError("zip holds two entries named " + shown(entry.name));
+      throw ZipError("zip.duplicate_entry", {{"entry", entry.name}},
+                     "zip holds two entries named " + shown(entry.name));
     }
     entries_.push_back(std::move(entry));
   }
@@ -195,8 +214,11 @@ const uint8_t* ZipReader::data(const ZipEntry& entry) const {
                        "); torch.save stores every record uncompressed: was the file re-zipped?");
   }
   if (entry.stored_size != entry.size) {
-    throw ZipError("entry " + shown(entry.name) + " is stored but its compressed size (" +
-                   std::to_string(entry.stored_size) + ") differs from its size (" + std::to_string(entry.size) + ")");
+    throw ZipError("zip.stored_size_mismatch",
+                   {{"entry", entry.name}, {"stored", int64_t(entry.stored_size)}, {"size", int64_t(entry.size)}},
+                   "entry " + shown(entry.name) + " is stored but its compressed size (" +
+                       std::to_string(entry.stored_size) + ") differs from its size (" + std::to_string(entry.size) +
+                       ")");
   }
   return bytes_ + entry.data_offset;
 }

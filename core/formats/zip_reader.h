@@ -18,10 +18,10 @@
 
 namespace minimind {
 
-// Kind "zip" unless a throw site names a kind of its own (util/error.h).
+// Every throw names its own kind ("zip.<what>") and the values its message is
+// made of (util/error.h), so the page can word it in the reader's language.
 class ZipError : public Error {
  public:
-  explicit ZipError(const std::string& message) : Error("zip", {}, message) {}
   ZipError(std::string kind, ErrorValues values, const std::string& message)
       : Error(std::move(kind), std::move(values), message) {}
 };

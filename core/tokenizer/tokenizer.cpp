@@ -49,14 +49,19 @@ const json* optional_field(const json& object, const char* key) {
 bool flag(const json& object, const char* key, const std::string& where) {
   const json* v = optional_field(object, key);
   if (!v) return false;
-  if (!v->is_boolean()) throw TokenizerError(where + "." + key + " must be true or false, got " + type_name(*v));
+  if (!v->is_boolean())
+    throw TokenizerError("tokenizer.not_boolean", {{"field", where + "." + key}, {"type", type_name(*v)}},
+                         where + "." + key + " must be true or false, got " + type_name(*v));
   return v->get<bool>();
 }
 
 std::string type_of(const json& part, const std::string& where) {
-  if (!part.is_object()) throw TokenizerError(where + " must be an object or null, got " + type_name(part));
+  if (!part.is_object())
+    throw TokenizerError("tokenizer.not_an_object", {{"field", where}, {"type", type_name(part)}},
+                         where + " must be an object or null, got " + type_name(part));
   const json* t = optional_field(part, "type");
-  if (!t || !t->is_string()) throw TokenizerError(where + ".type is missing");
+  if (!t || !t->is_string())
+    throw TokenizerError("tokenizer.missing_field", {{"field", where + ".type"}}, where + ".type is missing");
   return t->get<std::string>();
 }
 
@@ -64,40 +69,50 @@ std::string type_of(const json& part, const std::string& where) {
 // as Hugging Face runs it for MiniMind's file.
 void check_pipeline(const json& root) {
   if (const json* n = optional_field(root, "normalizer")) {
-    throw TokenizerError("normalizer " + quote(type_of(*n, "normalizer")) +
-                         " is not supported (byte-level BPE here runs without a normalizer)");
+    throw TokenizerError("tokenizer.unsupported_part", {{"part", "normalizer"}, {"type", type_of(*n, "normalizer")}},
+                         "normalizer " + quote(type_of(*n, "normalizer")) +
+                             " is not supported (byte-level BPE here runs without a normalizer)");
   }
   const json* pre = optional_field(root, "pre_tokenizer");
-  if (!pre) throw TokenizerError("pre_tokenizer is missing; ByteLevel is required");
+  if (!pre)
+    throw TokenizerError("tokenizer.byte_level_required", {{"part", "pre_tokenizer"}},
+                         "pre_tokenizer is missing; ByteLevel is required");
   const std::string pre_type = type_of(*pre, "pre_tokenizer");
   if (pre_type != "ByteLevel") {
-    throw TokenizerError("pre_tokenizer " + quote(pre_type) + " is not supported; only ByteLevel is");
+    throw TokenizerError("tokenizer.unsupported_part", {{"part", "pre_tokenizer"}, {"type", pre_type}},
+                         "pre_tokenizer " + quote(pre_type) + " is not supported; only ByteLevel is");
   }
   // Hugging Face's defaults: add_prefix_space true, use_regex true.
   const json* prefix = optional_field(*pre, "add_prefix_space");
   if (!prefix) {
-    throw TokenizerError(
-        "pre_tokenizer.add_prefix_space is missing (Hugging Face then adds a prefix space, "
-        "which is not supported)");
+    throw TokenizerError("tokenizer.prefix_space_missing", {},
+                         "pre_tokenizer.add_prefix_space is missing (Hugging Face then adds a prefix space, "
+                         "which is not supported)");
   }
   if (!prefix->is_boolean() || prefix->get<bool>()) {
-    throw TokenizerError("pre_tokenizer.add_prefix_space must be false (a prefix space is not supported)");
+    throw TokenizerError("tokenizer.prefix_space", {},
+                         "pre_tokenizer.add_prefix_space must be false (a prefix space is not supported)");
   }
   const json* regex = optional_field(*pre, "use_regex");
   if (regex && (!regex->is_boolean() || !regex->get<bool>())) {
-    throw TokenizerError("pre_tokenizer.use_regex must be true (splitting by the GPT-2 regex)");
+    throw TokenizerError("tokenizer.use_regex", {},
+                         "pre_tokenizer.use_regex must be true (splitting by the GPT-2 regex)");
   }
   const json* decoder = optional_field(root, "decoder");
-  if (!decoder) throw TokenizerError("decoder is missing; ByteLevel is required");
+  if (!decoder)
+    throw TokenizerError("tokenizer.byte_level_required", {{"part", "decoder"}},
+                         "decoder is missing; ByteLevel is required");
   const std::string decoder_type = type_of(*decoder, "decoder");
   if (decoder_type != "ByteLevel") {
-    throw TokenizerError("decoder " + quote(decoder_type) + " is not supported; only ByteLevel is");
+    throw TokenizerError("tokenizer.unsupported_part", {{"part", "decoder"}, {"type", decoder_type}},
+                         "decoder " + quote(decoder_type) + " is not supported; only ByteLevel is");
   }
   if (const json* post = optional_field(root, "post_processor")) {
     const std::string post_type = type_of(*post, "post_processor");
     if (post_type != "ByteLevel") {  // a ByteLevel post-processor only trims offsets
-      throw TokenizerError("post_processor " + quote(post_type) +
-                           " is not supported (it would add tokens to every encoding)");
+      throw TokenizerError(
+          "tokenizer.unsupported_part", {{"part", "post_processor"}, {"type", post_type}},
+          "post_processor " + quote(post_type) + " is not supported (it would add tokens to every encoding)");
     }
   }
 }
@@ -142,7 +157,9 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
 
   const json* model = optional_field(root, "model");
   if (!model) throw TokenizerError("tokenizer.missing_field", {{"field", "model"}}, "model is missing");
-  if (!model->is_object()) throw TokenizerError("model must be an object, got " + type_name(*model));
+  if (!model->is_object())
+    throw TokenizerError("tokenizer.not_an_object", {{"field", "model"}, {"type", type_name(*model)}},
+                         "model must be an object, got " + type_name(*model));
   if (const json* type = optional_field(*model, "type")) {
     if (!type->is_string() || type->get<std::string>() != "BPE") {
       throw TokenizerError("tokenizer.unsupported_model", {{"type", shown(*type)}},
@@ -155,27 +172,37 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   // model.vocab: {piece: id}.
   const json* vocab = optional_field(*model, "vocab");
   if (!vocab) throw TokenizerError("tokenizer.missing_field", {{"field", "model.vocab"}}, "model.vocab is missing");
-  if (!vocab->is_object()) throw TokenizerError("model.vocab must be an object {token: id}, got " + type_name(*vocab));
+  if (!vocab->is_object())
+    throw TokenizerError("tokenizer.not_an_object", {{"field", "model.vocab"}, {"type", type_name(*vocab)}},
+                         "model.vocab must be an object {token: id}, got " + type_name(*vocab));
   if (int64_t(vocab->size()) > kMaxVocab) {
-    throw TokenizerError("model.vocab has " + std::to_string(vocab->size()) + " entries; the limit is " +
-                         std::to_string(kMaxVocab));
+    throw TokenizerError(
+        "tokenizer.vocab_too_large", {{"entries", int64_t(vocab->size())}, {"limit", int64_t(kMaxVocab)}},
+        "model.vocab has " + std::to_string(vocab->size()) + " entries; the limit is " + std::to_string(kMaxVocab));
   }
   for (const auto& item : vocab->items()) {
     const std::string& piece = item.key();
     if (piece.size() > kMaxPieceBytes) {
-      throw TokenizerError("model.vocab: the entry " + quote(piece) + " is longer than the limit of " +
-                           std::to_string(kMaxPieceBytes) + " bytes");
+      throw TokenizerError("tokenizer.piece_too_long",
+                           {{"field", "model.vocab[" + quote(piece) + "]"}, {"limit", int64_t(kMaxPieceBytes)}},
+                           "model.vocab: the entry " + quote(piece) + " is longer than the limit of " +
+                               std::to_string(kMaxPieceBytes) + " bytes");
     }
     int32_t id;
     if (!read_id(item.value(), id)) {
-      throw TokenizerError("model.vocab[" + quote(piece) + "] must be an id in [0, " + std::to_string(kMaxVocab) +
-                           "), got " + shown(item.value()));
+      throw TokenizerError("tokenizer.bad_id",
+                           {{"field", "model.vocab[" + quote(piece) + "]"},
+                            {"limit", int64_t(kMaxVocab)},
+                            {"value", shown(item.value())}},
+                           "model.vocab[" + quote(piece) + "] must be an id in [0, " + std::to_string(kMaxVocab) +
+                               "), got " + shown(item.value()));
     }
     if (size_t(id) >= t.pieces_.size()) t.pieces_.resize(size_t(id) + 1);
     Piece& p = t.pieces_[size_t(id)];
     if (p.present) {
-      throw TokenizerError("model.vocab: id " + std::to_string(id) + " is given to both " + quote(p.token) + " and " +
-                           quote(piece));
+      throw TokenizerError(
+          "tokenizer.id_taken", {{"id", int64_t(id)}, {"first", p.token}, {"second", piece}},
+          "model.vocab: id " + std::to_string(id) + " is given to both " + quote(p.token) + " and " + quote(piece));
     }
     p.token = piece;
     p.bytes = byte_level::piece_to_bytes(piece);
@@ -186,23 +213,31 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   // Options of the BPE model: only those that keep it deterministic byte-level BPE.
   if (const json* dropout = optional_field(*model, "dropout")) {
     if (!dropout->is_number() || dropout->get<double>() != 0.0) {
-      throw TokenizerError("model.dropout " + shown(*dropout) + " is not supported (only null: no dropout)");
+      throw TokenizerError("tokenizer.unsupported_option", {{"field", "model.dropout"}, {"value", shown(*dropout)}},
+                           "model.dropout " + shown(*dropout) + " is not supported (only null: no dropout)");
     }
   }
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     const json* v = optional_field(*model, key);
     if (v && !(v->is_string() && v->get_ref<const std::string&>().empty())) {
-      throw TokenizerError(std::string("model.") + key + " " + shown(*v) + " is not supported (only null)");
+      throw TokenizerError("tokenizer.unsupported_option",
+                           {{"field", std::string("model.") + key}, {"value", shown(*v)}},
+                           std::string("model.") + key + " " + shown(*v) + " is not supported (only null)");
     }
   }
-  if (flag(*model, "byte_fallback", "model")) throw TokenizerError("model.byte_fallback true is not supported");
+  if (flag(*model, "byte_fallback", "model"))
+    throw TokenizerError("tokenizer.unsupported_option", {{"field", "model.byte_fallback"}, {"value", "true"}},
+                         "model.byte_fallback true is not supported");
   t.fuse_unk_ = flag(*model, "fuse_unk", "model");
   t.ignore_merges_ = flag(*model, "ignore_merges", "model");
   if (const json* unk = optional_field(*model, "unk_token")) {
-    if (!unk->is_string()) throw TokenizerError("model.unk_token must be a string or null, got " + type_name(*unk));
+    if (!unk->is_string())
+      throw TokenizerError("tokenizer.not_a_string", {{"field", "model.unk_token"}, {"type", type_name(*unk)}},
+                           "model.unk_token must be a string or null, got " + type_name(*unk));
     const auto it = t.vocab_.find(unk->get<std::string>());
     if (it == t.vocab_.end())
-      throw TokenizerError("model.unk_token " + quote(unk->get<std::string>()) + " is not in model.vocab");
+      throw TokenizerError("tokenizer.not_in_vocab", {{"field", "model.unk_token"}, {"token", unk->get<std::string>()}},
+                           "model.unk_token " + quote(unk->get<std::string>()) + " is not in model.vocab");
     t.unk_id_ = it->second;
   }
   for (int b = 0; b < 256; ++b) {
@@ -214,57 +249,82 @@ Tokenizer Tokenizer::from_json(const std::string& tokenizer_json) {
   // Hugging Face's map does.
   const json* merges = optional_field(*model, "merges");
   if (!merges) throw TokenizerError("tokenizer.missing_field", {{"field", "model.merges"}}, "model.merges is missing");
-  if (!merges->is_array()) throw TokenizerError("model.merges must be an array, got " + type_name(*merges));
+  if (!merges->is_array())
+    throw TokenizerError("tokenizer.not_an_array", {{"field", "model.merges"}, {"type", type_name(*merges)}},
+                         "model.merges must be an array, got " + type_name(*merges));
   std::string left, right;
   for (size_t i = 0; i < merges->size(); ++i) {
     const std::string where = "model.merges[" + std::to_string(i) + "]";
     if (!read_merge((*merges)[i], left, right)) {
-      throw TokenizerError(where + " must be \"left right\" or [\"left\", \"right\"], got " + shown((*merges)[i]));
+      throw TokenizerError("tokenizer.bad_merge", {{"field", where}, {"value", shown((*merges)[i])}},
+                           where + " must be \"left right\" or [\"left\", \"right\"], got " + shown((*merges)[i]));
     }
     const auto l = t.vocab_.find(left), r = t.vocab_.find(right), m = t.vocab_.find(left + right);
-    if (l == t.vocab_.end()) throw TokenizerError(where + ": " + quote(left) + " is not in model.vocab");
-    if (r == t.vocab_.end()) throw TokenizerError(where + ": " + quote(right) + " is not in model.vocab");
+    if (l == t.vocab_.end())
+      throw TokenizerError("tokenizer.not_in_vocab", {{"field", where}, {"token", left}},
+                           where + ": " + quote(left) + " is not in model.vocab");
+    if (r == t.vocab_.end())
+      throw TokenizerError("tokenizer.not_in_vocab", {{"field", where}, {"token", right}},
+                           where + ": " + quote(right) + " is not in model.vocab");
     if (m == t.vocab_.end()) {
-      throw TokenizerError(where + ": the merged token " + quote(left + right) + " is not in model.vocab");
+      throw TokenizerError("tokenizer.merge_not_in_vocab", {{"field", where}, {"token", left + right}},
+                           where + ": the merged token " + quote(left + right) + " is not in model.vocab");
     }
     t.merges_[pair_key(l->second, r->second)] = Merge{int32_t(i), m->second};
   }
 
   // added_tokens: matched in the text before pre-tokenization.
   const json* added = optional_field(root, "added_tokens");
-  if (added && !added->is_array()) throw TokenizerError("added_tokens must be an array, got " + type_name(*added));
+  if (added && !added->is_array())
+    throw TokenizerError("tokenizer.not_an_array", {{"field", "added_tokens"}, {"type", type_name(*added)}},
+                         "added_tokens must be an array, got " + type_name(*added));
   for (size_t i = 0; added && i < added->size(); ++i) {
     const json& a = (*added)[i];
     std::string where = "added_tokens[" + std::to_string(i) + "]";
-    if (!a.is_object()) throw TokenizerError(where + " must be an object, got " + type_name(a));
+    if (!a.is_object())
+      throw TokenizerError("tokenizer.not_an_object", {{"field", where}, {"type", type_name(a)}},
+                           where + " must be an object, got " + type_name(a));
     const json* content = optional_field(a, "content");
-    if (!content) throw TokenizerError(where + ".content is missing");
-    if (!content->is_string()) throw TokenizerError(where + ".content must be a string, got " + type_name(*content));
-    if (content->get_ref<const std::string&>().empty()) throw TokenizerError(where + ".content is empty");
+    if (!content)
+      throw TokenizerError("tokenizer.missing_field", {{"field", where + ".content"}}, where + ".content is missing");
+    if (!content->is_string())
+      throw TokenizerError("tokenizer.not_a_string", {{"field", where + ".content"}, {"type", type_name(*content)}},
+                           where + ".content must be a string, got " + type_name(*content));
+    if (content->get_ref<const std::string&>().empty())
+      throw TokenizerError("tokenizer.empty_content", {{"field", where + ".content"}}, where + ".content is empty");
     const std::string& text = content->get_ref<const std::string&>();
     if (text.size() > kMaxPieceBytes) {
-      throw TokenizerError(where + ".content is longer than the limit of " + std::to_string(kMaxPieceBytes) + " bytes");
+      throw TokenizerError("tokenizer.piece_too_long",
+                           {{"field", where + ".content"}, {"limit", int64_t(kMaxPieceBytes)}},
+                           where + ".content is longer than the limit of " + std::to_string(kMaxPieceBytes) + " bytes");
     }
     where += " " + quote(text);
     int32_t id;
     const json* id_value = optional_field(a, "id");
     if (!id_value || !read_id(*id_value, id)) {
-      throw TokenizerError(where + ".id must be an id in [0, " + std::to_string(kMaxVocab) + ")");
+      throw TokenizerError(
+          "tokenizer.bad_id",
+          {{"field", where + ".id"}, {"limit", int64_t(kMaxVocab)}, {"value", id_value ? shown(*id_value) : "null"}},
+          where + ".id must be an id in [0, " + std::to_string(kMaxVocab) + ")");
     }
     for (const char* key : {"lstrip", "rstrip", "single_word"}) {
-      if (flag(a, key, where)) throw TokenizerError(where + "." + key + " true is not supported");
+      if (flag(a, key, where))
+        throw TokenizerError("tokenizer.unsupported_option", {{"field", where + "." + key}, {"value", "true"}},
+                             where + "." + key + " true is not supported");
     }
     const bool special = flag(a, "special", where);
     if (size_t(id) >= t.pieces_.size()) t.pieces_.resize(size_t(id) + 1);
     Piece& p = t.pieces_[size_t(id)];
     if (p.present && p.token != text) {
-      throw TokenizerError(where + ": id " + std::to_string(id) + " is already " + quote(p.token));
+      throw TokenizerError("tokenizer.id_taken", {{"id", int64_t(id)}, {"first", p.token}, {"second", text}},
+                           where + ": id " + std::to_string(id) + " is already " + quote(p.token));
     }
     // Hugging Face would keep the vocabulary's id and only warn: refuse instead.
     const auto known = t.vocab_.find(text);
     if (known != t.vocab_.end() && known->second != id) {
-      throw TokenizerError(where + ": id " + std::to_string(id) + ", but the vocabulary has it as id " +
-                           std::to_string(known->second));
+      throw TokenizerError(
+          "tokenizer.added_id_conflict", {{"token", text}, {"id", int64_t(id)}, {"vocab_id", int64_t(known->second)}},
+          where + ": id " + std::to_string(id) + ", but the vocabulary has it as id " + std::to_string(known->second));
     }
     p.token = text;
     p.bytes = byte_level::piece_to_bytes(text);  // Hugging Face decodes added tokens as pieces too

@@ -37,10 +37,10 @@
 
 namespace minimind {
 
-// Kind "tokenizer" unless a throw site names a kind of its own (util/error.h).
+// Every throw names its own kind ("tokenizer.<what>") and the values its message is
+// made of (util/error.h), so the page can word it in the reader's language.
 class TokenizerError : public Error {
  public:
-  explicit TokenizerError(const std::string& message) : Error("tokenizer", {}, message) {}
   TokenizerError(std::string kind, ErrorValues values, const std::string& message)
       : Error(std::move(kind), std::move(values), message) {}
 };

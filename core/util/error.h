@@ -2,9 +2,9 @@
 // "safetensors.header_too_long"), its named values (value, limit), and the
 // English message what() has always carried. The bindings hand kind and
 // values to JS, where the page words the error in the reader's language; the
-// message stays the raw detail. Each loader's error class derives from it with
-// its family as the default kind ("safetensors", "tokenizer", ...), so an error
-// not given a kind of its own still says which file format it is about.
+// message stays the raw detail. Each loader's error class derives from it and
+// every throw names a kind of its format's family ("safetensors.overlap",
+// "tokenizer.bad_merge", ...).
 #pragma once
 
 #include <cstdint>

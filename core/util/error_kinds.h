@@ -4,7 +4,7 @@
 // raised that is not listed, none listed that is not raised) and checks that
 // the page words each one in zh-CN and en (web/messages/error_terms.mjs).
 // A kind is "family.what"; a bare family ("safetensors", "tokenizer", ...)
-// is a loader's error that names no kind of its own.
+// names no kind and is refused by that test.
 #pragma once
 
 #include <string>

@@ -73,6 +73,34 @@ test('no throw site in core/ raises a bare sentence: every one names a kind', ()
   assert.deepEqual(bare, []);
 });
 
+// A loader's error that carried only its file format ("safetensors") told a zh
+// reader which file failed, not what is wrong: every throw of a loader's error
+// class and every fail(...) of a loader names "family.what" as a literal (or
+// passes on a caught error's kind), and no bare family is registered.
+test('every loader throw names a kind of its own, not only its file format', () => {
+  assert.deepEqual(
+    mm.errorKinds.filter((kind) => !kind.includes('.')),
+    [],
+    'a kind without ".what" in core/util/error_kinds.cpp',
+  );
+  const loaders = [...sources(join(root, 'core/formats'), /\.(h|cpp)$/), ...sources(join(root, 'core/tokenizer'), /\.(h|cpp)$/)];
+  const passedOn = new Set(['std::string kind', 'const char* kind', 'kind', 'e.kind(']); // declarations, fail's own throw, a rethrow
+  const own = /^"(safetensors|zip|pickle|pth|tokenizer|token_id)\.[a-z0-9_]+"$/;
+  const bare = [];
+  let sites = 0;
+  for (const file of loaders) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/\b(?:(?:Safetensors|Zip|Pickle|Pth|Tokenizer)Error|fail)\(\s*([^,)]*)/g)) {
+      const first = match[1].trim();
+      if (passedOn.has(first)) continue;
+      sites += 1;
+      if (!own.test(first)) bare.push(`${file.slice(root.length)}: ${match[0].replace(/\s+/g, ' ')}`);
+    }
+  }
+  assert.ok(sites > 100, `${sites} loader throw sites seen`);
+  assert.deepEqual(bare, []);
+});
+
 // The JS layer's own kinds: new MiniMindError(message, {kind: '...'}).
 function jsKinds() {
   const kinds = new Set();
