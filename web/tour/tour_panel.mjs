@@ -52,10 +52,10 @@ function arrowsTaken(event) {
 /**
  * hooks: {loadModel, compute, resetGeneration, modelInUse, reopenFiles} of the
  * page's model view (as the lesson panel's); showExercise(container, name) and
- * hideExercise(), when the exercises are set up, show a chapter's exercise.
+ * hideExercise() show and leave a chapter's exercise (web/exercises/).
  * Returns {links(): {step, chapter} hashes of the step shown (null when none)}.
  */
-export function setupTour({ store, t, $, hooks, showExercise = null, hideExercise = null }) {
+export function setupTour({ store, t, $, hooks, showExercise, hideExercise }) {
   const root = $('tour');
   const keeper = createPlaygroundKeeper({ store, hooks, keys: KEPT });
   root.setAttribute('aria-labelledby', 'tour-chapter');
@@ -93,7 +93,7 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
   // Sets step `k`'s state and shows it.
   function go(k, { focus = true } = {}) {
     if (!active()) keeper.keep();
-    if (hideExercise && index !== null && STEPS[index].exercise) hideExercise();
+    if (index !== null && STEPS[index].exercise) hideExercise();
     index = k;
     settledView = false;
     exerciseShown = null; // shown again, even the same exercise (back to this step)
@@ -230,14 +230,12 @@ export function setupTour({ store, t, $, hooks, showExercise = null, hideExercis
     if (exerciseShown === key) return;
     exerciseShown = key;
     exercise.replaceChildren();
-    if (showExercise) return showExercise(exercise, current.exercise);
-    make('h3', null, exercise).textContent = t('tour.exercise');
-    make('p', null, exercise).textContent = t(`tour.exercise.${current.exercise}`);
+    showExercise(exercise, current.exercise);
   }
 
   function close() {
     if (!active()) return;
-    if (hideExercise && STEPS[index].exercise) hideExercise();
+    if (STEPS[index].exercise) hideExercise();
     index = null;
     resolved = null;
     openTrain(false);
