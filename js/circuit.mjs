@@ -7,6 +7,7 @@
 //
 // Edges patch corrupt into clean: `patched` is the clean run's metric with
 // only that receiver's input given the sender's corrupt output.
+import { argumentError, shownArgument } from './minimind_error.mjs';
 
 function describe(value) {
   if (value === null) return 'null';
@@ -15,13 +16,25 @@ function describe(value) {
 }
 
 function integer(value, name) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw argumentError(
+      TypeError,
+      'api.not_integer',
+      { name, got: shownArgument(value) },
+      `${name} must be an integer, got ${describe(value)}`,
+    );
   return value;
 }
 
 function flag(value, name, fallback) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new TypeError(`${name} must be true or false, got ${describe(value)}`);
+  if (typeof value !== 'boolean')
+    throw argumentError(
+      TypeError,
+      'api.not_boolean',
+      { name, got: shownArgument(value) },
+      `${name} must be true or false, got ${describe(value)}`,
+    );
   return value;
 }
 
@@ -60,9 +73,15 @@ function rankEdges(edges, clean, rank) {
  */
 export function circuitOf(native, clean, corrupt, options = {}) {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new TypeError(`options must be an object, got ${describe(options)}`);
-  if (options.answer === undefined) throw new TypeError('answer is required: give a token id');
-  if (options.wrong === undefined) throw new TypeError('wrong is required: give a token id');
+    throw argumentError(
+      TypeError,
+      'api.not_object',
+      { name: 'options', got: shownArgument(options) },
+      `options must be an object, got ${describe(options)}`,
+    );
+  if (options.answer === undefined)
+    throw argumentError(TypeError, 'api.required', { name: 'answer' }, 'answer is required: give a token id');
+  if (options.wrong === undefined) throw argumentError(TypeError, 'api.required', { name: 'wrong' }, 'wrong is required: give a token id');
   const request = {
     answer: integer(options.answer, 'answer'),
     wrong: integer(options.wrong, 'wrong'),
@@ -72,10 +91,22 @@ export function circuitOf(native, clean, corrupt, options = {}) {
   };
   if (options.top !== undefined && options.top !== null) {
     request.top = integer(options.top, 'top (edges to path-patch)');
-    if (request.top < 0) throw new RangeError(`top must be 0 or more edges, got ${request.top}`);
+    if (request.top < 0)
+      throw argumentError(
+        RangeError,
+        'api.not_negative',
+        { name: 'top', got: request.top },
+        `top must be 0 or more edges, got ${request.top}`,
+      );
   }
   const rank = options.rank ?? 'eap';
-  if (!CIRCUIT_RANKS.includes(rank)) throw new RangeError(`rank must be "eap" or "patched", got ${describe(rank)}`);
+  if (!CIRCUIT_RANKS.includes(rank))
+    throw argumentError(
+      RangeError,
+      'api.one_of',
+      { name: 'rank', allowed: 'eap, patched', got: shownArgument(rank) },
+      `rank must be "eap" or "patched", got ${describe(rank)}`,
+    );
   const out = native.circuit(clean, corrupt, JSON.stringify(request));
   const T = out.T;
   const edges = Array.from(out.from, (from, e) => {

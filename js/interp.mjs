@@ -9,7 +9,7 @@
 // stream has L + 1 rows: row 0 is the embedding's output, named "embed", and
 // row b + 1 the output of block b, named "L{b}" (residualNames).
 
-import { MiniMindError } from './minimind_error.mjs';
+import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
 
 function describe(value) {
   if (value === null) return 'null';
@@ -18,8 +18,20 @@ function describe(value) {
 }
 
 function integer(value, name, min = 0, max = 2 ** 31 - 1) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
-  if (value < min || value > max) throw new RangeError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw argumentError(
+      TypeError,
+      'api.not_integer',
+      { name, got: shownArgument(value) },
+      `${name} must be an integer, got ${describe(value)}`,
+    );
+  if (value < min || value > max)
+    throw argumentError(
+      RangeError,
+      'api.out_of_range',
+      { name, min, max, got: value },
+      `${name} must be between ${min} and ${max}, got ${value}`,
+    );
   return value;
 }
 
@@ -28,10 +40,20 @@ function integer(value, name, min = 0, max = 2 ** 31 - 1) {
 // ablationList ([[layer, head], ...]); the core checks the ranges.
 function switches(options) {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new TypeError(`options must be an object, got ${describe(options)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_object',
+      { name: 'options', got: shownArgument(options) },
+      `options must be an object, got ${describe(options)}`,
+    );
   for (const flag of ['causalMask', 'scaleScores']) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
-      throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
+      throw argumentError(
+        TypeError,
+        'api.not_boolean',
+        { name: flag, got: shownArgument(options[flag]) },
+        `${flag} must be true or false, got ${describe(options[flag])}`,
+      );
   }
   const request = { causalMask: options.causalMask ?? true, scaleScores: options.scaleScores ?? true };
   if (options.ablate !== undefined) request.ablate = options.ablate;
@@ -39,7 +61,7 @@ function switches(options) {
 }
 
 function vocabularyId(value, name, info) {
-  if (value === undefined) throw new TypeError(`${name} is required: give a token id`);
+  if (value === undefined) throw argumentError(TypeError, 'api.required', { name }, `${name} is required: give a token id`);
   return integer(value, name, 0, info.vocab_size - 1);
 }
 
@@ -99,7 +121,12 @@ export function activationPatching(native, info, clean, corrupt, options) {
   request.wrong = vocabularyId(options.wrong, 'wrong', info);
   for (const sweep of ['heads', 'residual']) {
     if (options[sweep] !== undefined && typeof options[sweep] !== 'boolean')
-      throw new TypeError(`${sweep} must be true or false (whether to sweep them), got ${describe(options[sweep])}`);
+      throw argumentError(
+        TypeError,
+        'api.not_boolean',
+        { name: sweep, got: shownArgument(options[sweep]) },
+        `${sweep} must be true or false (whether to sweep them), got ${describe(options[sweep])}`,
+      );
     request[sweep] = options[sweep] ?? true;
   }
   if (clean.length !== corrupt.length)
@@ -166,7 +193,7 @@ export function directLogitAttribution(native, info, ids, options = {}) {
 export function qkAttribution(native, info, ids, options) {
   const request = switches(options);
   for (const name of ['layer', 'head', 'query', 'key']) {
-    if (options[name] === undefined) throw new TypeError(`${name} is required: give an integer`);
+    if (options[name] === undefined) throw argumentError(TypeError, 'api.required', { name }, `${name} is required: give an integer`);
     request[name] = integer(options[name], name, -(2 ** 31), 2 ** 31 - 1);
   }
   if (options.versus !== undefined && options.versus !== null) {

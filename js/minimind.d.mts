@@ -580,6 +580,8 @@ export class MiniMind {
   presetConfig(name: PresetName | string): Record<string, unknown>;
   /** Every problem of the config, one sentence each; [] when usable. */
   configProblems(config: string | Record<string, unknown>): string[];
+  /** configProblems typed: each problem's kind and values (to word it in any language) with that sentence as message. */
+  configProblemsTyped(config: string | Record<string, unknown>): ErrorProblem[];
   /** The keys of a usable config that MiniMind does not read (ignored), one sentence each. */
   configWarnings(config: string | Record<string, unknown>): string[];
   labRecord(preset?: 'lab-a' | 'lab-b' | string, seed?: number): string;

@@ -13,7 +13,7 @@
 
 import { circuitOf } from './circuit.mjs';
 import { activationPatching, directLogitAttribution, logitLens, qkAttribution } from './interp.mjs';
-import { MiniMindError } from './minimind_error.mjs';
+import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
 import { throwPendingErrors } from './native_errors.mjs';
 
 export { MiniMindError, errorFields } from './minimind_error.mjs';
@@ -82,19 +82,43 @@ const MAX_THREADS = 16;
  */
 export function loadMiniMind(options = {}) {
   const asked = options.variant ?? 'auto';
-  if (!VARIANTS.includes(asked)) throw new RangeError(`variant must be ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${String(asked)}`);
+  if (!VARIANTS.includes(asked))
+    throw argumentError(
+      RangeError,
+      'api.one_of',
+      { name: 'variant', allowed: VARIANTS.join(', '), got: shownArgument(asked) },
+      `variant must be ${VARIANTS.map((v) => `"${v}"`).join(', ')}, got ${String(asked)}`,
+    );
   if (RELAXED.has(asked) && !options.moduleFactory && !relaxedSimdSupported())
-    throw new Error(
+    throw argumentError(
+      Error,
+      'api.needs_relaxed_simd',
+      { variant: asked },
       `the ${asked} build needs relaxed SIMD (f32x4.relaxed_madd): Chromium 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd`,
     );
   if (options.moduleFactory !== undefined && typeof options.moduleFactory !== 'function')
-    throw new TypeError(`moduleFactory must be a function, got ${describe(options.moduleFactory)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_function',
+      { name: 'moduleFactory', got: shownArgument(options.moduleFactory) },
+      `moduleFactory must be a function, got ${describe(options.moduleFactory)}`,
+    );
   if (options.threads !== undefined) checkInteger(options.threads, 'threads', 1, MAX_THREADS);
   if (THREADED.has(asked) && !threadsAllowed())
-    throw new Error(`the ${asked} build needs SharedArrayBuffer: Node, or a cross-origin isolated page (COOP and COEP headers)`);
+    throw argumentError(
+      Error,
+      'api.needs_shared_memory',
+      { variant: asked },
+      `the ${asked} build needs SharedArrayBuffer: Node, or a cross-origin isolated page (COOP and COEP headers)`,
+    );
   const threads = options.threads ?? (asked === 'auto' || THREADED.has(asked) ? defaultThreadCount() : 1);
   if (threads > 1 && asked !== 'auto' && !THREADED.has(asked))
-    throw new RangeError(`threads ${threads} needs the "threads" variant or "relaxed-threads" (the "${asked}" build has one thread)`);
+    throw argumentError(
+      RangeError,
+      'api.threads_need_variant',
+      { threads, variant: asked },
+      `threads ${threads} needs the "threads" variant or "relaxed-threads" (the "${asked}" build has one thread)`,
+    );
   const variant = asked === 'auto' ? (options.moduleFactory || options.moduleUrl ? 'simd' : chooseVariant(threads)) : asked;
   const count = THREADED.has(variant) ? threads : 1;
   const key = `${variant}:${count}:${options.moduleUrl ? String(options.moduleUrl) : ''}`;
@@ -169,14 +193,26 @@ async function instantiate(variant, threads, options) {
       moduleOptions.wasmBinary = await readFile(wasmUrl);
     } catch (error) {
       const build = THREADED.has(variant) ? 'npm run build:wasm-threads' : 'npm run build:wasm';
-      throw new Error(`the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "${build}"`, { cause: error });
+      throw argumentError(
+        Error,
+        'api.not_built',
+        { path: wasmUrl.pathname, command: build },
+        `the WebAssembly module is not built (${wasmUrl.pathname} is missing): run "${build}"`,
+        { cause: error },
+      );
     }
   }
   let factory;
   try {
     factory = (await import(moduleUrl.href)).default;
   } catch (error) {
-    throw new Error(`cannot load the WebAssembly module from ${moduleUrl.href}: ${error.message}`, { cause: error });
+    throw argumentError(
+      Error,
+      'api.cannot_load',
+      { url: moduleUrl.href, reason: error.message },
+      `cannot load the WebAssembly module from ${moduleUrl.href}: ${error.message}`,
+      { cause: error },
+    );
   }
   const native = await factory(moduleOptions);
   // Under Node the pool's workers must not keep the process alive once the script is done.
@@ -187,18 +223,42 @@ async function instantiate(variant, threads, options) {
 // ---------------------------------------------------------------- argument checks
 
 function checkInteger(value, name, min = 0, max = Number.MAX_SAFE_INTEGER) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
-  if (value < min || value > max) throw new RangeError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw argumentError(
+      TypeError,
+      'api.not_integer',
+      { name, got: shownArgument(value) },
+      `${name} must be an integer, got ${describe(value)}`,
+    );
+  if (value < min || value > max)
+    throw argumentError(
+      RangeError,
+      'api.out_of_range',
+      { name, min, max, got: value },
+      `${name} must be between ${min} and ${max}, got ${value}`,
+    );
   return value;
 }
 
 function checkNumber(value, name) {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name} must be a finite number, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw argumentError(
+      TypeError,
+      'api.not_number',
+      { name, got: shownArgument(value) },
+      `${name} must be a finite number, got ${describe(value)}`,
+    );
   return value;
 }
 
 function checkString(value, name) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${describe(value)}`);
+  if (typeof value !== 'string')
+    throw argumentError(
+      TypeError,
+      'api.not_string',
+      { name, got: shownArgument(value) },
+      `${name} must be a string, got ${describe(value)}`,
+    );
   return value;
 }
 
@@ -215,8 +275,15 @@ function isIdList(value) {
 }
 
 function toIdArray(ids, name, { allowEmpty = false } = {}) {
-  if (!isIdList(ids)) throw new TypeError(`${name} must be an array of token ids or a typed array, got ${describe(ids)}`);
-  if (ids.length === 0 && !allowEmpty) throw new RangeError(`${name} is empty: give at least one token id`);
+  if (!isIdList(ids))
+    throw argumentError(
+      TypeError,
+      'api.not_ids',
+      { name, got: shownArgument(ids) },
+      `${name} must be an array of token ids or a typed array, got ${describe(ids)}`,
+    );
+  if (ids.length === 0 && !allowEmpty)
+    throw argumentError(RangeError, 'api.empty_ids', { name }, `${name} is empty: give at least one token id`);
   const out = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i += 1) out[i] = checkInteger(ids[i], `${name}[${i}]`, -(2 ** 31), 2 ** 31 - 1);
   return out;
@@ -226,24 +293,42 @@ function toBytes(value, name) {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new TypeError(`${name} must be a Uint8Array or an ArrayBuffer, got ${describe(value)}`);
+  throw argumentError(
+    TypeError,
+    'api.not_bytes',
+    { name, got: shownArgument(value) },
+    `${name} must be a Uint8Array or an ArrayBuffer, got ${describe(value)}`,
+  );
 }
 
 function configText(config, name) {
   if (typeof config === 'string') return config;
   if (config && typeof config === 'object' && !Array.isArray(config)) {
     const [problem] = nonFiniteValues(config);
-    if (problem) throw new RangeError(`${name}: ${problem}`);
+    if (problem)
+      throw argumentError(
+        RangeError,
+        'api.non_finite',
+        { name, key: problem.key, value: String(problem.value) },
+        `${name}: ${problem.message}`,
+      );
     return JSON.stringify(config);
   }
-  throw new TypeError(`${name} must be config.json text or an object, got ${describe(config)}`);
+  throw argumentError(
+    TypeError,
+    'api.not_config',
+    { name, got: shownArgument(config) },
+    `${name} must be config.json text or an object, got ${describe(config)}`,
+  );
 }
 
 // JSON.stringify writes Infinity and NaN as null, which config.json reads as
-// "absent" (the default): name them instead. One sentence per value.
+// "absent" (the default): name them instead. One {key, value, message} per value.
 function nonFiniteValues(value, path = '') {
-  if (typeof value === 'number' && !Number.isFinite(value))
-    return [`${path || 'the value'} is ${value}, which JSON cannot hold: give a finite number`];
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    const key = path || 'the value';
+    return [{ key, value, message: `${key} is ${value}, which JSON cannot hold: give a finite number` }];
+  }
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([key, v]) => nonFiniteValues(v, path ? `${path}.${key}` : key));
 }
@@ -252,18 +337,34 @@ function traceRequest(trace, numLayers) {
   if (trace === undefined || trace === null || trace === false) return {};
   if (trace === true) return { layers: [...Array(numLayers).keys()] };
   if (typeof trace !== 'object' || Array.isArray(trace))
-    throw new TypeError(`trace must be true or {layers, stages}, got ${describe(trace)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_trace',
+      { got: shownArgument(trace) },
+      `trace must be true or {layers, stages}, got ${describe(trace)}`,
+    );
   const request = {};
   if (trace.layers !== undefined) {
     if (trace.layers === 'all') request.layers = [...Array(numLayers).keys()];
     else if (!Array.isArray(trace.layers))
-      throw new TypeError(`trace.layers must be an array of layer indices or "all", got ${describe(trace.layers)}`);
+      throw argumentError(
+        TypeError,
+        'api.not_trace_layers',
+        { got: shownArgument(trace.layers) },
+        `trace.layers must be an array of layer indices or "all", got ${describe(trace.layers)}`,
+      );
     else request.layers = trace.layers.map((l, i) => checkInteger(l, `trace.layers[${i}]`, 0, 1 << 20));
   } else {
     request.layers = [...Array(numLayers).keys()];
   }
   if (trace.stages !== undefined) {
-    if (!Array.isArray(trace.stages)) throw new TypeError(`trace.stages must be an array of stage names, got ${describe(trace.stages)}`);
+    if (!Array.isArray(trace.stages))
+      throw argumentError(
+        TypeError,
+        'api.not_trace_stages',
+        { got: shownArgument(trace.stages) },
+        `trace.stages must be an array of stage names, got ${describe(trace.stages)}`,
+      );
     request.stages = trace.stages.map((s, i) => checkString(s, `trace.stages[${i}]`));
   }
   if (trace.maxFloats !== undefined) request.maxFloats = checkInteger(trace.maxFloats, 'trace.maxFloats', 1);
@@ -272,11 +373,21 @@ function traceRequest(trace, numLayers) {
 
 function samplingOptions(sampling = {}) {
   if (typeof sampling !== 'object' || sampling === null || Array.isArray(sampling))
-    throw new TypeError(`sampling must be an object, got ${describe(sampling)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_object',
+      { name: 'sampling', got: shownArgument(sampling) },
+      `sampling must be an object, got ${describe(sampling)}`,
+    );
   const out = {};
   if (sampling.greedy !== undefined) {
     if (typeof sampling.greedy !== 'boolean')
-      throw new TypeError(`sampling.greedy must be true or false, got ${describe(sampling.greedy)}`);
+      throw argumentError(
+        TypeError,
+        'api.not_boolean',
+        { name: 'sampling.greedy', got: shownArgument(sampling.greedy) },
+        `sampling.greedy must be true or false, got ${describe(sampling.greedy)}`,
+      );
     out.greedy = sampling.greedy;
   }
   if (sampling.temperature !== undefined) out.temperature = checkNumber(sampling.temperature, 'sampling.temperature');
@@ -344,9 +455,33 @@ export class MiniMind {
   configProblems(config) {
     if (config && typeof config === 'object' && !Array.isArray(config)) {
       const problems = nonFiniteValues(config);
-      if (problems.length) return problems;
+      if (problems.length) return problems.map((p) => p.message);
     }
     return [...this.#native.configProblems(configText(config, 'config'))];
+  }
+
+  /**
+   * configProblems with each problem typed, {kind, values, message}, so a
+   * caller can word it in any language (message: configProblems' sentence).
+   * Throws as describeConfig does for text that is not a config object.
+   */
+  configProblemsTyped(config) {
+    if (config && typeof config === 'object' && !Array.isArray(config)) {
+      const problems = nonFiniteValues(config);
+      if (problems.length)
+        return problems.map(({ key, value, message }) => ({
+          kind: 'api.non_finite',
+          values: { name: 'config', key, value: String(value) },
+          message,
+        }));
+    }
+    try {
+      this.#native.describeConfig(configText(config, 'config'));
+    } catch (error) {
+      if (Array.isArray(error?.problems)) return error.problems.map((p) => ({ kind: p.kind, values: { ...p.values }, message: p.message }));
+      throw error;
+    }
+    return [];
   }
 
   /** The keys of a usable config that are not MiniMind config keys and are ignored, one sentence each. */
@@ -364,14 +499,26 @@ export class MiniMind {
       ['causal', causal],
       ['scale', scale],
     ]) {
-      if (typeof value !== 'boolean') throw new TypeError(`${flag} must be true or false, got ${describe(value)}`);
+      if (typeof value !== 'boolean')
+        throw argumentError(
+          TypeError,
+          'api.not_boolean',
+          { name: flag, got: shownArgument(value) },
+          `${flag} must be true or false, got ${describe(value)}`,
+        );
     }
     return this.#native.lessonAttention(matrixJson(q, 'q'), matrixJson(k, 'k'), matrixJson(v, 'v', true), causal, scale);
   }
 
   /** Softmax of typed scores [T][n] (null or -Infinity = masked), optionally causal. */
   lessonSoftmax(scores, { causal = false } = {}) {
-    if (typeof causal !== 'boolean') throw new TypeError(`causal must be true or false, got ${describe(causal)}`);
+    if (typeof causal !== 'boolean')
+      throw argumentError(
+        TypeError,
+        'api.not_boolean',
+        { name: 'causal', got: shownArgument(causal) },
+        `causal must be true or false, got ${describe(causal)}`,
+      );
     return this.#native.lessonSoftmax(matrixJson(scores, 'scores'), causal);
   }
 
@@ -389,17 +536,33 @@ export class MiniMind {
    */
   createModel(spec = {}) {
     const seed = checkInteger(spec.seed ?? 0, 'seed');
-    if (spec.preset !== undefined && spec.config !== undefined) throw new TypeError('give either preset or config, not both');
+    if (spec.preset !== undefined && spec.config !== undefined)
+      throw argumentError(TypeError, 'api.preset_and_config', {}, 'give either preset or config, not both');
     if (spec.onProgress !== undefined && typeof spec.onProgress !== 'function') {
-      throw new TypeError(`onProgress must be a function, got ${describe(spec.onProgress)}`);
+      throw argumentError(
+        TypeError,
+        'api.not_function',
+        { name: 'onProgress', got: shownArgument(spec.onProgress) },
+        `onProgress must be a function, got ${describe(spec.onProgress)}`,
+      );
     }
     const storage = spec.weightStorage ?? 'narrowest';
     if (storage !== 'narrowest' && storage !== 'float32') {
-      throw new RangeError(`weightStorage must be "narrowest" or "float32", got ${describe(storage)}`);
+      throw argumentError(
+        RangeError,
+        'api.one_of',
+        { name: 'weightStorage', allowed: 'narrowest, float32', got: shownArgument(storage) },
+        `weightStorage must be "narrowest" or "float32", got ${describe(storage)}`,
+      );
     }
     const init = spec.init ?? 'playground';
     if (init !== 'playground' && init !== 'minimind')
-      throw new RangeError(`init must be "playground" or "minimind", got ${describe(init)}`);
+      throw argumentError(
+        RangeError,
+        'api.one_of',
+        { name: 'init', allowed: 'playground, minimind', got: shownArgument(init) },
+        `init must be "playground" or "minimind", got ${describe(init)}`,
+      );
     const NativeModel = this.#native.NativeModel;
     if (spec.config !== undefined) {
       return new Model(NativeModel.fromConfig(configText(spec.config, 'config'), seed, spec.onProgress, storage, init));
@@ -427,7 +590,10 @@ export class MiniMind {
   loadModel({ config, weights, hints, name } = {}) {
     const bytes = toBytes(weights, 'weights');
     if (isLegacyTorchSave(bytes)) {
-      throw new TypeError(
+      throw argumentError(
+        TypeError,
+        'api.legacy_torch_save',
+        {},
         'these weights are in the legacy (non-zip) torch.save format, which is not read: save them again with ' +
           'torch.save(state_dict, path) from PyTorch 1.6 or later (the zip format), or export model.safetensors',
       );
@@ -438,7 +604,13 @@ export class MiniMind {
       const hintsJson = JSON.stringify(inferHints(hints));
       return this.#withPth(bytes, name, (pth) => new Model(pth.load(text, hintsJson)));
     }
-    if (config === undefined) throw new TypeError('a model.safetensors needs its config.json (only a .pth can be loaded without one)');
+    if (config === undefined)
+      throw argumentError(
+        TypeError,
+        'api.config_needed',
+        {},
+        'a model.safetensors needs its config.json (only a .pth can be loaded without one)',
+      );
     // The core reads one tensor at a time out of the JS bytes: the file is
     // never copied whole into Wasm memory.
     const headerLength = bytes.length >= 8 ? new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true) : 0n;
@@ -454,7 +626,8 @@ export class MiniMind {
    */
   inferConfig(weights, hints, { name } = {}) {
     const bytes = toBytes(weights, 'weights');
-    if (!isZip(bytes)) throw new TypeError('inferConfig reads a PyTorch .pth (zip) file');
+    if (!isZip(bytes))
+      throw argumentError(TypeError, 'api.not_pth', { method: 'inferConfig' }, 'inferConfig reads a PyTorch .pth (zip) file');
     const hintsJson = JSON.stringify(inferHints(hints));
     return this.#withPth(bytes, name, (pth) => JSON.parse(pth.inferConfig(hintsJson)));
   }
@@ -470,7 +643,8 @@ export class MiniMind {
    */
   trainingState(weights, { name } = {}) {
     const bytes = toBytes(weights, 'weights');
-    if (!isZip(bytes)) throw new TypeError('trainingState reads a PyTorch .pth (zip) file');
+    if (!isZip(bytes))
+      throw argumentError(TypeError, 'api.not_pth', { method: 'trainingState' }, 'trainingState reads a PyTorch .pth (zip) file');
     return this.#withPth(bytes, name, (pth) => pth.trainingState());
   }
 
@@ -494,14 +668,21 @@ export class MiniMind {
 // A matrix typed by a learner as JSON for the core: rows of finite numbers;
 // -Infinity (a masked score) travels as null.
 function matrixJson(rows, name, allowEmpty = false) {
-  if (!Array.isArray(rows) || (!allowEmpty && rows.length === 0)) throw new TypeError(`${name} must be a non-empty array of rows`);
+  if (!Array.isArray(rows) || (!allowEmpty && rows.length === 0))
+    throw argumentError(TypeError, 'api.not_rows', { name }, `${name} must be a non-empty array of rows`);
   return JSON.stringify(
     rows.map((row, i) => {
-      if (!Array.isArray(row) && !ArrayBuffer.isView(row)) throw new TypeError(`${name}[${i}] must be an array of numbers`);
+      if (!Array.isArray(row) && !ArrayBuffer.isView(row))
+        throw argumentError(TypeError, 'api.not_row', { name, row: i }, `${name}[${i}] must be an array of numbers`);
       return Array.from(row, (x, j) => {
         if (x === -Infinity) return null;
         if (typeof x !== 'number' || !Number.isFinite(x))
-          throw new TypeError(`${name}[${i}][${j}] must be a finite number, got ${describe(x)}`);
+          throw argumentError(
+            TypeError,
+            'api.not_finite_entry',
+            { name, row: i, col: j, got: shownArgument(x) },
+            `${name}[${i}][${j}] must be a finite number, got ${describe(x)}`,
+          );
         return x;
       });
     }),
@@ -520,7 +701,12 @@ function isZip(bytes) {
 
 function inferHints(hints = {}) {
   if (typeof hints !== 'object' || hints === null || Array.isArray(hints))
-    throw new TypeError(`hints must be an object, got ${describe(hints)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_object',
+      { name: 'hints', got: shownArgument(hints) },
+      `hints must be an object, got ${describe(hints)}`,
+    );
   const out = {};
   if (hints.numAttentionHeads !== undefined)
     out.numAttentionHeads = checkInteger(hints.numAttentionHeads, 'hints.numAttentionHeads', 1, 1024);
@@ -531,7 +717,13 @@ function inferHints(hints = {}) {
     out.maxPositionEmbeddings = checkInteger(hints.maxPositionEmbeddings, 'hints.maxPositionEmbeddings', 1, 1 << 24);
   for (const key of ['inferenceRopeScaling', 'normTopkProb']) {
     if (hints[key] === undefined) continue;
-    if (typeof hints[key] !== 'boolean') throw new TypeError(`hints.${key} must be true or false, got ${describe(hints[key])}`);
+    if (typeof hints[key] !== 'boolean')
+      throw argumentError(
+        TypeError,
+        'api.not_boolean',
+        { name: `hints.${key}`, got: shownArgument(hints[key]) },
+        `hints.${key} must be true or false, got ${describe(hints[key])}`,
+      );
     out[key] = hints[key];
   }
   if (hints.numExpertsPerTok !== undefined) out.numExpertsPerTok = checkInteger(hints.numExpertsPerTok, 'hints.numExpertsPerTok', 1, 256);
@@ -563,7 +755,7 @@ export class Tokenizer {
   }
 
   #live() {
-    if (!this.#native) throw new Error('this tokenizer was disposed');
+    if (!this.#native) throw argumentError(Error, 'api.tokenizer_disposed', {}, 'this tokenizer was disposed');
     return this.#native;
   }
 
@@ -607,7 +799,7 @@ export class Model {
   }
 
   #live() {
-    if (!this.#native) throw new Error('this model was disposed');
+    if (!this.#native) throw argumentError(Error, 'api.model_disposed', {}, 'this model was disposed');
     return this.#native;
   }
 
@@ -624,33 +816,57 @@ export class Model {
    */
   forward(ids, options = {}) {
     const native = this.#live();
-    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw argumentError(
+        TypeError,
+        'api.not_object',
+        { name: 'options', got: shownArgument(options) },
+        `options must be an object, got ${describe(options)}`,
+      );
     const batch = Array.isArray(ids) && ids.length > 0 && isIdList(ids[0]) ? ids : [ids];
     const rows = batch.map((row, b) => toIdArray(row, batch.length > 1 ? `ids[${b}]` : 'ids'));
     const T = rows[0].length;
     rows.forEach((row, b) => {
       if (row.length !== T)
-        throw new RangeError(`every sequence of a batch needs the same length: ids[${b}] has ${row.length}, ids[0] has ${T}`);
+        throw argumentError(
+          RangeError,
+          'api.ragged_batch',
+          { row: b, tokens: row.length, first: T },
+          `every sequence of a batch needs the same length: ids[${b}] has ${row.length}, ids[0] has ${T}`,
+        );
     });
     const flat = new Int32Array(rows.length * T);
     rows.forEach((row, b) => flat.set(row, b * T));
     let mask = new Int32Array(0);
     if (options.attentionMask !== undefined) {
       const maskRows = rows.length === 1 && !isIdList(options.attentionMask[0]) ? [options.attentionMask] : options.attentionMask;
-      if (!Array.isArray(maskRows) || maskRows.length !== rows.length) throw new RangeError('attentionMask needs one row per sequence');
+      if (!Array.isArray(maskRows) || maskRows.length !== rows.length)
+        throw argumentError(RangeError, 'api.mask_rows', {}, 'attentionMask needs one row per sequence');
       mask = new Int32Array(flat.length);
       maskRows.forEach((row, b) => {
         const checked = toIdArray(row, `attentionMask[${b}]`);
-        if (checked.length !== T) throw new RangeError(`attentionMask[${b}] has ${checked.length} entries, the sequence ${T}`);
+        if (checked.length !== T)
+          throw argumentError(
+            RangeError,
+            'api.mask_length',
+            { row: b, entries: checked.length, tokens: T },
+            `attentionMask[${b}] has ${checked.length} entries, the sequence ${T}`,
+          );
         checked.forEach((v, i) => {
-          if (v !== 0 && v !== 1) throw new RangeError(`attentionMask values must be 0 or 1, got ${v}`);
+          if (v !== 0 && v !== 1)
+            throw argumentError(RangeError, 'api.mask_value', { got: v }, `attentionMask values must be 0 or 1, got ${v}`);
           mask[b * T + i] = v;
         });
       });
     }
     for (const flag of ['causalMask', 'scaleScores']) {
       if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
-        throw new TypeError(`${flag} must be true or false, got ${describe(options[flag])}`);
+        throw argumentError(
+          TypeError,
+          'api.not_boolean',
+          { name: flag, got: shownArgument(options[flag]) },
+          `${flag} must be true or false, got ${describe(options[flag])}`,
+        );
     }
     const request = {
       trace: traceRequest(options.trace, this.#info.num_hidden_layers),
@@ -692,10 +908,17 @@ export class Model {
    */
   trainer(options = {}) {
     const native = this.#live();
-    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw argumentError(
+        TypeError,
+        'api.not_object',
+        { name: 'options', got: shownArgument(options) },
+        `options must be an object, got ${describe(options)}`,
+      );
     const { text, format } = trainingData(options.data, options.format);
     const tokenizer = options.tokenizer ?? null;
-    if (tokenizer !== null && !(tokenizer instanceof Tokenizer)) throw new TypeError('tokenizer must come from loadTokenizer()');
+    if (tokenizer !== null && !(tokenizer instanceof Tokenizer))
+      throw argumentError(TypeError, 'api.not_tokenizer', {}, 'tokenizer must come from loadTokenizer()');
     const request = {};
     for (const [key, min, max] of [
       ['epochs', 1, 1e6],
@@ -709,12 +932,18 @@ export class Model {
     for (const key of ['learningRate', 'gradClip']) {
       if (options[key] === undefined) continue;
       const value = checkNumber(options[key], key);
-      if (!(value > 0)) throw new RangeError(`${key} must be positive, got ${value}`);
+      if (!(value > 0))
+        throw argumentError(RangeError, 'api.not_positive', { name: key, got: value }, `${key} must be positive, got ${value}`);
       request[key] = value;
     }
     if (options.order !== undefined) {
       if (options.order !== 'shuffle' && options.order !== 'file')
-        throw new RangeError(`order must be "shuffle" or "file", got ${describe(options.order)}`);
+        throw argumentError(
+          RangeError,
+          'api.one_of',
+          { name: 'order', allowed: 'shuffle, file', got: shownArgument(options.order) },
+          `order must be "shuffle" or "file", got ${describe(options.order)}`,
+        );
       request.order = options.order;
     }
     const nativeTokenizer = tokenizer === null ? null : tokenizer[nativeHandle]();
@@ -727,7 +956,13 @@ export class Model {
    * MiniMind's state_dict has them). dtype 'F32' (default) or 'F16'.
    */
   safetensors({ dtype = 'F32' } = {}) {
-    if (dtype !== 'F32' && dtype !== 'F16') throw new RangeError(`dtype must be "F32" or "F16", got ${describe(dtype)}`);
+    if (dtype !== 'F32' && dtype !== 'F16')
+      throw argumentError(
+        RangeError,
+        'api.one_of',
+        { name: 'dtype', allowed: 'F32, F16', got: shownArgument(dtype) },
+        `dtype must be "F32" or "F16", got ${describe(dtype)}`,
+      );
     return this.#live().safetensors(dtype);
   }
 
@@ -738,12 +973,15 @@ export class Model {
    */
   attentionMass(probes, options = {}) {
     const native = this.#live();
-    if (!Array.isArray(probes) || probes.length === 0) throw new TypeError('probes must be a non-empty array of {ids, query, keys}');
+    if (!Array.isArray(probes) || probes.length === 0)
+      throw argumentError(TypeError, 'api.no_probes', {}, 'probes must be a non-empty array of {ids, query, keys}');
     const list = probes.map((p, i) => {
-      if (typeof p !== 'object' || p === null) throw new TypeError(`probes[${i}] must be {ids, query, keys}`);
+      if (typeof p !== 'object' || p === null)
+        throw argumentError(TypeError, 'api.not_probe', { index: i }, `probes[${i}] must be {ids, query, keys}`);
       const ids = Array.from(toIdArray(p.ids, `probes[${i}].ids`));
       const query = checkInteger(p.query, `probes[${i}].query`, 0, ids.length - 1);
-      if (!Array.isArray(p.keys)) throw new TypeError(`probes[${i}].keys must be an array of positions`);
+      if (!Array.isArray(p.keys))
+        throw argumentError(TypeError, 'api.probe_keys', { index: i }, `probes[${i}].keys must be an array of positions`);
       const keys = p.keys.map((k, j) => checkInteger(k, `probes[${i}].keys[${j}]`, 0, ids.length - 1));
       return { ids, query, keys };
     });
@@ -754,7 +992,8 @@ export class Model {
   /** Mean entropy (nats) of each head's attention rows over the sequences, [L][H]. */
   attentionEntropy(sequences) {
     const native = this.#live();
-    if (!Array.isArray(sequences) || sequences.length === 0) throw new TypeError('sequences must be a non-empty array of id arrays');
+    if (!Array.isArray(sequences) || sequences.length === 0)
+      throw argumentError(TypeError, 'api.no_sequences', {}, 'sequences must be a non-empty array of id arrays');
     return native.attentionEntropy(JSON.stringify(sequences.map((s, i) => Array.from(toIdArray(s, `sequences[${i}]`)))));
   }
 
@@ -858,7 +1097,7 @@ export class Generator {
   }
 
   #live() {
-    if (!this.#native) throw new Error('this generator was disposed');
+    if (!this.#native) throw argumentError(Error, 'api.generator_disposed', {}, 'this generator was disposed');
     return this.#native;
   }
 
@@ -869,7 +1108,8 @@ export class Generator {
    */
   step(options = {}) {
     const native = this.#live();
-    if (native.finished()) throw new Error('generation already ended (the end-of-sequence token or the position limit)');
+    if (native.finished())
+      throw argumentError(Error, 'generation.ended', {}, 'generation already ended (the end-of-sequence token or the position limit)');
     const trace = options.trace === undefined ? { layers: 'all', stages: ['attn_weights'] } : options.trace;
     const out = native.step(JSON.stringify(traceRequest(trace, this.#info.num_hidden_layers)));
     return { token: out.token, isEos: out.isEos, logits: out.logits, probabilities: out.probabilities, trace: traceResult(out.trace) };
@@ -904,12 +1144,19 @@ export class Generator {
 function trainingData(data, format) {
   if (typeof data === 'string') {
     const chosen = format ?? 'jsonl';
-    if (chosen !== 'jsonl' && chosen !== 'text') throw new RangeError(`format must be "jsonl" or "text", got ${describe(format)}`);
+    if (chosen !== 'jsonl' && chosen !== 'text')
+      throw argumentError(
+        RangeError,
+        'api.one_of',
+        { name: 'format', allowed: 'jsonl, text', got: shownArgument(format) },
+        `format must be "jsonl" or "text", got ${describe(format)}`,
+      );
     return { text: data, format: chosen };
   }
-  if (format !== undefined) throw new TypeError('format goes with data given as a string (JSONL or plain text)');
+  if (format !== undefined)
+    throw argumentError(TypeError, 'api.format_without_text', {}, 'format goes with data given as a string (JSONL or plain text)');
   if (!Array.isArray(data) || data.length === 0)
-    throw new TypeError('data must be JSONL or plain text, or a non-empty array of texts or of id arrays');
+    throw argumentError(TypeError, 'api.no_data', {}, 'data must be JSONL or plain text, or a non-empty array of texts or of id arrays');
   const lines = data.map((item, i) => {
     if (typeof item === 'string') return JSON.stringify({ text: item });
     return JSON.stringify({ ids: Array.from(toIdArray(item, `data[${i}]`)) });
@@ -926,7 +1173,7 @@ export class Trainer {
   }
 
   #live() {
-    if (!this.#native) throw new Error('this trainer was disposed');
+    if (!this.#native) throw argumentError(Error, 'api.trainer_disposed', {}, 'this trainer was disposed');
     return this.#native;
   }
 
@@ -957,7 +1204,7 @@ export class Trainer {
    */
   lossAndGradients(samples) {
     const ids = toIdArray(samples, 'samples');
-    if (ids.length === 0) throw new RangeError('lossAndGradients needs at least one sample index');
+    if (ids.length === 0) throw argumentError(RangeError, 'api.no_samples', {}, 'lossAndGradients needs at least one sample index');
     return this.#live().lossAndGradients(ids);
   }
 
@@ -985,32 +1232,63 @@ export class Trainer {
    */
   restore(state) {
     const native = this.#live();
-    if (typeof state !== 'object' || state === null) throw new TypeError(`state must be a trainer state, got ${describe(state)}`);
+    if (typeof state !== 'object' || state === null)
+      throw argumentError(
+        TypeError,
+        'api.not_state',
+        { got: shownArgument(state) },
+        `state must be a trainer state, got ${describe(state)}`,
+      );
     checkInteger(state.epoch, 'state.epoch');
     checkInteger(state.batch, 'state.batch');
     checkInteger(state.optimizerSteps, 'state.optimizerSteps');
-    if (!Array.isArray(state.parameters)) throw new TypeError('state.parameters must be an array');
+    if (!Array.isArray(state.parameters))
+      throw argumentError(TypeError, 'api.not_state', { got: shownArgument(state.parameters) }, 'state.parameters must be an array');
     const withGrad = state.parameters.length > 0 && state.parameters[0].grad !== null && state.parameters[0].grad !== undefined;
     const parameters = state.parameters.map((p, i) => {
       const where = `state.parameters[${i}]`;
-      if (typeof p !== 'object' || p === null) throw new TypeError(`${where} must be {name, expAvg, expAvgSq, grad}`);
+      if (typeof p !== 'object' || p === null)
+        throw argumentError(TypeError, 'api.not_state_parameter', { index: i }, `${where} must be {name, expAvg, expAvgSq, grad}`);
       const floats = (value, key) => {
-        if (!(value instanceof Float32Array)) throw new TypeError(`${where}.${key} must be a Float32Array`);
+        if (!(value instanceof Float32Array))
+          throw argumentError(TypeError, 'api.not_float32', { name: `${where}.${key}` }, `${where}.${key} must be a Float32Array`);
         return value;
       };
       const expAvg = floats(p.expAvg, 'expAvg');
       const expAvgSq = floats(p.expAvgSq, 'expAvgSq');
-      if (expAvgSq.length !== expAvg.length) throw new RangeError(`${where}: expAvg and expAvgSq differ in length`);
+      if (expAvgSq.length !== expAvg.length)
+        throw argumentError(
+          RangeError,
+          'api.state_lengths',
+          { index: i, first: 'expAvg', second: 'expAvgSq' },
+          `${where}: expAvg and expAvgSq differ in length`,
+        );
       const grad = withGrad ? floats(p.grad, 'grad') : null;
-      if (grad && grad.length !== expAvg.length) throw new RangeError(`${where}: grad and expAvg differ in length`);
+      if (grad && grad.length !== expAvg.length)
+        throw argumentError(
+          RangeError,
+          'api.state_lengths',
+          { index: i, first: 'grad', second: 'expAvg' },
+          `${where}: grad and expAvg differ in length`,
+        );
       return { expAvg, expAvgSq, grad };
     });
     const names = native.parameters().map((p) => p.name);
     if (names.length !== parameters.length)
-      throw new RangeError(`the state holds ${parameters.length} parameters, this trainer has ${names.length}`);
+      throw argumentError(
+        RangeError,
+        'api.state_count',
+        { state: parameters.length, trainer: names.length },
+        `the state holds ${parameters.length} parameters, this trainer has ${names.length}`,
+      );
     state.parameters.forEach((p, i) => {
       if (p.name !== undefined && p.name !== names[i])
-        throw new RangeError(`state.parameters[${i}] is ${describe(p.name)}, this trainer's is "${names[i]}"`);
+        throw argumentError(
+          RangeError,
+          'api.state_name',
+          { index: i, got: shownArgument(p.name), expected: names[i] },
+          `state.parameters[${i}] is ${describe(p.name)}, this trainer's is "${names[i]}"`,
+        );
     });
     native.restore({ epoch: state.epoch, batch: state.batch, optimizerSteps: state.optimizerSteps, parameters });
   }
@@ -1023,9 +1301,16 @@ export class Trainer {
 
 // [[layer, head], ...] for head ablation (the core checks the ranges).
 function ablationList(ablate) {
-  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an array of [layer, head] pairs, got ${describe(ablate)}`);
+  if (!Array.isArray(ablate))
+    throw argumentError(
+      TypeError,
+      'api.not_ablation',
+      { got: shownArgument(ablate) },
+      `ablate must be an array of [layer, head] pairs, got ${describe(ablate)}`,
+    );
   return ablate.map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`ablate[${i}] must be a [layer, head] pair`);
+    if (!Array.isArray(pair) || pair.length !== 2)
+      throw argumentError(TypeError, 'api.not_ablation_pair', { index: i }, `ablate[${i}] must be a [layer, head] pair`);
     return [checkInteger(pair[0], `ablate[${i}][0]`), checkInteger(pair[1], `ablate[${i}][1]`)];
   });
 }

@@ -31,3 +31,33 @@ export function errorFields(error) {
   if (Array.isArray(error?.problems)) fields.problems = error.problems.map((p) => ({ ...p, values: { ...p.values } }));
   return fields;
 }
+
+/**
+ * An argument error of the JS API: a TypeError or RangeError (what a caller
+ * tests with instanceof, and what `message` has always said) that also carries
+ * a kind ("api.not_integer") and the values its message is made of, so the
+ * page words it in the reader's language as it words the core's errors.
+ * @template {ErrorConstructor | TypeErrorConstructor | RangeErrorConstructor} T
+ * @param {T} Type
+ * @param {string} kind
+ * @param {object} values
+ * @param {string} message
+ */
+export function argumentError(Type, kind, values, message) {
+  const error = new Type(message);
+  error.kind = kind;
+  error.values = values;
+  return error;
+}
+
+/**
+ * A value as an argument error's values show it: a number, true/false or a
+ * (short) JSON string as written, else its type: the same in every language.
+ */
+export function shownArgument(value) {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value;
+}

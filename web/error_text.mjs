@@ -8,12 +8,13 @@
 // sentence followed by the English message itself, since the lead alone does
 // not say what is wrong. A config whose weights contradict it says the likely
 // cause first (weights.misfit) and folds the list of problems under it.
+import { API_ERROR_TERMS } from './messages/api_error_terms.mjs';
 import { ERROR_TERMS as FILE_TERMS } from './messages/error_terms.mjs';
 import { LOADER_ERROR_TERMS } from './messages/loader_error_terms.mjs';
 import { RUN_ERROR_TERMS } from './messages/run_error_terms.mjs';
 import { WEIGHTS_ERROR_TERMS } from './messages/weights_error_terms.mjs';
 
-/** Every template by language: the file, config and memory kinds, the loaders' kinds, the run kinds and the weights kinds. */
+/** Every template by language: the file, config and memory kinds, the loaders' kinds, the run kinds, the weights kinds and the JS API's argument kinds. */
 export const ERROR_TERMS = Object.fromEntries(
   ['zh-CN', 'en'].map((lang) => [
     lang,
@@ -22,6 +23,7 @@ export const ERROR_TERMS = Object.fromEntries(
       ...LOADER_ERROR_TERMS[lang],
       ...RUN_ERROR_TERMS[lang],
       ...WEIGHTS_ERROR_TERMS[lang],
+      ...API_ERROR_TERMS[lang],
     },
   ]),
 );

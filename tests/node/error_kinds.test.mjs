@@ -101,16 +101,60 @@ test('every loader throw names a kind of its own, not only its file format', () 
   assert.deepEqual(bare, []);
 });
 
-// The JS layer's own kinds: new MiniMindError(message, {kind: '...'}).
+// The JS layer's own kinds: new MiniMindError(message, {kind: '...'}) and
+// argumentError(TypeError, '...', values, message).
 function jsKinds() {
   const kinds = new Set();
   for (const file of sources(join(root, 'js'), /\.mjs$/)) {
     const text = readFileSync(file, 'utf8');
-    if (!text.includes('MiniMindError(')) continue;
-    for (const match of text.matchAll(/kind: '([a-z][a-z0-9_]*\.[a-z0-9_.]+)'/g)) kinds.add(match[1]);
+    if (text.includes('MiniMindError(')) {
+      for (const match of text.matchAll(/kind: '([a-z][a-z0-9_]*\.[a-z0-9_.]+)'/g)) kinds.add(match[1]);
+    }
+    for (const match of text.matchAll(/argumentError\(\s*\w+,\s*'([a-z][a-z0-9_]*\.[a-z0-9_.]+)'/g)) kinds.add(match[1]);
   }
   return kinds;
 }
+
+// An argument error of the JS API reaching the page is worded too: every
+// throw in js/minimind.mjs builds a kinded error (or rethrows a caught one).
+test('every throw of js/minimind.mjs names a kind', () => {
+  const code = readFileSync(join(root, 'js/minimind.mjs'), 'utf8');
+  const text = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, ''); // the code, not its comments
+  const throws = [...text.matchAll(/\bthrow\s+([^;]*)/g)].map((m) => m[1].replace(/\s+/g, ' '));
+  assert.ok(throws.length > 60, `${throws.length} throws`);
+  const unkinded = throws.filter((t) => !/^argumentError\(\s*(Type|Range)?Error,\s*'[a-z]+\.[a-z0-9_]+'/.test(t) && t !== 'error');
+  assert.deepEqual(unkinded, []);
+  assert.ok(jsKinds().has('api.not_integer') && jsKinds().has('api.one_of'), 'the scan sees the argument kinds');
+});
+
+test('an argument error of the JS API keeps its type and is worded in zh', () => {
+  let error;
+  try {
+    mm.createModel({ preset: 'lab-a', seed: 1.5 });
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error instanceof TypeError);
+  assert.equal(error.kind, 'api.not_integer');
+  assert.deepEqual(error.values, { name: 'seed', got: '1.5' });
+  assert.equal(error.message, 'seed must be an integer, got number 1.5');
+  assert.equal(errorText('zh-CN', error).text, 'seed 必须是整数，这里是 1.5。');
+  const problems = mm.configProblemsTyped({ hidden_size: 64, num_attention_heads: 6, num_key_value_heads: 4 });
+  assert.deepEqual(
+    problems.map((p) => p.message),
+    mm.configProblems({ hidden_size: 64, num_attention_heads: 6, num_key_value_heads: 4 }),
+  );
+  assert.ok(problems.length > 0 && problems.every((p) => p.kind.startsWith('config.')), JSON.stringify(problems));
+  for (const p of problems) assert.equal(errorText('zh-CN', p).complete, true, p.kind);
+  assert.deepEqual(mm.configProblemsTyped({ rope_theta: Infinity }), [
+    {
+      kind: 'api.non_finite',
+      values: { name: 'config', key: 'rope_theta', value: 'Infinity' },
+      message: 'rope_theta is Infinity, which JSON cannot hold: give a finite number',
+    },
+  ]);
+  assert.deepEqual(mm.configProblemsTyped(mm.presetConfig('lab-a')), []);
+});
 
 const placeholders = (template) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 

@@ -7,6 +7,7 @@ import {
   MiniMindError,
   type AttributeResult,
   type CircuitResult,
+  type ErrorProblem,
   type ForwardResult,
   type GenerationStep,
   type InferredConfig,
@@ -70,6 +71,8 @@ async function usage(): Promise<number> {
   const file: Uint8Array = model.safetensors({ dtype: 'F16' });
   model.dispose();
   const problems: string[] = mm.configProblems({ hidden_size: 64 });
+  const typed: ErrorProblem[] = mm.configProblemsTyped({ hidden_size: 64 });
+  void typed[0]?.values;
   const warnings: string[] = [...mm.configWarnings({ hidden_size: 64 }), ...(info.warnings ?? [])];
   const inferred: InferredConfig = mm.inferConfig(new Uint8Array(0), { numKeyValueHeads: 2, normTopkProb: true }, { name: 'a.pth' });
   const prompt: string = chatPrompt('你好') + chatPrompt([{ role: 'user', content: 'hi' }], { thinking: true, generation: 3 });
