@@ -9,6 +9,7 @@
 import { Template } from '@huggingface/jinja';
 
 import { MINIMIND2_CHAT_TEMPLATE, MINIMIND3_CHAT_TEMPLATE } from './chat_templates.mjs';
+import { argumentError, shownArgument } from './minimind_error.mjs';
 
 const parsed = new Map(); // template source -> Template (parsing is the slow part)
 
@@ -17,7 +18,13 @@ function template(source) {
     try {
       parsed.set(source, new Template(source));
     } catch (error) {
-      throw new Error(`the chat_template cannot be parsed: ${error.message}`, { cause: error });
+      throw argumentError(
+        Error,
+        'chat.template_unparsable',
+        { reason: error.message },
+        `the chat_template cannot be parsed: ${error.message}`,
+        { cause: error },
+      );
     }
   }
   return parsed.get(source);
@@ -46,10 +53,15 @@ function templateOf(config) {
 function messageList(messages) {
   if (typeof messages === 'string') return [{ role: 'user', content: messages }];
   if (!Array.isArray(messages) || messages.length === 0)
-    throw new TypeError(`messages must be a text or a non-empty array of {role, content}, got ${describe(messages)}`);
+    throw argumentError(
+      TypeError,
+      'api.not_messages',
+      { got: shownArgument(messages) },
+      `messages must be a text or a non-empty array of {role, content}, got ${describe(messages)}`,
+    );
   return messages.map((m, i) => {
     if (!m || typeof m !== 'object' || typeof m.role !== 'string' || typeof m.content !== 'string')
-      throw new TypeError(`messages[${i}] must be {role: string, content: string}`);
+      throw argumentError(TypeError, 'api.not_message', { index: i }, `messages[${i}] must be {role: string, content: string}`);
     return { role: m.role, content: m.content };
   });
 }
@@ -66,19 +78,48 @@ function messageList(messages) {
  * @param {{tokenizerConfig?: string | object, thinking?: boolean, generation?: 2 | 3}} [options]
  */
 export function chatPrompt(messages, options = {}) {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw argumentError(
+      TypeError,
+      'api.not_object',
+      { name: 'options', got: shownArgument(options) },
+      `options must be an object, got ${describe(options)}`,
+    );
   const { tokenizerConfig, thinking = false, generation = 3 } = options;
-  if (typeof thinking !== 'boolean') throw new TypeError(`thinking must be true or false, got ${describe(thinking)}`);
-  if (generation !== 2 && generation !== 3) throw new RangeError(`generation must be 2 or 3, got ${describe(generation)}`);
+  if (typeof thinking !== 'boolean')
+    throw argumentError(
+      TypeError,
+      'api.not_boolean',
+      { name: 'thinking', got: shownArgument(thinking) },
+      `thinking must be true or false, got ${describe(thinking)}`,
+    );
+  if (generation !== 2 && generation !== 3)
+    throw argumentError(
+      RangeError,
+      'api.one_of',
+      { name: 'generation', allowed: '2, 3', got: shownArgument(generation) },
+      `generation must be 2 or 3, got ${describe(generation)}`,
+    );
   let config = {};
   if (tokenizerConfig !== undefined) {
     try {
       config = typeof tokenizerConfig === 'string' ? JSON.parse(tokenizerConfig) : tokenizerConfig;
     } catch (error) {
-      throw new Error(`tokenizer_config.json is not valid JSON: ${error.message}`, { cause: error });
+      throw argumentError(
+        Error,
+        'chat.config_not_json',
+        { reason: error.message },
+        `tokenizer_config.json is not valid JSON: ${error.message}`,
+        { cause: error },
+      );
     }
     if (!config || typeof config !== 'object' || Array.isArray(config))
-      throw new TypeError(`tokenizerConfig must be tokenizer_config.json text or an object, got ${describe(config)}`);
+      throw argumentError(
+        TypeError,
+        'api.not_tokenizer_config',
+        { got: shownArgument(config) },
+        `tokenizerConfig must be tokenizer_config.json text or an object, got ${describe(config)}`,
+      );
   }
   const source = templateOf(config) ?? (generation === 2 ? MINIMIND2_CHAT_TEMPLATE : MINIMIND3_CHAT_TEMPLATE);
   try {
@@ -91,6 +132,12 @@ export function chatPrompt(messages, options = {}) {
     });
   } catch (error) {
     if (error instanceof TypeError) throw error;
-    throw new Error(`the chat_template cannot be rendered: ${error.message}`, { cause: error });
+    throw argumentError(
+      Error,
+      'chat.template_render',
+      { reason: error.message },
+      `the chat_template cannot be rendered: ${error.message}`,
+      { cause: error },
+    );
   }
 }

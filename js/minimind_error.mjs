@@ -42,9 +42,10 @@ export function errorFields(error) {
  * @param {string} kind
  * @param {object} values
  * @param {string} message
+ * @param {{cause?: unknown}} [options] the Error constructor's (a caught error as cause)
  */
-export function argumentError(Type, kind, values, message) {
-  const error = new Type(message);
+export function argumentError(Type, kind, values, message, options) {
+  const error = new Type(message, options);
   error.kind = kind;
   error.values = values;
   return error;
