@@ -18,6 +18,7 @@
 // tokenizing the joined text where a merge would have crossed it.
 
 import { CorpusStream } from './corpus_stream.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** Where the texts come from ('corpus': a fixed number of generated lines; 'stream': fresh generated lines for a number of batches). */
 export const SOURCES = Object.freeze(['corpus', 'stream', 'lessons', 'text', 'file']);
@@ -37,10 +38,15 @@ export function jsonlTexts(jsonl) {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new Error(`line ${i + 1} is not JSON`);
+      throw argumentError(Error, 'data.line_not_json', { line: i + 1 }, `line ${i + 1} is not JSON`);
     }
     if (typeof value !== 'object' || value === null || typeof value.text !== 'string')
-      throw new Error(`line ${i + 1} has no "text" string (MiniMind's pretraining lines are {"text": ...})`);
+      throw argumentError(
+        Error,
+        'data.line_no_text',
+        { line: i + 1 },
+        `line ${i + 1} has no "text" string (MiniMind's pretraining lines are {"text": ...})`,
+      );
     if (value.text.trim() !== '') texts.push(value.text);
   }
   return texts;
@@ -110,13 +116,25 @@ export async function streamSamples(
   data,
   { batchSize, maxSeqLen, encode, bos = 1, eos = 2, pack = true, chunk = 256, onProgress = () => {}, pause = defaultPause, signal = null },
 ) {
-  if (data?.source !== 'stream') throw new Error(`not a stream data request: ${JSON.stringify(data?.source)}`);
+  if (data?.source !== 'stream')
+    throw argumentError(
+      Error,
+      'api.not_stream_request',
+      { got: JSON.stringify(data?.source) ?? 'undefined' },
+      `not a stream data request: ${JSON.stringify(data?.source)}`,
+    );
   for (const [name, value] of [
     ['batches', data.batches],
     ['batchSize', batchSize],
     ['chunk', chunk],
   ])
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw argumentError(
+        RangeError,
+        'api.not_positive_integer',
+        { name, got: String(value) },
+        `${name} must be a positive integer, got ${value}`,
+      );
   const stream = new CorpusStream({ seed: data.seed ?? 1, mix: data.mix ?? null, maxSeqLen, encode, bos, eos, pack });
   const total = data.batches * batchSize;
   const samples = [];
@@ -152,8 +170,20 @@ function abortError() {
  * it). Returns the groups (new arrays), in the order they were closed.
  */
 export function packIds(idLists, maxTokens, window = 8) {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
-  if (!Number.isSafeInteger(window) || window < 1) throw new RangeError(`window must be a positive integer, got ${window}`);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
+    throw argumentError(
+      RangeError,
+      'api.not_positive_integer',
+      { name: 'maxTokens', got: String(maxTokens) },
+      `maxTokens must be a positive integer, got ${maxTokens}`,
+    );
+  if (!Number.isSafeInteger(window) || window < 1)
+    throw argumentError(
+      RangeError,
+      'api.not_positive_integer',
+      { name: 'window', got: String(window) },
+      `window must be a positive integer, got ${window}`,
+    );
   const packed = [];
   const open = [];
   for (const ids of idLists) {
@@ -177,7 +207,12 @@ export function packIds(idLists, maxTokens, window = 8) {
  */
 export function trainingSamples(idLists, { maxSeqLen, bos = 1, eos = 2, pack = true }) {
   if (!Number.isSafeInteger(maxSeqLen) || maxSeqLen < 2)
-    throw new RangeError(`maxSeqLen must be an integer of at least 2, got ${maxSeqLen}`);
+    throw argumentError(
+      RangeError,
+      'api.below_minimum',
+      { name: 'maxSeqLen', min: 2, got: String(maxSeqLen) },
+      `maxSeqLen must be an integer of at least 2, got ${maxSeqLen}`,
+    );
   const groups = pack ? packIds(idLists, maxSeqLen - 2) : idLists.filter((ids) => ids.length > 0);
   return groups.map((ids) => [bos, ...ids.slice(0, maxSeqLen - 2), eos]);
 }
