@@ -25,6 +25,7 @@
 // matched by name. The model's weights and AdamW's moments travel as they are;
 // MiniMind's data order (torch.randperm) is not the tab's, so the batches
 // after the resume point are each trainer's own.
+import { argumentError } from './minimind_error.mjs';
 
 const ALIGNMENT = 64;
 
@@ -57,7 +58,8 @@ function parameterRank(name) {
   if (name === 'lm_head.weight') return [3, 0, 0];
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(name);
   const place = m ? LAYER_ORDER.indexOf(m[2]) : -1;
-  if (place < 0) throw new Error(`${name} is not a parameter of a dense MiniMind`);
+  if (place < 0)
+    throw argumentError(Error, 'resume.not_dense_parameter', { tensor: name }, `${name} is not a parameter of a dense MiniMind`);
   return [1, Number(m[1]), place];
 }
 
@@ -347,7 +349,7 @@ function zipRecords(records) {
   end.setUint32(12, offset - centralStart, true);
   end.setUint32(16, centralStart, true);
   parts.push(new Uint8Array(end.buffer));
-  if (offset > 0xffffffff) throw new RangeError('the checkpoint is over 4 GiB');
+  if (offset > 0xffffffff) throw argumentError(RangeError, 'resume.over_4gib', {}, 'the checkpoint is over 4 GiB');
   return concat(parts);
 }
 
@@ -364,7 +366,13 @@ function zipRecords(records) {
  * Returns the file's bytes.
  */
 export function writeResumePth({ weights, trainer, lr, dtype = 'F16', archive = 'resume' }) {
-  if (dtype !== 'F16' && dtype !== 'F32') throw new RangeError(`dtype must be "F16" or "F32", got ${dtype}`);
+  if (dtype !== 'F16' && dtype !== 'F32')
+    throw argumentError(
+      RangeError,
+      'api.one_of',
+      { name: 'dtype', allowed: 'F16, F32', got: String(dtype) },
+      `dtype must be "F16" or "F32", got ${dtype}`,
+    );
   const tensors = safetensorsTensors(weights);
   // Tied (the trainer has no lm_head parameter): MiniMind's state_dict lists the embedding under both names.
   if (!tensors.has('lm_head.weight')) tensors.set('lm_head.weight', tensors.get('model.embed_tokens.weight'));
@@ -451,7 +459,12 @@ function tensorBytes(t, dtype) {
     for (let i = 0; i < halves.length; i += 1) out[i] = halfValue(halves[i]);
     return new Uint8Array(out.buffer);
   }
-  throw new Error(`weights of dtype ${t.dtype} cannot be written as ${dtype}`);
+  throw argumentError(
+    Error,
+    'resume.dtype',
+    { dtype: t.dtype, target: dtype },
+    `weights of dtype ${t.dtype} cannot be written as ${dtype}`,
+  );
 }
 
 function halfValue(h) {
@@ -475,10 +488,21 @@ function halfValue(h) {
  */
 export function trainerStateFromCheckpoint({ checkpoint, parameterNames, epochs, batchesPerEpoch }) {
   const { optimizer } = checkpoint;
-  if (!optimizer) throw new Error(checkpoint.optimizerProblem ?? 'the file has no optimizer state');
+  if (!optimizer)
+    throw argumentError(
+      Error,
+      'resume.no_optimizer',
+      { reason: checkpoint.optimizerProblem ?? '' },
+      checkpoint.optimizerProblem ?? 'the file has no optimizer state',
+    );
   const order = minimindParameterOrder(parameterNames);
   if (optimizer.groups.length !== 1)
-    throw new Error(`the optimizer has ${optimizer.groups.length} parameter groups; MiniMind's AdamW has one`);
+    throw argumentError(
+      Error,
+      'resume.parameter_groups',
+      { groups: optimizer.groups.length },
+      `the optimizer has ${optimizer.groups.length} parameter groups; MiniMind's AdamW has one`,
+    );
   const byIndex = new Map(optimizer.state.map((e) => [e.index, e]));
   const notes = [];
   const steps = new Set(optimizer.state.map((e) => e.step));
@@ -486,11 +510,22 @@ export function trainerStateFromCheckpoint({ checkpoint, parameterNames, epochs,
   const parameters = parameterNames.map((name) => {
     const index = order.indexOf(name);
     const e = byIndex.get(index);
-    if (!e) throw new Error(`the optimizer holds no state for parameter ${index} (${name})`);
+    if (!e)
+      throw argumentError(
+        Error,
+        'resume.state_missing',
+        { index, tensor: name },
+        `the optimizer holds no state for parameter ${index} (${name})`,
+      );
     return { name, expAvg: e.expAvg, expAvgSq: e.expAvgSq, grad: null };
   });
   if (optimizer.state.length !== order.length)
-    throw new Error(`the optimizer holds ${optimizer.state.length} parameters, the model ${order.length}`);
+    throw argumentError(
+      Error,
+      'resume.state_count',
+      { optimizer: optimizer.state.length, model: order.length },
+      `the optimizer holds ${optimizer.state.length} parameters, the model ${order.length}`,
+    );
   // lm_checkpoint's step for a world of N GPUs counts each GPU's batches: as train_pretrain.py converts it.
   let epoch = checkpoint.epoch ?? 0;
   let step = (checkpoint.step ?? 0) * (checkpoint.worldSize ?? 1);
