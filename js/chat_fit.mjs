@@ -4,6 +4,7 @@
 // assistant's tag the model answers after. Cutting the rendered prompt's ids
 // instead would drop that tag first.
 import { chatPrompt } from './chat_template.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /**
  * The ids of chatPrompt(text, options), in at most maxTokens: {ids, cut},
@@ -18,7 +19,12 @@ export function fitChatPrompt(encode, text, maxTokens, options = {}) {
   if (whole.length <= maxTokens) return { ids: whole, cut: 0 };
   const bare = render(0);
   if (bare.length > maxTokens)
-    throw new RangeError(`the chat template alone takes ${bare.length} tokens, more than the ${maxTokens} allowed`);
+    throw argumentError(
+      RangeError,
+      'chat.template_too_long',
+      { tokens: bare.length, limit: maxTokens },
+      `the chat template alone takes ${bare.length} tokens, more than the ${maxTokens} allowed`,
+    );
   // The longest prefix that fits, by bisection: render(lo) always fits (a BPE may merge
   // across the cut, so lengths grow only nearly monotonically: a fit is always checked).
   let lo = 0;

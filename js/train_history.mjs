@@ -4,6 +4,8 @@
 // is dropped (the first and the newest always stay), so a long run keeps a
 // view of its whole history in bounded memory. Pure: tested in Node.
 
+import { argumentError } from './minimind_error.mjs';
+
 export class StepHistory {
   #loss = new Float64Array(256);
   #lr = new Float64Array(256);
@@ -85,7 +87,12 @@ export class SnapshotStore {
 
   constructor(maxSnapshots = 120) {
     if (!Number.isSafeInteger(maxSnapshots) || maxSnapshots < 2)
-      throw new RangeError(`maxSnapshots must be an integer of at least 2, got ${maxSnapshots}`);
+      throw argumentError(
+        RangeError,
+        'api.below_minimum',
+        { name: 'maxSnapshots', min: 2, got: String(maxSnapshots) },
+        `maxSnapshots must be an integer of at least 2, got ${maxSnapshots}`,
+      );
     this.#max = maxSnapshots;
   }
 

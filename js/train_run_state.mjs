@@ -24,6 +24,7 @@
 // or the tokenizer code has become since.
 import { CorpusStream } from './corpus_stream.mjs';
 import { TrainSession } from './train_session.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 const RUN_FORMAT = 'minimind-train-run';
 const RUN_VERSION = 1;
@@ -93,10 +94,21 @@ function withoutText(data) {
 
 /** Throws unless `run` is a run state this code reads. */
 export function checkRun(run) {
-  if (!run || run.format !== RUN_FORMAT) throw new Error('not a saved training run');
+  if (!run || run.format !== RUN_FORMAT) throw argumentError(Error, 'run.not_a_run', {}, 'not a saved training run');
   if (run.version !== RUN_VERSION)
-    throw new Error(`a saved training run of version ${run.version}; this page reads version ${RUN_VERSION}`);
-  if (run.data?.kind !== 'samples') throw new Error(`a saved run's data of kind ${run.data?.kind} is not read here`);
+    throw argumentError(
+      Error,
+      'run.version',
+      { version: String(run.version), supported: RUN_VERSION },
+      `a saved training run of version ${run.version}; this page reads version ${RUN_VERSION}`,
+    );
+  if (run.data?.kind !== 'samples')
+    throw argumentError(
+      Error,
+      'run.data_kind',
+      { kind: String(run.data?.kind) },
+      `a saved run's data of kind ${run.data?.kind} is not read here`,
+    );
 }
 
 /** The saved run's model: its float32 weights under its config (mm: the loaded module). */

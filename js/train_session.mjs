@@ -17,6 +17,7 @@ import { encodeText } from './text_encoding.mjs';
 import { predictedLabel, tokenLabels } from './token_text.mjs';
 import { softmax } from './softmax.mjs';
 import { topK } from './top_k.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** The probe sentence of the lessons: 她 refers to 小红. */
 export const LESSON_PROBE = '小明把苹果给了小红，她很开心';
@@ -156,7 +157,7 @@ export class TrainSession {
   /** Sets the probe sentence (read after the bos, as the playground reads text); returns its tokens. */
   setProbe(text) {
     const ids = encodeText(this.#tokenizer, text).slice(0, 64);
-    if (ids.length < 2) throw new Error('the probe sentence needs at least one token');
+    if (ids.length < 2) throw argumentError(Error, 'train.probe_empty', {}, 'the probe sentence needs at least one token');
     const tokens = tokenLabels(this.#tokenizer.display(ids)).map((t) => t.label); // a byte token by its character
     this.#probe = { text, ids, tokens };
     return tokens;
