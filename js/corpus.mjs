@@ -28,6 +28,8 @@
 // Exports the generator and the probe sets for the tests and the model card:
 //   import { makeCorpusLines, heldOutPronounProbes, lessonProbes, repeatedTokenProbes } from './corpus.mjs';
 
+import { argumentError } from './minimind_error.mjs';
+
 // ---------------------------------------------------------------- the world
 
 /**
@@ -196,9 +198,10 @@ const BARE_REPEATS = [(x) => `${x}${x}。`, (x) => `${x}，${x}。`, (x) => ([..
  * `state` (four 32-bit words from an earlier generator's rng.state()) continues that generator instead.
  */
 export function makeRng(seed, { state = null } = {}) {
-  if (!Number.isSafeInteger(seed)) throw new TypeError(`seed must be a safe integer, got ${seed}`);
+  if (!Number.isSafeInteger(seed))
+    throw argumentError(TypeError, 'api.not_integer', { name: 'seed', got: String(seed) }, `seed must be a safe integer, got ${seed}`);
   if (state !== null && !(Array.isArray(state) && state.length === 4 && state.every((w) => Number.isInteger(w) && w >= 0 && w < 2 ** 32)))
-    throw new TypeError('state must be four integers in [0, 2^32), as rng.state() gives them');
+    throw argumentError(TypeError, 'api.not_rng_state', {}, 'state must be four integers in [0, 2^32), as rng.state() gives them');
   let sm = (seed >>> 0) ^ Math.imul(Math.floor(seed / 4294967296) >>> 0, 0x9e3779b9);
   const splitmix32 = () => {
     sm = (sm + 0x9e3779b9) | 0;
@@ -455,7 +458,13 @@ export const LINE_KINDS = Object.freeze([
  * not written), e.g. more copying for a model that must learn fast.
  */
 export function makeCorpusLines(count, seed = 1, { mix = null } = {}) {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw argumentError(
+      RangeError,
+      'api.not_negative',
+      { name: 'count', got: String(count) },
+      `count must be a non-negative integer, got ${count}`,
+    );
   const kinds = mix === null ? LINE_KINDS : mixedKinds(mix);
   const rng = makeRng(seed);
   const lines = new Array(count);
@@ -467,11 +476,23 @@ export function makeCorpusLines(count, seed = 1, { mix = null } = {}) {
 export function mixedKinds(mix) {
   const known = new Set(LINE_KINDS.map((k) => k.kind));
   for (const [kind, weight] of Object.entries(mix)) {
-    if (!known.has(kind)) throw new RangeError(`mix: unknown line kind "${kind}" (known: ${[...known].join(', ')})`);
-    if (!(Number.isFinite(weight) && weight >= 0)) throw new RangeError(`mix: the weight of "${kind}" must be a number ≥ 0, got ${weight}`);
+    if (!known.has(kind))
+      throw argumentError(
+        RangeError,
+        'corpus.unknown_kind',
+        { kind, known: [...known].join(', ') },
+        `mix: unknown line kind "${kind}" (known: ${[...known].join(', ')})`,
+      );
+    if (!(Number.isFinite(weight) && weight >= 0))
+      throw argumentError(
+        RangeError,
+        'corpus.bad_weight',
+        { kind, got: String(weight) },
+        `mix: the weight of "${kind}" must be a number ≥ 0, got ${weight}`,
+      );
   }
   const kinds = LINE_KINDS.filter((k) => mix[k.kind] > 0).map((k) => ({ ...k, weight: mix[k.kind] }));
-  if (kinds.length === 0) throw new RangeError('mix: give some line kind a weight above 0');
+  if (kinds.length === 0) throw argumentError(RangeError, 'corpus.no_weight', {}, 'mix: give some line kind a weight above 0');
   return kinds;
 }
 
@@ -505,8 +526,20 @@ export function packLines(lines, maxChars) {
  * Texts keep their order within a line; a text too long for any stays alone.
  */
 export function packLinesByTokens(lines, countTokens, maxTokens, window = 8) {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
-  if (!Number.isSafeInteger(window) || window < 1) throw new RangeError(`window must be a positive integer, got ${window}`);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
+    throw argumentError(
+      RangeError,
+      'api.not_positive_integer',
+      { name: 'maxTokens', got: String(maxTokens) },
+      `maxTokens must be a positive integer, got ${maxTokens}`,
+    );
+  if (!Number.isSafeInteger(window) || window < 1)
+    throw argumentError(
+      RangeError,
+      'api.not_positive_integer',
+      { name: 'window', got: String(window) },
+      `window must be a positive integer, got ${window}`,
+    );
   const packed = [];
   const open = []; // [{text, tokens}], oldest first
   for (const line of lines) {
@@ -555,7 +588,13 @@ export function lessonProbes() {
  * to and including the pronoun; the referent is first in half of them.
  */
 export function heldOutPronounProbes(count, seed = 1) {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw argumentError(
+      RangeError,
+      'api.not_negative',
+      { name: 'count', got: String(count) },
+      `count must be a non-negative integer, got ${count}`,
+    );
   const rng = makeRng(seed);
   const combos = heldOutCombos();
   const probes = [];
@@ -593,10 +632,22 @@ export function heldOutPronounProbes(count, seed = 1) {
  * attends to t − length + 1.
  */
 export function repeatedTokenProbes(count, seed = 1, { length = 20, minId = 100, maxId = 6399, pool = null } = {}) {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw argumentError(
+      RangeError,
+      'api.not_negative',
+      { name: 'count', got: String(count) },
+      `count must be a non-negative integer, got ${count}`,
+    );
   const ids = pool ? [...new Set(pool)] : null;
   const choices = ids ? ids.length : maxId - minId + 1;
-  if (!Number.isSafeInteger(length) || length < 1 || length > choices) throw new RangeError(`bad length ${length}`);
+  if (!Number.isSafeInteger(length) || length < 1 || length > choices)
+    throw argumentError(
+      RangeError,
+      'api.out_of_range',
+      { name: 'length', min: 1, max: choices, got: String(length) },
+      `bad length ${length}`,
+    );
   const rng = makeRng(seed);
   const probes = [];
   for (let i = 0; i < count; i++) {

@@ -17,6 +17,7 @@
 // CorpusStream.fromState(state, encode) goes on exactly where it was, sample
 // for sample.
 import { LINE_KINDS, makeRng, mixedKinds } from './corpus.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 const STATE_VERSION = 1;
 const PACK_WINDOW = 8;
@@ -44,8 +45,14 @@ export class CorpusStream {
    */
   constructor({ seed = 1, mix = null, maxSeqLen, encode, bos = 1, eos = 2, pack = true }) {
     if (!Number.isSafeInteger(maxSeqLen) || maxSeqLen < 3)
-      throw new RangeError(`maxSeqLen must be an integer of at least 3, got ${maxSeqLen}`);
-    if (typeof encode !== 'function') throw new TypeError('encode must be a function text -> ids');
+      throw argumentError(
+        RangeError,
+        'api.below_minimum',
+        { name: 'maxSeqLen', min: 3, got: String(maxSeqLen) },
+        `maxSeqLen must be an integer of at least 3, got ${maxSeqLen}`,
+      );
+    if (typeof encode !== 'function')
+      throw argumentError(TypeError, 'api.not_function', { name: 'encode', got: typeof encode }, 'encode must be a function text -> ids');
     this.#seed = seed;
     this.#mix = mix === null ? null : { ...mix };
     this.#kinds = mix === null ? LINE_KINDS : mixedKinds(mix);
@@ -59,7 +66,13 @@ export class CorpusStream {
 
   /** A stream that goes on from `state` (an earlier stream's state()), with MiniMind's tokenizer as `encode`. */
   static fromState(state, encode) {
-    if (!state || state.version !== STATE_VERSION) throw new Error(`not a corpus stream state of version ${STATE_VERSION}`);
+    if (!state || state.version !== STATE_VERSION)
+      throw argumentError(
+        Error,
+        'corpus.stream_state',
+        { version: STATE_VERSION },
+        `not a corpus stream state of version ${STATE_VERSION}`,
+      );
     const stream = new CorpusStream({ ...state, encode });
     stream.#rng = makeRng(state.seed, { state: state.rng });
     stream.#open = state.open.map((ids) => [...ids]);
@@ -136,7 +149,13 @@ export class CorpusStream {
 
   /** The next `count` samples. */
   take(count) {
-    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`);
+    if (!Number.isSafeInteger(count) || count < 0)
+      throw argumentError(
+        RangeError,
+        'api.not_negative',
+        { name: 'count', got: String(count) },
+        `count must be a non-negative integer, got ${count}`,
+      );
     return Array.from({ length: count }, () => this.next());
   }
 }
