@@ -14,6 +14,7 @@ import { circuitEdge } from './exercises/circuit.mjs';
 import { maskCheat, scaleSharper, scoresTop, tokensCount } from './exercises/matrix.mjs';
 import { forwardGqa, trainSetting, weightSource } from './exercises/model.mjs';
 import { lensBlock, otherName, pronounHead, switchOff } from './exercises/pronoun.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 export { textScreen } from './exercises/screen.mjs';
 
@@ -54,7 +55,13 @@ export const ANSWER_KINDS = Object.freeze({
 /** The exercise named `name`; throws for a name that is none. */
 export function exercise(name) {
   const found = ALL.find((e) => e.name === name);
-  if (!found) throw new RangeError(`no exercise is named "${name}" (${ALL.map((e) => e.name).join(', ')})`);
+  if (!found)
+    throw argumentError(
+      RangeError,
+      'exercise.unknown',
+      { name, known: ALL.map((e) => e.name).join(', ') },
+      `no exercise is named "${name}" (${ALL.map((e) => e.name).join(', ')})`,
+    );
   return found;
 }
 

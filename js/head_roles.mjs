@@ -14,6 +14,7 @@
 import { argmax } from './argmax.mjs';
 import { HABITS, heldOutPronounProbes, lessonProbes, makeCorpusLines, repeatedTokenProbes } from './corpus.mjs';
 import { encodeSpan, withBos } from './text_encoding.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** A pronoun probe as token positions of encodeText(probe.prefix) (js/text_encoding.mjs): {ids, pronoun, referent: [positions], next} (bos at 0). */
 export function pronounProbeTokens(tokenizer, probe) {
@@ -21,7 +22,13 @@ export function pronounProbeTokens(tokenizer, probe) {
   // Names keep their own tokens in the generated sentences; a tokenizer that
   // merges one into its neighbours cannot score the pronoun on it.
   const span = encodeSpan(tokenizer, probe.prefix, c0, c0 + probe.referent.length);
-  if (!span) throw new Error(`"${probe.referent}" does not keep its own tokens in "${probe.prefix}"`);
+  if (!span)
+    throw argumentError(
+      Error,
+      'probe.referent_tokens',
+      { referent: probe.referent, prefix: probe.prefix },
+      `"${probe.referent}" does not keep its own tokens in "${probe.prefix}"`,
+    );
   const full = tokenizer.encode(probe.text);
   const keys = [];
   for (let k = span.start; k < span.end; k += 1) keys.push(k);

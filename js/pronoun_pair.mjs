@@ -4,6 +4,7 @@
 // The two texts have the same tokens but the pronoun, so a patch moves one
 // activation between runs whose positions line up.
 import { HABITS, PRONOUN } from './corpus.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 const GIVER = '小明';
 const RECEIVER = '小红';
@@ -26,7 +27,12 @@ export function nextToken(tokenizer, prefix, continuation) {
   const before = tokenizer.encode(prefix);
   const whole = tokenizer.encode(prefix + continuation);
   if (whole.length <= before.length || !before.every((id, i) => whole[i] === id))
-    throw new Error(`"${continuation}" does not start a token of its own after "${prefix}"`);
+    throw argumentError(
+      Error,
+      'probe.continuation_token',
+      { continuation, prefix },
+      `"${continuation}" does not start a token of its own after "${prefix}"`,
+    );
   return whole[before.length];
 }
 

@@ -17,6 +17,7 @@
 import { argmax } from './argmax.mjs';
 import { FEMALE_NAMES, MALE_NAMES, lessonProbes } from './corpus.mjs';
 import { inductionProbes, pronounProbeTokens } from './head_roles.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** {n, mean, sd, min, max} of a list of numbers (sd: the population's, over all n). */
 export function spread(values) {
@@ -64,7 +65,7 @@ export function querySide(table, C = table.length) {
  * how many cells that component's part is the largest of}}.
  */
 export function summariseKeySide(cells) {
-  if (cells.length === 0) throw new RangeError('no cells to summarise');
+  if (cells.length === 0) throw argumentError(RangeError, 'qk.no_cells', {}, 'no cells to summarise');
   const components = cells[0].components;
   const C = components.length;
   const byComponent = components.map(() => []);

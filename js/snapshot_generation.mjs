@@ -6,6 +6,7 @@
 // weights, and it is tested in Node.
 import { makeCorpusLines, makeRng } from './corpus.mjs';
 import { encodeText } from './text_encoding.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** The second default prompt: the lesson's pronoun sentence, cut after 她. */
 export const PRONOUN_PROMPT = '小明把书给了小红，她';
@@ -27,7 +28,13 @@ export function repeatedSpanPrompt(tokenizer, { seed = 11, length = 8, lead = 3 
   const chars = [...new Set([...makeCorpusLines(200, seed).join('')])].filter(
     (c) => /\p{Script=Han}/u.test(c) && tokenizer.encode(c).length === 1,
   );
-  if (chars.length < length) throw new Error(`the corpus has ${chars.length} one-token characters, fewer than ${length}`);
+  if (chars.length < length)
+    throw argumentError(
+      Error,
+      'corpus.too_few_characters',
+      { count: chars.length, needed: length },
+      `the corpus has ${chars.length} one-token characters, fewer than ${length}`,
+    );
   const rng = makeRng(seed);
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const pool = [...chars];
@@ -36,7 +43,7 @@ export function repeatedSpanPrompt(tokenizer, { seed = 11, length = 8, lead = 3 
     const text = span.join('') + span.slice(0, lead).join('');
     if (tokenizer.encode(text).length === [...text].length) return { text, span: span.join('') };
   }
-  throw new Error('no span of one-token characters keeps its tokens when repeated');
+  throw argumentError(Error, 'corpus.no_repeatable_span', {}, 'no span of one-token characters keeps its tokens when repeated');
 }
 
 /**

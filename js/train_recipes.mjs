@@ -13,6 +13,7 @@
 //              close, on held-out probes).
 import { CorpusStream } from './corpus_stream.mjs';
 import { DEFAULT_CONFIG, DEFAULT_MODEL_SEED, DEFAULT_OPTIONS } from './train_session.mjs';
+import { argumentError } from './minimind_error.mjs';
 
 /** The goals a formed head passes (stricter than js/head_roles.mjs roleOf's labels: these are the benchmark's). */
 export const FORMATION_GOALS = Object.freeze({ previousToken: 0.8, induction: 0.5 });
@@ -81,7 +82,13 @@ export function recipeTokens(recipe) {
 
 /** The recipe's data stream (js/corpus_stream.mjs) at its start; encode(text) -> ids is MiniMind's tokenizer. */
 export function recipeStream(recipe, encode, { bos = 1, eos = 2 } = {}) {
-  if (recipe.data.source !== 'stream') throw new Error(`recipe "${recipe.id}" does not train on the corpus stream`);
+  if (recipe.data.source !== 'stream')
+    throw argumentError(
+      Error,
+      'train.recipe_not_stream',
+      { recipe: recipe.id },
+      `recipe "${recipe.id}" does not train on the corpus stream`,
+    );
   return new CorpusStream({ seed: recipe.data.seed, mix: recipe.data.mix, maxSeqLen: recipe.options.maxSeqLen, encode, bos, eos });
 }
 
