@@ -124,7 +124,7 @@ test('a .pth alone loads with its config inferred; a hostile .pth is refused and
   await giveFiles(page, [fileURLToPath(new URL('../fixtures/pth/hostile_os_system.pth', import.meta.url))], /Could not load/);
   assert.match(
     await page.textContent('#files-status'),
-    /pickle opcode GLOBAL '\w+ system' is not allowed.*The previous model is still in use/,
+    /Pickle opcode GLOBAL '\w+ system' is not allowed.*data\.pkl byte \d+.*The previous model is still in use/,
   );
   await page.fill('#text', ids.slice(0, 3).join(' '));
   await page.waitForFunction(() => document.querySelectorAll('#matrix-table thead th').length === 4);
