@@ -69,7 +69,9 @@ function rankEdges(edges, clean, rank) {
  * options: answer, wrong (token ids), top (path-patch only the top N edges by
  * |score|; default every edge), positions (split each score by position),
  * rank ('eap' default or 'patched': the order of `edges` and which curve
- * `faithfulness` is), faithfulness (false: skip both curves).
+ * `faithfulness` is), faithfulness (false: skip both curves), ablate
+ * ([[layer, head], ...] checked by minimind.mjs: every run with those heads
+ * switched off; the core checks the ranges).
  */
 export function circuitOf(native, clean, corrupt, options = {}) {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
@@ -89,6 +91,7 @@ export function circuitOf(native, clean, corrupt, options = {}) {
     positions: flag(options.positions, 'positions', false),
     faithfulness: flag(options.faithfulness, 'faithfulness', true),
   };
+  if (options.ablate !== undefined) request.ablate = options.ablate;
   if (options.top !== undefined && options.top !== null) {
     request.top = integer(options.top, 'top (edges to path-patch)');
     if (request.top < 0)

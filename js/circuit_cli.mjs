@@ -6,7 +6,7 @@ import { PRONOUN_PAIR } from './pronoun_pair.mjs';
 
 export const CIRCUIT_USAGE = `  circuit   MODEL (--clean "..." | --clean-ids ...) (--corrupt "..." | --corrupt-ids ...)
             [--no-bos] --answer ID|TEXT --wrong ID|TEXT [--top N] [--positions]
-            [--rank eap|patched] [--json]
+            [--rank eap|patched] [--ablate L:H,...] [--json]
             the circuit behind logit(answer) - logit(wrong) at the last position:
             every edge sender -> receiver (embed, L{k}H{h}, L{k}ffn -> L{l}H{h}.q/.k/.v,
             L{l}ffn, logits; blocks from 0) scored by edge attribution patching and
@@ -14,7 +14,8 @@ export const CIRCUIT_USAGE = `  circuit   MODEL (--clean "..." | --clean-ids ...
             given the sender's corrupt output; --top N: only the N largest |score|),
             and the faithfulness of the top-N circuits, (metric - corrupt) /
             (clean - corrupt). --rank: order edges by |score| (default) or
-            |patched - clean|; --positions: each score split by position. Without
+            |patched - clean|; --positions: each score split by position; --ablate:
+            every run with those heads switched off (their edges score 0). Without
             inputs and with a tokenizer: ${PRONOUN_PAIR.clean} / ${PRONOUN_PAIR.corrupt}`;
 
 export const CIRCUIT_OPTIONS = {
@@ -22,17 +23,27 @@ export const CIRCUIT_OPTIONS = {
   positions: { type: 'boolean' },
 };
 
-/** The command, given cli.mjs's helpers: {openModel, openTokenizer, inputTokens, integerOption, UsageError}. */
-export function circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }) {
+/** The command, given cli.mjs's helpers: {openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError}. */
+export function circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }) {
   async function circuit(mm, values) {
     const rank = values.rank ?? 'eap';
     if (rank !== 'eap' && rank !== 'patched') throw new UsageError(`--rank must be eap or patched, got "${values.rank}"`);
+    const ablate = ablation(values);
     const { model, folder } = await openModel(mm, values);
     const tokenizer = await openTokenizer(mm, values, folder);
     try {
       const { clean, corrupt, answer, wrong } = patchPair(values, tokenizer, model, { inputTokens, UsageError });
       const top = values.top === undefined ? undefined : integerOption(values, 'top');
-      const r = model.circuit({ clean: clean.ids, corrupt: corrupt.ids, answer, wrong, top, positions: Boolean(values.positions), rank });
+      const r = model.circuit({
+        clean: clean.ids,
+        corrupt: corrupt.ids,
+        answer,
+        wrong,
+        top,
+        positions: Boolean(values.positions),
+        rank,
+        ...(ablate ? { ablate } : {}),
+      });
       if (values.json) {
         const edges = r.edges.map(({ from, to, score, patched, positions }) => ({
           from,
@@ -42,19 +53,20 @@ export function circuitCommands({ openModel, openTokenizer, inputTokens, integer
           ...(positions ? { positions } : {}),
         }));
         const faithfulness = r.faithfulness.map(({ edges: n, share }) => ({ edges: n, share }));
-        return console.log(JSON.stringify({ metric: r.metric, edges, faithfulness }));
+        return console.log(JSON.stringify({ metric: r.metric, edges, faithfulness, ...(ablate ? { ablate } : {}) }));
       }
-      printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank });
+      printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank, ablate });
     } finally {
       tokenizer?.dispose();
       model.dispose();
     }
   }
 
-  function printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank }) {
+  function printCircuit(r, { clean, corrupt, answer, wrong, tokenizer, rank, ablate }) {
     const { clean: c, corrupt: k } = r.metric;
     const span = c - k;
     console.log(`clean:   ${clean.labels.join(' ')}\ncorrupt: ${corrupt.labels.join(' ')}`);
+    if (ablate?.length) console.log(`heads switched off in every run: ${ablate.map(([l, h]) => `L${l}H${h}`).join(', ')}`);
     console.log(
       `logit(${tokenName(tokenizer, answer)}) - logit(${tokenName(tokenizer, wrong)}) at the last position: clean ${c.toFixed(3)}, corrupt ${k.toFixed(3)}`,
     );

@@ -679,7 +679,7 @@ const COMMANDS = {
   train: commandTrain,
   grad: commandGrad,
   ...interpCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
-  ...circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, UsageError }),
+  ...circuitCommands({ openModel, openTokenizer, inputTokens, integerOption, ablation, UsageError }),
 };
 
 // --build and --threads as loadMiniMind options: --build names the instruction set

@@ -176,6 +176,8 @@ export interface CircuitRequest {
   rank?: 'eap' | 'patched';
   /** false: skip both faithfulness curves (null). Default true. */
   faithfulness?: boolean;
+  /** Heads switched off ([layer, head] pairs, as forward() takes them) in every run: their edges score 0. */
+  ablate?: [number, number][];
 }
 
 export interface CircuitEdge {

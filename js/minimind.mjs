@@ -1066,10 +1066,11 @@ export class Model {
    * corrupt}, edges (strongest first by `rank`), faithfulness: [{edges,
    * share, metric}] (share null where clean = corrupt), curves: {eap,
    * patched}, rank, senders, receivers}. Options: top, positions (each
-   * edge's score split by position), rank ('eap' | 'patched'), faithfulness.
+   * edge's score split by position), rank ('eap' | 'patched'), faithfulness,
+   * ablate (as forward() takes it: every run with those heads switched off).
    */
   circuit({ clean, corrupt, ...options } = {}) {
-    return circuitOf(this.#live(), toIdArray(clean, 'clean'), toIdArray(corrupt, 'corrupt'), options);
+    return circuitOf(this.#live(), toIdArray(clean, 'clean'), toIdArray(corrupt, 'corrupt'), withAblation(options));
   }
 
   /** The config as config.json text, with MiniMind's key names. */

@@ -23,8 +23,9 @@ make_fixtures.forward (the spec's forward), that the empty circuit gives the cor
 the full one the clean metric, and that every score matches a central finite difference of the
 metric along the sender's corrupt − clean output (EAP is that directional derivative).
 
-Writes tests/fixtures/<case>/circuit.json for the dense and the MoE cases (format 1; fields in
-tests/fixtures/README.md). Run from the repository root:
+Writes tests/fixtures/<case>/circuit.json for the dense and the MoE cases, and circuit_ablate.json
+for the ABLATED_CASES (the same with heads switched off: their z zero in every run) (format 1;
+fields in tests/fixtures/README.md). Run from the repository root:
     /usr/bin/python3 tests/circuit_reference.py
 """
 import json
@@ -42,6 +43,8 @@ CIRCUIT_FORMAT = 1
 GENERATOR = "tests/circuit_reference.py"
 CASES = ["gen3_dense", "gen2_dense", "untied_theta1e4", "gen3_moe", "gen2_moe"]  # GQA gen 3, gen 2 (R = 4, F16),
 # untied, MoE top-1 (gen 3) and top-2 renormalised + a shared expert (gen 2)
+# circuit_ablate.json: these cases again with heads switched off ((layer, head) pairs).
+ABLATED_CASES = [("gen3_dense", ((0, 1),))]
 SIG_DIGITS = 9
 FD_STEP = 1e-4
 
@@ -76,9 +79,10 @@ def load(c):
     return w
 
 
-def run(w, c, ids, answer, wrong, read):
+def run(w, c, ids, answer, wrong, read, ablate=()):
     """One forward; read(r, outs) gives receiver r's input [T, D] from the senders' outputs so far
-    (outs: list of [T, D]). Returns (metric, outs, inputs {r: tensor})."""
+    (outs: list of [T, D]). ablate: (layer, head) pairs switched off, their z zero (the receivers
+    still read, nothing depends on it). Returns (metric, outs, inputs {r: tensor})."""
     L, H, Hkv, Dh, eps = c["L"], c["H"], c["Hkv"], c["Dh"], c["eps"]
     R, T = H // Hkv, len(ids)
     cos, sin = mf.rope_table(Dh, c["theta"], c["yarn"], end=T)
@@ -112,7 +116,8 @@ def run(w, c, ids, answer, wrong, read):
                 k = mf.rmsnorm(k, w[p + "self_attn.k_norm.weight"], eps)
             q, k = rope(q), rope(k)
             probs = torch.softmax(q @ k.T / math.sqrt(Dh) + causal, dim=-1)  # [T, T]
-            writes.append((probs @ v) @ Wo[:, h * Dh:(h + 1) * Dh].T)       # [T, D]
+            z = torch.zeros_like(v) if (l, h) in ablate else probs @ v           # [T, Dh]
+            writes.append(z @ Wo[:, h * Dh:(h + 1) * Dh].T)                     # [T, D]
         outs += writes
         xf = receive(r)
         r += 1
@@ -132,7 +137,7 @@ def plain(graph):
     return lambda r, outs: sum(outs[:graph.n[r]])
 
 
-def circuit_case(c):
+def circuit_case(c, ablate=()):
     graph = Graph(c)
     w = load(c)
     clean, corrupt = ir.choose_inputs(c)
@@ -149,7 +154,7 @@ def circuit_case(c):
     other[answer] = float("-inf")
     wrong = int(torch.argmax(other))
 
-    corrupt_metric, corrupt_outs, _ = run(w, c, corrupt, answer, wrong, plain(graph))
+    corrupt_metric, corrupt_outs, _ = run(w, c, corrupt, answer, wrong, plain(graph), ablate)
     wg = {k: v.clone().requires_grad_(False) for k, v in w.items()}
 
     def keep_grad(r, outs):
@@ -160,12 +165,14 @@ def circuit_case(c):
     wg["model.embed_tokens.weight"] = w["model.embed_tokens.weight"].clone().requires_grad_(True)
     if c["tied"]:
         wg["lm_head.weight"] = wg["model.embed_tokens.weight"]
-    clean_metric, clean_outs, inputs = run(wg, c, clean, answer, wrong, keep_grad)
+    clean_metric, clean_outs, inputs = run(wg, c, clean, answer, wrong, keep_grad, ablate)
     clean_metric.backward()
     for m, logits in ((clean_metric, logits_clean), (corrupt_metric, logits_corrupt)):
-        assert abs(float(m) - float(logits[-1, answer] - logits[-1, wrong])) < 1e-4, c["name"]
+        # the spec's forward has no switch: only the runs with every head on compare with it
+        assert ablate or abs(float(m) - float(logits[-1, answer] - logits[-1, wrong])) < 1e-4, c["name"]
     clean_outs = [o.detach() for o in clean_outs]
-    grads = {r: x.grad for r, x in inputs.items()}
+    # A switched-off head's q, k, v inputs reach nothing: no gradient (None), i.e. zero.
+    grads = {r: torch.zeros_like(x) if x.grad is None else x.grad for r, x in inputs.items()}
     clean_metric = float(clean_metric)
     corrupt_metric = float(corrupt_metric)
 
@@ -178,10 +185,10 @@ def circuit_case(c):
             x = sum(outs[:graph.n[rr]])
             return x - outs[s] + corrupt_outs[s] if rr == r else x
 
-        patched = float(run(w, c, clean, answer, wrong, swapped)[0])
+        patched = float(run(w, c, clean, answer, wrong, swapped, ablate)[0])
         edges.append({"from": graph.senders[s], "to": graph.receivers[r], "score": float(positions.sum()),
                       "patched": patched, "positions": positions.tolist()})
-        check_gradient(w, c, clean, answer, wrong, graph, s, r, delta, edges[-1]["score"])
+        check_gradient(w, c, clean, answer, wrong, graph, s, r, delta, edges[-1]["score"], ablate)
 
     def faithful(ranking, n):
         chosen = set(ranking[:n])
@@ -189,7 +196,7 @@ def circuit_case(c):
         def read(r, outs):
             return sum(outs[s] if (s, r) in chosen else corrupt_outs[s] for s in range(graph.n[r]))
 
-        metric = float(run(w, c, clean, answer, wrong, read)[0])
+        metric = float(run(w, c, clean, answer, wrong, read, ablate)[0])
         share = None if clean_metric == corrupt_metric else (metric - corrupt_metric) / (clean_metric - corrupt_metric)
         return {"edges": n, "metric": metric, "share": share}
 
@@ -202,20 +209,21 @@ def circuit_case(c):
         curves[name] = [faithful([graph.edges[e] for e in ranking], n) for n in sizes]
         assert abs(curves[name][0]["metric"] - corrupt_metric) < 1e-9, c["name"]
         assert abs(curves[name][-1]["metric"] - clean_metric) < 1e-9, c["name"]
-    return {"format": CIRCUIT_FORMAT, "generator": GENERATOR, "case": c["name"], "clean": clean,
+    extra = {"ablate": [list(p) for p in ablate]} if ablate else {}
+    return {"format": CIRCUIT_FORMAT, "generator": GENERATOR, "case": c["name"], **extra, "clean": clean,
             "corrupt": corrupt, "answer": answer, "wrong": wrong,
             "metric": {"clean": clean_metric, "corrupt": corrupt_metric},
             "senders": graph.senders, "receivers": graph.receivers, **curves, "edges": edges}
 
 
-def check_gradient(w, c, clean, answer, wrong, graph, s, r, delta, score):
+def check_gradient(w, c, clean, answer, wrong, graph, s, r, delta, score, ablate=()):
     """EAP's score is the metric's derivative along delta at receiver r's input: compare with a
     central finite difference (float64)."""
     def shifted(eps):
         def read(rr, outs):
             x = sum(outs[:graph.n[rr]])
             return x + eps * delta if rr == r else x
-        return float(run(w, c, clean, answer, wrong, read)[0])
+        return float(run(w, c, clean, answer, wrong, read, ablate)[0])
 
     fd = (shifted(FD_STEP) - shifted(-FD_STEP)) / (2 * FD_STEP)
     assert abs(fd - score) <= 1e-6 * max(1.0, abs(score)), (c["name"], s, r, fd, score)
@@ -258,7 +266,15 @@ def main():
             f.write(dumps(doc))
         print(f"  {name}: {len(doc['edges'])} edges, metric clean {doc['metric']['clean']:.4f} "
               f"corrupt {doc['metric']['corrupt']:.4f}")
-    print("wrote circuit.json for", ", ".join(CASES))
+    # The same case with heads switched off (answer and wrong still the unablated model's).
+    for name, ablate in ABLATED_CASES:
+        doc = rounded(circuit_case(cases[name], ablate))
+        with open(os.path.join(mf.FIXTURES_DIR, name, "circuit_ablate.json"), "w") as f:
+            f.write(dumps(doc))
+        print(f"  {name} ablate {ablate}: metric clean {doc['metric']['clean']:.4f} "
+              f"corrupt {doc['metric']['corrupt']:.4f}")
+    print("wrote circuit.json for", ", ".join(CASES), "and circuit_ablate.json for",
+          ", ".join(name for name, _ in ABLATED_CASES))
 
 
 if __name__ == "__main__":

@@ -176,3 +176,50 @@ TEST_CASE("circuit: the same bits on 1 and 2 threads", "[circuit]") {
     CHECK(one.faithfulness_patched[i].metric == two.faithfulness_patched[i].metric);
   }
 }
+
+TEST_CASE("circuit: a switched-off head's edges are 0 and patch to clean, as sender and receiver", "[circuit]") {
+  const GoldenCase golden = load_golden_case("gen3_dense");
+  const Model& model = *golden.model;
+  CircuitRequest request = pair_request();
+  request.positions = true;
+  const CircuitResult on = circuit(model, request);
+  // L0H3 (its write feeds block 1) and L1H2 (it shares its kv head with L1H3 under GQA R = 2).
+  request.ablate = {{0, 3}, {1, 2}};
+  const CircuitResult off = circuit(model, request);
+  REQUIRE(off.edges.size() == on.edges.size());
+  CHECK(off.clean != on.clean);
+  const auto switched_off = [](const std::string& name) {
+    return name.rfind("L0H3", 0) == 0 || name.rfind("L1H2", 0) == 0;
+  };
+  size_t zeroed = 0, changed = 0, nonzero = 0;
+  for (size_t e = 0; e < off.edges.size(); ++e) {
+    const CircuitEdge& edge = off.edges[e];
+    const std::string& from = off.senders[size_t(edge.from)];
+    const std::string& to = off.receivers[size_t(edge.to)];
+    INFO(from << " -> " << to);
+    if (switched_off(from) || switched_off(to)) {
+      CHECK(edge.score == 0.0f);
+      CHECK(edge.patched == off.clean);
+      for (int64_t t = 0; t < off.T; ++t) CHECK(off.positions[e * size_t(off.T) + size_t(t)] == 0.0f);
+      ++zeroed;
+    } else {
+      changed += edge.score != on.edges[e].score;
+      nonzero += edge.score != 0.0f;
+    }
+  }
+  // 2 blocks of 4 heads. As receivers: L0H3's q, k, v read 1 sender each (3), L1H2's 6 each (18).
+  // As senders: L0H3 feeds L0ffn, block 1's 12 head receivers (3 of them L1H2's, counted already),
+  // L1ffn and logits (15 - 3); L1H2 feeds L1ffn and logits (2). 35 edges.
+  CHECK(zeroed == 35);
+  CHECK(changed > 0);
+  CHECK(nonzero > 0);
+  for (const auto* curve : {&off.faithfulness, &off.faithfulness_patched}) {
+    CHECK(curve->front().metric == off.corrupt);
+    CHECK(std::fabs(curve->back().share - 1.0f) <= 1e-5f);
+  }
+  request.ablate = {{2, 0}};
+  const Error e = error_of([&] { circuit(model, request); });
+  CHECK(e.kind() == "ablate.head_out_of_range");
+  request.ablate = {};
+  CHECK(circuit(model, request).clean == on.clean);
+}

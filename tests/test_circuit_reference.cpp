@@ -6,7 +6,8 @@
 // the backward with the routing held fixed, path patching re-routing).
 // Every edge's EAP score, its per-position split and its path-patched
 // metric, both metrics and both faithfulness curves, to 1e-5 relative to
-// max(1, |metric|).
+// max(1, |metric|). gen3_dense/circuit_ablate.json: the same with a head
+// switched off in every run.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -23,8 +24,9 @@ namespace {
 constexpr double kTol = 1e-5;
 constexpr int kCircuitFormat = 1;
 
-json load_circuit_fixture(const std::string& name) {
-  const json doc = json::parse(read_text(fixture_path(name + "/circuit.json")));
+// file: circuit.json or circuit_ablate.json of case `name`.
+json load_circuit_fixture(const std::string& name, const std::string& file = "circuit.json") {
+  const json doc = json::parse(read_text(fixture_path(name + "/" + file)));
   if (doc.at("format").get<int>() != kCircuitFormat) {
     throw std::runtime_error(name + ": circuit.json format is not " + std::to_string(kCircuitFormat) +
                              "; re-run /usr/bin/python3 tests/circuit_reference.py");
@@ -50,16 +52,22 @@ void check_curve(const std::vector<FaithfulnessPoint>& curve, const json& expect
 }  // namespace
 
 TEST_CASE("circuit: every edge equals MiniMind's PyTorch reference", "[circuit]") {
-  for (const std::string name : {"gen3_dense", "gen2_dense", "untied_theta1e4", "gen3_moe", "gen2_moe"}) {
-    DYNAMIC_SECTION(name) {
+  const std::pair<const char*, const char*> fixtures[] = {
+      {"gen3_dense", "circuit.json"}, {"gen2_dense", "circuit.json"}, {"untied_theta1e4", "circuit.json"},
+      {"gen3_moe", "circuit.json"},   {"gen2_moe", "circuit.json"},   {"gen3_dense", "circuit_ablate.json"}};
+  for (const auto& [name, file] : fixtures) {
+    DYNAMIC_SECTION(name << "/" << file) {
       const GoldenCase golden = load_golden_case(name);
-      const json doc = load_circuit_fixture(name);
+      const json doc = load_circuit_fixture(name, file);
       CircuitRequest request;
       request.clean = doc.at("clean").get<std::vector<int32_t>>();
       request.corrupt = doc.at("corrupt").get<std::vector<int32_t>>();
       request.answer = doc.at("answer").get<int32_t>();
       request.wrong = doc.at("wrong").get<int32_t>();
       request.positions = true;
+      for (const json& head : doc.value("ablate", json::array())) {
+        request.ablate.push_back({head.at(0).get<int64_t>(), head.at(1).get<int64_t>()});
+      }
       const CircuitResult r = circuit(*golden.model, request);
       const double clean = doc.at("metric").at("clean").get<double>();
       const double corrupt = doc.at("metric").at("corrupt").get<double>();

@@ -30,7 +30,7 @@ inline val faithfulness_curve(const std::vector<FaithfulnessPoint>& curve) {
   return out;
 }
 
-// options {answer, wrong, top (-1: every edge), positions, faithfulness} ->
+// options {answer, wrong, top (-1: every edge), positions, faithfulness, ablate: [[layer, head], ...]} ->
 // {T, clean, corrupt, senders: [S names], receivers: [Rcv names], from, to:
 // Int32Array [E], score, patched: Float32Array [E] (patched NaN outside top),
 // positions: Float32Array [E, T] (empty unless asked), faithfulness,
@@ -46,6 +46,7 @@ inline val interp_circuit(const WasmModel& m, const val& clean, const val& corru
     request.top = j.value("top", int64_t{-1});
     request.positions = j.value("positions", false);
     request.faithfulness = j.value("faithfulness", true);
+    request.ablate = parse_ablation(j);
     const CircuitResult r = circuit(*m.model(), request);
     std::vector<int32_t> from, to;
     std::vector<float> score, patched;

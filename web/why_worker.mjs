@@ -13,7 +13,7 @@
 //   answer, wrong: {id} | {text} (its first token) | null (the story's habit, else the row's top two)
 //   story: rowStory() of the text ({pronoun, at, row, referent, other, answer, wrong} habits) or null
 //                 {type: 'qk', id, ids | text, layer, head, query, key, rankKeys, causal, scale}: why one weight (model.qk)
-//                 {type: 'circuit', id, pairFrom: {story} | induction: {ids}, top}: the circuit of the why
+//                 {type: 'circuit', id, pairFrom: {story} | induction: {ids}, top, ablate}: the circuit of the why
 //                   section's pair, or of a text typed twice (js/circuit_text.mjs inductionPair), model.circuit
 //   every request may carry ablate: [[layer, head], ...], the heads switched off
 // worker -> main: {type: 'lens-result', id, row, ids, tokens, lens, token, labels, raws, kinds, storyRow, causal, scale}
@@ -118,7 +118,8 @@ export function handleQK(ctx, message) {
 
 // The circuit behind the pair's answer (model.circuit): every edge scored, the
 // `top` strongest path-patched, both faithfulness curves, each score split by
-// position. It takes no switches: it is the circuit of the model as it is.
+// position, with the page's switched-off heads off in every run (ablate); the
+// mask and √d switches it does not take: always on.
 export function handleCircuit(ctx, message) {
   ready(ctx);
   const induction = message.induction ? inductionPair(message.induction.ids) : null;
@@ -132,9 +133,10 @@ export function handleCircuit(ctx, message) {
   const answer = induction ? induction.answer : habitToken(ctx, story, 'answer');
   const wrong = induction ? induction.wrong : habitToken(ctx, story, 'wrong');
   if (answer === null || wrong === null) throw new Error('the circuit needs an answer token and a wrong token');
-  const result = ctx.model.circuit({ clean, corrupt, answer, wrong, top: message.top, positions: true });
+  const ablate = message.ablate?.length ? { ablate: message.ablate } : {};
+  const result = ctx.model.circuit({ clean, corrupt, answer, wrong, top: message.top, positions: true, ...ablate });
   const label = (list) => ctx.sequenceLabels(list).map((l) => l.label);
-  const plain = { causalMask: true, scaleScores: true };
+  const plain = { causalMask: true, scaleScores: true, ...ablate };
   self.postMessage({
     ...base,
     result: { ...result, tokens: { clean: label(clean), corrupt: label(corrupt) } },

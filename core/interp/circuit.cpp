@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "interp/circuit_forward.h"
 #include "interp/edge_attribution.h"
@@ -84,7 +85,9 @@ CircuitResult circuit(const Model& model, const CircuitRequest& request) {
   const ModelConfig& c = model.config();
   check_request(c, request);
   const int64_t T = int64_t(request.clean.size());
-  const CircuitForward forward(model, request.answer, request.wrong, T);
+  std::vector<uint8_t> ablated =
+      request.ablate.empty() ? std::vector<uint8_t>{} : head_ablation_flags(c, request.ablate);  // [L·H]
+  const CircuitForward forward(model, request.answer, request.wrong, T, std::move(ablated));
   const CircuitGraph& graph = forward.graph();
   CircuitRun clean, corrupt;
   forward.run(request.clean, clean);

@@ -21,6 +21,9 @@ struct CircuitRequest {
   int64_t top = -1;          // path-patch the `top` edges of largest |score| (ties: edge order); -1: every edge
   bool positions = false;    // split each score by position
   bool faithfulness = true;  // the two curves (off: EAP and path patching only)
+  // Heads switched off in every run (clean, corrupt, patched, faithfulness): their z is zero, as
+  // ForwardOptions::ablated_heads does it, so their edges score 0 and patch to the clean metric.
+  std::vector<HeadId> ablate;
 };
 
 struct CircuitEdge {
@@ -50,7 +53,8 @@ struct CircuitResult {
 // token), circuit.length_mismatch {clean, corrupt}, token_id.out_of_range
 // {id, position, last} (text: "clean" / "corrupt" in `input`),
 // circuit.answer_out_of_range {id, last, which}, circuit.same_token {id},
-// input.too_long {tokens, limit}.
+// input.too_long {tokens, limit}, ablate.head_out_of_range {layer, head,
+// layers, heads}.
 CircuitResult circuit(const Model& model, const CircuitRequest& request);
 
 // The edges ranked, strongest first: by |score| (by_patched false) or by

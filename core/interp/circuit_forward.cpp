@@ -1,6 +1,7 @@
 #include "interp/circuit_forward.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ops/ffn.h"
 #include "ops/linear.h"
@@ -10,8 +11,9 @@
 
 namespace minimind {
 
-CircuitForward::CircuitForward(const Model& model, int32_t answer, int32_t wrong, int64_t T)
-    : model_(model), graph_(model.config()), T_(T) {
+CircuitForward::CircuitForward(const Model& model, int32_t answer, int32_t wrong, int64_t T,
+                               std::vector<uint8_t> ablated)
+    : model_(model), graph_(model.config()), T_(T), ablated_(std::move(ablated)) {
   const ModelConfig& c = model.config();
   const int64_t D = c.hidden_size, Dh = c.head_dim;
   for (const LayerWeights& w : model.weights().layers) heads_.push_back(block_head_weights(c, w));
@@ -126,6 +128,10 @@ void CircuitForward::block(int64_t l, const float* input, CircuitBlock& b, float
   float* probs = scratch(b.probs, H * T * T);  // [H, T, T]
   float* concat = scratch(b.concat, T * qd);   // [T, H·Dh]
   attention_core_forward(q, k, v, T, H, Hkv, Dh, true, probs, concat, s.attention);
+  for (int64_t hd = 0; hd < H; ++hd) {  // a switched-off head writes nothing
+    if (!ablated(l, hd)) continue;
+    for (int64_t t = 0; t < T; ++t) std::fill_n(concat + t * qd + hd * Dh, Dh, 0.0f);
+  }
   // h = h + o_proj(concat); a last-row-only block needs the last row alone.
   const int64_t first = std::max(p, last_row_only ? T - 1 : int64_t{0});
   float* resid = scratch(b.attn_residual, T * D);

@@ -51,12 +51,17 @@ struct CircuitScratch {
 
 class CircuitForward {
  public:
-  // answer, wrong: token ids (checked by the caller). T: the tokens of every run.
-  CircuitForward(const Model& model, int32_t answer, int32_t wrong, int64_t T);
+  // answer, wrong: token ids (checked by the caller). T: the tokens of every run. ablated: [L·H]
+  // flags of the heads switched off (head_ablation_flags), or empty for none.
+  CircuitForward(const Model& model, int32_t answer, int32_t wrong, int64_t T, std::vector<uint8_t> ablated = {});
 
   const Model& model() const { return model_; }
   const ModelConfig& config() const { return model_.config(); }
   const CircuitGraph& graph() const { return graph_; }
+  // Head h of block l is switched off: its z is zero in every run.
+  bool ablated(int64_t l, int64_t h) const {
+    return !ablated_.empty() && ablated_[size_t(l * config().num_attention_heads + h)] != 0;
+  }
   const BlockHeadWeights& heads(int64_t l) const { return heads_[size_t(l)]; }
   const float* cos(int64_t t) const { return cos_.data() + t * config().head_dim; }
   const float* sin(int64_t t) const { return sin_.data() + t * config().head_dim; }
@@ -95,7 +100,7 @@ class CircuitForward {
   void head_q(int64_t l, int64_t h, const float* normed, float* q) const;
   void head_k(int64_t l, int64_t h, const float* normed, float* k) const;
   void head_v(int64_t l, int64_t h, const float* normed, float* v) const;
-  // z [T, Dh] of one head from its q, k, v [T, Dh] (causal, ÷√Dh).
+  // z [T, Dh] of one head from its q, k, v [T, Dh] (causal, ÷√Dh); callers zero a switched-off head's.
   void attend(const float* q, const float* k, const float* v, float* z, CircuitScratch& scratch) const;
   // x [T, D] -> input_layernorm(x) of block l.
   void attn_norm(int64_t l, const float* x, float* out) const;
@@ -108,6 +113,7 @@ class CircuitForward {
   std::vector<float> cos_, sin_;               // [T, Dh] RoPE rows of positions 0..T-1
   std::vector<float> direction_;               // [D]
   std::vector<float> answer_row_, wrong_row_;  // [D] lm_head's rows
+  std::vector<uint8_t> ablated_;               // [L·H] or empty
 };
 
 }  // namespace minimind

@@ -84,6 +84,13 @@ void receiver_gradients(const CircuitForward& f, const CircuitRun& run,
     std::vector<float> d_input = dh;  // the residual's own path past the block
     for (int64_t h = 0; h < H; ++h) {
       const int64_t j = h / R;
+      if (f.ablated(l, h)) {  // z is zero whatever its inputs: no gradient reaches its q, k or v
+        std::fill(g.begin(), g.end(), 0.0f);
+        for (const auto kind : {CircuitGraph::Kind::q, CircuitGraph::Kind::k, CircuitGraph::Kind::v}) {
+          visit(graph.head_receiver(l, h, kind), g.data());
+        }
+        continue;
+      }
       // Head h alone, with its kv head's keys and values as private copies:
       // its dk, dv are its share of the kv head's gradient.
       head_columns(b.q.data(), T, qd, h, Dh, q.data());

@@ -60,6 +60,10 @@ float circuit_metric(const CircuitForward& f, const CircuitRun& clean, const Cir
   for (int64_t l = 0; l < L; ++l) {
     const CircuitBlock& cb = corrupt.blocks[size_t(l)];
     for (int64_t h = 0; h < H; ++h) {
+      if (f.ablated(l, h)) {  // switched off: writes nothing
+        std::fill_n(outs.data() + graph.head_sender(l, h) * TD, TD, 0.0f);
+        continue;
+      }
       input(graph.head_receiver(l, h, CircuitGraph::Kind::q), cb.input.data(), x, 0);
       f.attn_norm(l, x, a);
       f.head_q(l, h, a, q);

@@ -63,6 +63,7 @@ float patch_one(const CircuitForward& f, const CircuitRun& clean, const CircuitR
   }
   // A head's q, k or v: that head alone recomputes its z, the others keep theirs.
   const int64_t hd = rec.head, j = hd / R;
+  if (f.ablated(l, hd)) return clean.metric;  // its z stays zero whatever its input
   swapped(b.input.data(), x);
   float* a = scratch(s.a, T * D);
   f.attn_norm(l, x, a);

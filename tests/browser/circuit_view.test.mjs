@@ -4,8 +4,9 @@
 // the slider's N is model.circuit's in Node, moving the slider changes the N
 // and the share shown, a tap on an edge shows its numbers, a head node opens
 // that head's matrix and "why this weight", a typed text is followed, a text
-// typed twice gets the induction pair, heads switched off are named as not in
-// the circuit's model; no sideways scrolling on a phone, no
+// typed twice gets the induction pair, heads switched off are off in the
+// circuit (its numbers are model.circuit's with them off) and named; no
+// sideways scrolling on a phone, no
 // page error. Screenshots of the section go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -25,7 +26,7 @@ const TYPED = '小红把书给了小明，他';
 const TWICE = '小红唱起了歌。小红唱';
 
 /** model.circuit in Node for the pair the why section derives from `text` (its last pronoun). */
-async function expected(text) {
+async function expected(text, ablate = []) {
   const { model, tokenizer } = await trainedModel();
   const ids = encodeText(tokenizer, text);
   const labels = tokenizer.display(ids).map((d) => d.text);
@@ -34,7 +35,7 @@ async function expected(text) {
   const wrong = nextToken(tokenizer, pair.clean, pair.wrong);
   const clean = encodeText(tokenizer, pair.clean);
   const corrupt = encodeText(tokenizer, pair.corrupt);
-  return { pair, result: model.circuit({ clean, corrupt, answer, wrong, top: 50, positions: true }) };
+  return { pair, result: model.circuit({ clean, corrupt, answer, wrong, top: 50, positions: true, ablate }) };
 }
 
 async function openPlayground(query, size) {
@@ -163,17 +164,25 @@ test('a text typed twice gets the induction pair and its sentence', async () => 
   await page.close();
 });
 
-test('with heads switched off, the view says its circuit is of the model as it is, and its numbers are', async () => {
-  const { result } = await expected(DEFAULTS.text);
+test('names the heads switched off: the circuit is computed with them off, and its numbers change', async () => {
+  const { result: on } = await expected(DEFAULTS.text);
+  const { result } = await expected(DEFAULTS.text, [[0, 3]]);
+  // The switch matters on this pair: the metric and the curve differ with L0H3 off.
+  assert.ok(Math.abs(result.metric.clean - on.metric.clean) > 1e-3, `clean metric ${result.metric.clean} vs ${on.metric.clean}`);
   const { page, errors } = await openPlayground('?lang=zh-CN&ablate=0:3', SIZES.desktop);
   const shown = await circuitShown(page);
-  // model.circuit takes no switches: the same share as without them, and a note naming the head.
+  // The view's share is model.circuit's with L0H3 off, and every edge from or to L0H3 is 0.
   close(shown.eap, curveAt(result.curves, shown.edges).eap, 'share with L0H3 off');
+  for (const edge of result.edges.filter((e) => e.from === 'L0H3' || e.to.startsWith('L0H3.'))) assert.equal(edge.score, 0);
+  const differs = result.curves.eap.some((p, i) => Math.abs(p.share - on.curves.eap[i].share) > 1e-4);
+  assert.ok(differs, 'the faithfulness curve changes with L0H3 off');
   const note = await page.evaluate(() => {
     const p = document.querySelector('#circuit .circuit-plain');
     return p.hidden ? null : p.textContent;
   });
-  assert.ok(note?.includes('L0H3'), `the note names the head switched off: ${note}`);
+  assert.ok(note?.includes('关掉 L0H3'), `the note says the circuit is computed with L0H3 off: ${note}`);
+  assert.ok(!note.includes('√d'), `mask and √d are on, so the note does not mention them: ${note}`);
+  await page.locator('#circuit').screenshot({ path: `${ARTIFACTS}circuit-ablate-desktop-zh.png` });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -22,10 +22,10 @@ const CLI = fileURLToPath(new URL('../../js/cli.mjs', import.meta.url));
 const DEMO = fileURLToPath(new URL('../../models/minimind-demo/', import.meta.url));
 const variants = await loadVariants();
 
-function loadFixture(name) {
-  const doc = JSON.parse(readFileSync(new URL(`${name}/circuit.json`, FIXTURES), 'utf8'));
+function loadFixture(name, file = 'circuit.json') {
+  const doc = JSON.parse(readFileSync(new URL(`${name}/${file}`, FIXTURES), 'utf8'));
   if (doc.format !== CIRCUIT_FORMAT)
-    throw new Error(`${name}: circuit.json format ${doc.format}; re-run /usr/bin/python3 tests/circuit_reference.py`);
+    throw new Error(`${name}: ${file} format ${doc.format}; re-run /usr/bin/python3 tests/circuit_reference.py`);
   return doc;
 }
 
@@ -94,6 +94,73 @@ for (const [variant, mm] of variants) {
     });
   }
 }
+
+for (const [variant, mm] of variants) {
+  test(`${variant} gen3_dense with a head switched off: model.circuit equals the PyTorch reference`, () => {
+    const c = loadCase('gen3_dense');
+    const doc = loadFixture('gen3_dense', 'circuit_ablate.json');
+    const plain = loadFixture('gen3_dense');
+    const model = mm.loadModel({ config: c.config, weights: c.weights });
+    try {
+      const request = { clean: doc.clean, corrupt: doc.corrupt, answer: doc.answer, wrong: doc.wrong, positions: true };
+      const r = model.circuit({ ...request, ablate: doc.ablate });
+      const scale = Math.max(1, Math.abs(doc.metric.clean), Math.abs(doc.metric.corrupt));
+      near(r.metric.clean, doc.metric.clean, scale, 'clean metric');
+      near(r.metric.corrupt, doc.metric.corrupt, scale, 'corrupt metric');
+      assert.ok(Math.abs(r.metric.clean - plain.metric.clean) > 1e-3, 'the switched-off head changes the clean metric');
+      const byName = new Map(r.edges.map((e) => [`${e.from}>${e.to}`, e]));
+      const off = doc.ablate.map(([l, h]) => `L${l}H${h}`);
+      let zeroed = 0;
+      for (const want of doc.edges) {
+        const what = `${variant} ablated ${want.from} -> ${want.to}`;
+        const got = byName.get(`${want.from}>${want.to}`);
+        near(got.score, want.score, scale, `${what} score`);
+        near(got.patched, want.patched, scale, `${what} patched`);
+        got.positions.forEach((v, t) => near(v, want.positions[t], scale, `${what} position ${t}`));
+        if (off.some((head) => want.from === head || want.to.startsWith(`${head}.`))) {
+          assert.equal(got.score, 0, `${what}: a switched-off head's edge scores 0`);
+          assert.equal(got.patched, r.metric.clean, `${what}: patched = clean`);
+          zeroed += 1;
+        }
+      }
+      assert.ok(zeroed > 0);
+      checkCurve(r.curves.eap, doc.faithfulness, scale, `${variant} ablated curves.eap`);
+      checkCurve(r.curves.patched, doc.faithfulness_patched, scale, `${variant} ablated curves.patched`);
+      assert.throws(
+        () => model.circuit({ ...request, ablate: [[9, 0]] }),
+        (e) => e.kind === 'ablate.head_out_of_range',
+      );
+      assert.throws(() => model.circuit({ ...request, ablate: [{ layer: 0, head: 1 }] }), TypeError);
+      near(model.circuit(request).metric.clean, plain.metric.clean, scale, 'usable after the error, every head on');
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('minimind circuit --ablate switches heads off in every run', async () => {
+  const doc = loadFixture('gen3_dense', 'circuit_ablate.json');
+  const folder = fileURLToPath(new URL('gen3_dense/', FIXTURES));
+  const ids = (list) => list.join(',');
+  const ablate = doc.ablate.map(([l, h]) => `${l}:${h}`).join(',');
+  const args = ['circuit', '--model', folder, '--clean-ids', ids(doc.clean), '--corrupt-ids', ids(doc.corrupt)];
+  const answer = ['--answer', String(doc.answer), '--wrong', String(doc.wrong)];
+  const { code, stdout, stderr } = await cli(...args, ...answer, '--ablate', ablate, '--json');
+  assert.equal(code, 0, stderr);
+  const out = JSON.parse(stdout);
+  assert.deepEqual(out.ablate, doc.ablate);
+  const scale = Math.max(1, Math.abs(doc.metric.clean), Math.abs(doc.metric.corrupt));
+  near(out.metric.clean, doc.metric.clean, scale, 'CLI clean metric with the head off');
+  near(out.metric.corrupt, doc.metric.corrupt, scale, 'CLI corrupt metric with the head off');
+  const byName = new Map(out.edges.map((e) => [`${e.from}>${e.to}`, e]));
+  for (const want of doc.edges) near(byName.get(`${want.from}>${want.to}`).score, want.score, scale, `CLI ${want.from} -> ${want.to}`);
+  const readable = await cli(...args, ...answer, '--ablate', ablate);
+  assert.equal(readable.code, 0, readable.stderr);
+  assert.match(readable.stdout, new RegExp(`heads switched off in every run: L${doc.ablate[0][0]}H${doc.ablate[0][1]}`));
+  const bad = await cli(...args, ...answer, '--ablate', 'L0H1');
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--ablate takes layer:head pairs/);
+});
 
 test('top patches only the strongest edges; rank orders by |patched - clean|', () => {
   const [, mm] = variants[0];

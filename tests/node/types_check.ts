@@ -50,6 +50,7 @@ async function usage(): Promise<number> {
     top: 10,
     positions: true,
     rank: 'patched',
+    ablate: [[0, 1]],
   });
   const circuitParts: number =
     circuit.metric.clean +

@@ -11,7 +11,8 @@ export const CIRCUIT_TERMS = {
     'circuit.pair': '干净：“{clean}”，损坏：“{corrupt}”；指标 = logit({answer}) − logit({wrong})，在最后一个位置。',
     'circuit.inductionPair':
       '这段文字重复了一遍：干净的是它本身，损坏的是第一遍倒过来写；指标 = logit({answer}) − logit({wrong})（照抄第一遍时下一个 token）。',
-    'circuit.plainModel': '电路按模型本来的样子算：因果掩码、√d 都开着，没有关掉任何头（{switches}）。',
+    'circuit.plainModel': '电路不看这两个开关：算的时候因果掩码、√d 都开着（{switches}）。',
+    'circuit.headsOff': '电路是在关掉 {heads} 的模型上算的：干净、损坏、打补丁的每一次运行里都关着，所以进出关掉的头的边都是 0。',
     'circuit.updating': '正在为屏幕上的文字重新计算电路……',
     'circuit.lengths': '两段文字的 token 数不同（干净 {clean}，损坏 {corrupt}），没法逐条边打补丁。',
     'circuit.slider': '电路的边数 N',
@@ -62,7 +63,9 @@ export const CIRCUIT_TERMS = {
     'circuit.pair': 'Clean: “{clean}”, corrupt: “{corrupt}”; metric = logit({answer}) − logit({wrong}) at the last position.',
     'circuit.inductionPair':
       'The text is typed twice: the clean run is the text itself, the corrupt one has its first copy reversed; metric = logit({answer}) − logit({wrong}) (the next token when copying the first copy).',
-    'circuit.plainModel': 'The circuit is of the model as it is: causal mask and √d on, no head switched off ({switches}).',
+    'circuit.plainModel': 'The circuit does not take these switches: it is computed with the causal mask and √d on ({switches}).',
+    'circuit.headsOff':
+      'The circuit is computed with {heads} switched off: off in every run (clean, corrupt, patched), so every edge to or from a head switched off is 0.',
     'circuit.updating': 'Recomputing the circuit for the text on screen…',
     'circuit.lengths': 'The two texts have different token counts (clean {clean}, corrupt {corrupt}): edges cannot be patched one by one.',
     'circuit.slider': 'Edges in the circuit, N',

@@ -5,9 +5,11 @@
 // inductionPair). The worker runs model.circuit: every edge scored by EAP,
 // the `top` strongest path-patched, both faithfulness curves. The slider sets
 // N, the edges drawn and the share of the answer their circuit keeps; a head
-// node opens that head's matrix and its "why this weight". model.circuit
-// takes no switches: with the mask, √d or heads switched, the section says
-// the circuit is of the model as it is. app.mjs calls setupCircuitPanel once
+// node opens that head's matrix and its "why this weight". The heads
+// switched off are off in every run of the circuit (the request and its key
+// carry them) and the section names them; the mask and √d switches the
+// circuit does not take: switched, the section says they stay on here.
+// app.mjs calls setupCircuitPanel once
 // and hands it the worker's 'circuit' answers (receive).
 import { circuitSentences, curveAt, curveSteps, edgeShares, inductionPair, inductionSentence } from '../../js/circuit_text.mjs';
 import { patchStory, wordParams } from '../../js/why_text.mjs';
@@ -82,7 +84,7 @@ export function setupCircuitPanel({ store, t, $, client }) {
   }
 
   function keyOf(s, q = question(s)) {
-    return JSON.stringify([q, Number(topSelect.value), s.model.info?.parameters ?? null, s.preset, s.files?.name ?? null]);
+    return JSON.stringify([q, Number(topSelect.value), s.ablate, s.model.info?.parameters ?? null, s.preset, s.files?.name ?? null]);
   }
 
   function request(force = false) {
@@ -98,7 +100,7 @@ export function setupCircuitPanel({ store, t, $, client }) {
     const key = keyOf(s, q);
     if (q && key !== asked && (force || small(s))) {
       asked = key;
-      client.circuit({ ...q, top: Number(topSelect.value), asked: key });
+      client.circuit({ ...q, top: Number(topSelect.value), ablate: s.ablate, asked: key });
     }
     render();
   }
@@ -169,13 +171,14 @@ export function setupCircuitPanel({ store, t, $, client }) {
     direction.textContent = t('circuit.direction');
     topCaption.textContent = t('circuit.top');
     runButton.textContent = t('circuit.run');
-    const off = [
-      ...(s.causal ? [] : [t('why.maskOff')]),
-      ...(s.scale ? [] : [t('why.scaleOff')]),
-      ...s.ablate.map(([l, h]) => `L${l}H${h}`),
+    const off = [...(s.causal ? [] : [t('why.maskOff')]), ...(s.scale ? [] : [t('why.scaleOff')])];
+    const heads = s.ablate.map(([l, h]) => `L${l}H${h}`);
+    const notes = [
+      ...(off.length ? [t('circuit.plainModel', { switches: off.join(t('note.listSeparator')) })] : []),
+      ...(heads.length ? [t('circuit.headsOff', { heads: heads.join(t('note.listSeparator')) })] : []),
     ];
-    plain.hidden = off.length === 0;
-    plain.textContent = plain.hidden ? '' : t('circuit.plainModel', { switches: off.join(t('note.listSeparator')) });
+    plain.hidden = notes.length === 0;
+    plain.textContent = notes.join(' ');
     const q = question(s);
     const pending = Boolean(q) && answeredFor !== keyOf(s, q);
     runButton.hidden = !q || small(s) || !pending;
@@ -261,9 +264,9 @@ export function setupCircuitPanel({ store, t, $, client }) {
       step = null;
     }
     if (changed.has('text')) typedAt = performance.now();
-    const asks = ['result', 'row', 'generation', 'model', 'inputMode'];
+    const asks = ['result', 'row', 'generation', 'model', 'inputMode', 'ablate'];
     if (asks.some((k) => changed.has(k))) request();
-    else if (['lang', 'demo', 'causal', 'scale', 'ablate'].some((k) => changed.has(k))) render();
+    else if (['lang', 'demo', 'causal', 'scale'].some((k) => changed.has(k))) render();
   });
   render();
   return { receive };
