@@ -158,7 +158,7 @@ test('minimind circuit --ablate switches heads off in every run', async () => {
   assert.equal(readable.code, 0, readable.stderr);
   assert.match(readable.stdout, new RegExp(`heads switched off in every run: L${doc.ablate[0][0]}H${doc.ablate[0][1]}`));
   const bad = await cli(...args, ...answer, '--ablate', 'L0H1');
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 2, 'a usage error');
   assert.match(bad.stderr, /--ablate takes layer:head pairs/);
 });
 
