@@ -9,6 +9,7 @@
 import { Template } from '@huggingface/jinja';
 
 import { MINIMIND2_CHAT_TEMPLATE, MINIMIND3_CHAT_TEMPLATE } from './chat_templates.mjs';
+import { argumentChecks, describeKind } from './argument_checks.mjs';
 import { argumentError, shownArgument } from './minimind_error.mjs';
 
 const parsed = new Map(); // template source -> Template (parsing is the slow part)
@@ -30,11 +31,7 @@ function template(source) {
   return parsed.get(source);
 }
 
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
-}
+const { object: checkObject, flag: checkFlag, describe } = argumentChecks({ describe: describeKind });
 
 // A special token as tokenizer_config.json writes it: a string or an AddedToken {content}.
 function tokenText(token) {
@@ -78,21 +75,9 @@ function messageList(messages) {
  * @param {{tokenizerConfig?: string | object, thinking?: boolean, generation?: 2 | 3}} [options]
  */
 export function chatPrompt(messages, options = {}) {
-  if (typeof options !== 'object' || options === null)
-    throw argumentError(
-      TypeError,
-      'api.not_object',
-      { name: 'options', got: shownArgument(options) },
-      `options must be an object, got ${describe(options)}`,
-    );
+  checkObject(options, 'options', { arrays: true });
   const { tokenizerConfig, thinking = false, generation = 3 } = options;
-  if (typeof thinking !== 'boolean')
-    throw argumentError(
-      TypeError,
-      'api.not_boolean',
-      { name: 'thinking', got: shownArgument(thinking) },
-      `thinking must be true or false, got ${describe(thinking)}`,
-    );
+  checkFlag(thinking, 'thinking');
   if (generation !== 2 && generation !== 3)
     throw argumentError(
       RangeError,

@@ -7,36 +7,11 @@
 //
 // Edges patch corrupt into clean: `patched` is the clean run's metric with
 // only that receiver's input given the sender's corrupt output.
+import { argumentChecks, describeBrief } from './argument_checks.mjs';
 import { argumentError, shownArgument } from './minimind_error.mjs';
 
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : `${typeof value} ${String(value)}`;
-}
-
-function integer(value, name) {
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw argumentError(
-      TypeError,
-      'api.not_integer',
-      { name, got: shownArgument(value) },
-      `${name} must be an integer, got ${describe(value)}`,
-    );
-  return value;
-}
-
-function flag(value, name, fallback) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean')
-    throw argumentError(
-      TypeError,
-      'api.not_boolean',
-      { name, got: shownArgument(value) },
-      `${name} must be true or false, got ${describe(value)}`,
-    );
-  return value;
-}
+// Only the type of an id: the core checks the range against the vocabulary.
+const { integer, object: checkObject, flag, describe } = argumentChecks({ describe: describeBrief, min: -Infinity, max: Infinity });
 
 /** The two rankings of the edges: by |score| (EAP) or by |patched - clean| (unpatched edges after). */
 const CIRCUIT_RANKS = ['eap', 'patched'];
@@ -74,13 +49,7 @@ function rankEdges(edges, clean, rank) {
  * switched off; the core checks the ranges).
  */
 export function circuitOf(native, clean, corrupt, options = {}) {
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw argumentError(
-      TypeError,
-      'api.not_object',
-      { name: 'options', got: shownArgument(options) },
-      `options must be an object, got ${describe(options)}`,
-    );
+  checkObject(options, 'options');
   if (options.answer === undefined)
     throw argumentError(TypeError, 'api.required', { name: 'answer' }, 'answer is required: give a token id');
   if (options.wrong === undefined) throw argumentError(TypeError, 'api.required', { name: 'wrong' }, 'wrong is required: give a token id');

@@ -28,6 +28,7 @@
 // Exports the generator and the probe sets for the tests and the model card:
 //   import { makeCorpusLines, heldOutPronounProbes, lessonProbes, repeatedTokenProbes } from './corpus.mjs';
 
+import { checkCount, checkPositiveInteger } from './argument_checks.mjs';
 import { argumentError } from './minimind_error.mjs';
 
 // ---------------------------------------------------------------- the world
@@ -458,13 +459,7 @@ export const LINE_KINDS = Object.freeze([
  * not written), e.g. more copying for a model that must learn fast.
  */
 export function makeCorpusLines(count, seed = 1, { mix = null } = {}) {
-  if (!Number.isSafeInteger(count) || count < 0)
-    throw argumentError(
-      RangeError,
-      'api.not_negative',
-      { name: 'count', got: String(count) },
-      `count must be a non-negative integer, got ${count}`,
-    );
+  checkCount(count, 'count');
   const kinds = mix === null ? LINE_KINDS : mixedKinds(mix);
   const rng = makeRng(seed);
   const lines = new Array(count);
@@ -526,20 +521,8 @@ export function packLines(lines, maxChars) {
  * Texts keep their order within a line; a text too long for any stays alone.
  */
 export function packLinesByTokens(lines, countTokens, maxTokens, window = 8) {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
-    throw argumentError(
-      RangeError,
-      'api.not_positive_integer',
-      { name: 'maxTokens', got: String(maxTokens) },
-      `maxTokens must be a positive integer, got ${maxTokens}`,
-    );
-  if (!Number.isSafeInteger(window) || window < 1)
-    throw argumentError(
-      RangeError,
-      'api.not_positive_integer',
-      { name: 'window', got: String(window) },
-      `window must be a positive integer, got ${window}`,
-    );
+  checkPositiveInteger(maxTokens, 'maxTokens');
+  checkPositiveInteger(window, 'window');
   const packed = [];
   const open = []; // [{text, tokens}], oldest first
   for (const line of lines) {
@@ -588,13 +571,7 @@ export function lessonProbes() {
  * to and including the pronoun; the referent is first in half of them.
  */
 export function heldOutPronounProbes(count, seed = 1) {
-  if (!Number.isSafeInteger(count) || count < 0)
-    throw argumentError(
-      RangeError,
-      'api.not_negative',
-      { name: 'count', got: String(count) },
-      `count must be a non-negative integer, got ${count}`,
-    );
+  checkCount(count, 'count');
   const rng = makeRng(seed);
   const combos = heldOutCombos();
   const probes = [];
@@ -632,13 +609,7 @@ export function heldOutPronounProbes(count, seed = 1) {
  * attends to t − length + 1.
  */
 export function repeatedTokenProbes(count, seed = 1, { length = 20, minId = 100, maxId = 6399, pool = null } = {}) {
-  if (!Number.isSafeInteger(count) || count < 0)
-    throw argumentError(
-      RangeError,
-      'api.not_negative',
-      { name: 'count', got: String(count) },
-      `count must be a non-negative integer, got ${count}`,
-    );
+  checkCount(count, 'count');
   const ids = pool ? [...new Set(pool)] : null;
   const choices = ids ? ids.length : maxId - minId + 1;
   if (!Number.isSafeInteger(length) || length < 1 || length > choices)

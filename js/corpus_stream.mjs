@@ -17,6 +17,7 @@
 // CorpusStream.fromState(state, encode) goes on exactly where it was, sample
 // for sample.
 import { LINE_KINDS, makeRng, mixedKinds } from './corpus.mjs';
+import { checkCount } from './argument_checks.mjs';
 import { argumentError } from './minimind_error.mjs';
 
 const STATE_VERSION = 1;
@@ -149,13 +150,7 @@ export class CorpusStream {
 
   /** The next `count` samples. */
   take(count) {
-    if (!Number.isSafeInteger(count) || count < 0)
-      throw argumentError(
-        RangeError,
-        'api.not_negative',
-        { name: 'count', got: String(count) },
-        `count must be a non-negative integer, got ${count}`,
-      );
+    checkCount(count, 'count');
     return Array.from({ length: count }, () => this.next());
   }
 }

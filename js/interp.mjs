@@ -9,51 +9,18 @@
 // stream has L + 1 rows: row 0 is the embedding's output, named "embed", and
 // row b + 1 the output of block b, named "L{b}" (residualNames).
 
-import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
+import { argumentChecks, describeBrief } from './argument_checks.mjs';
+import { MiniMindError, argumentError } from './minimind_error.mjs';
 
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : `${typeof value} ${String(value)}`;
-}
-
-function integer(value, name, min = 0, max = 2 ** 31 - 1) {
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw argumentError(
-      TypeError,
-      'api.not_integer',
-      { name, got: shownArgument(value) },
-      `${name} must be an integer, got ${describe(value)}`,
-    );
-  if (value < min || value > max)
-    throw argumentError(
-      RangeError,
-      'api.out_of_range',
-      { name, min, max, got: value },
-      `${name} must be between ${min} and ${max}, got ${value}`,
-    );
-  return value;
-}
+const { integer, object: checkObject, flag: checkFlag } = argumentChecks({ describe: describeBrief, max: 2 ** 31 - 1 });
 
 // {causalMask, scaleScores, ablate}: both on and no head off unless asked, as
 // forward() takes them. options.ablate arrives checked by minimind.mjs's
 // ablationList ([[layer, head], ...]); the core checks the ranges.
 function switches(options) {
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw argumentError(
-      TypeError,
-      'api.not_object',
-      { name: 'options', got: shownArgument(options) },
-      `options must be an object, got ${describe(options)}`,
-    );
+  checkObject(options, 'options');
   for (const flag of ['causalMask', 'scaleScores']) {
-    if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
-      throw argumentError(
-        TypeError,
-        'api.not_boolean',
-        { name: flag, got: shownArgument(options[flag]) },
-        `${flag} must be true or false, got ${describe(options[flag])}`,
-      );
+    checkFlag(options[flag], flag);
   }
   const request = { causalMask: options.causalMask ?? true, scaleScores: options.scaleScores ?? true };
   if (options.ablate !== undefined) request.ablate = options.ablate;
@@ -120,13 +87,7 @@ export function activationPatching(native, info, clean, corrupt, options) {
   request.answer = vocabularyId(options.answer, 'answer', info);
   request.wrong = vocabularyId(options.wrong, 'wrong', info);
   for (const sweep of ['heads', 'residual']) {
-    if (options[sweep] !== undefined && typeof options[sweep] !== 'boolean')
-      throw argumentError(
-        TypeError,
-        'api.not_boolean',
-        { name: sweep, got: shownArgument(options[sweep]) },
-        `${sweep} must be true or false (whether to sweep them), got ${describe(options[sweep])}`,
-      );
+    checkFlag(options[sweep], sweep, undefined, ' (whether to sweep them)');
     request[sweep] = options[sweep] ?? true;
   }
   if (clean.length !== corrupt.length)

@@ -11,6 +11,7 @@
 // function checks its arguments here and throws TypeError/RangeError first.
 // What the core rejects arrives as a MiniMindError with a kind and values.
 
+import { argumentChecks, describeArgument } from './argument_checks.mjs';
 import { circuitOf } from './circuit.mjs';
 import { activationPatching, directLogitAttribution, logitLens, qkAttribution } from './interp.mjs';
 import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
@@ -222,52 +223,14 @@ async function instantiate(variant, threads, options) {
 
 // ---------------------------------------------------------------- argument checks
 
-function checkInteger(value, name, min = 0, max = Number.MAX_SAFE_INTEGER) {
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    throw argumentError(
-      TypeError,
-      'api.not_integer',
-      { name, got: shownArgument(value) },
-      `${name} must be an integer, got ${describe(value)}`,
-    );
-  if (value < min || value > max)
-    throw argumentError(
-      RangeError,
-      'api.out_of_range',
-      { name, min, max, got: value },
-      `${name} must be between ${min} and ${max}, got ${value}`,
-    );
-  return value;
-}
-
-function checkNumber(value, name) {
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw argumentError(
-      TypeError,
-      'api.not_number',
-      { name, got: shownArgument(value) },
-      `${name} must be a finite number, got ${describe(value)}`,
-    );
-  return value;
-}
-
-function checkString(value, name) {
-  if (typeof value !== 'string')
-    throw argumentError(
-      TypeError,
-      'api.not_string',
-      { name, got: shownArgument(value) },
-      `${name} must be a string, got ${describe(value)}`,
-    );
-  return value;
-}
-
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return typeof value === 'object' ? `an object (${value.constructor?.name ?? 'Object'})` : `${typeof value} ${String(value)}`;
-}
+const {
+  integer: checkInteger,
+  number: checkNumber,
+  string: checkString,
+  object: checkObject,
+  flag: checkFlag,
+  describe,
+} = argumentChecks({ describe: describeArgument, max: Number.MAX_SAFE_INTEGER });
 
 // ids: number[] or Int32Array, each an integer id (the core checks the vocabulary).
 function isIdList(value) {
@@ -372,22 +335,10 @@ function traceRequest(trace, numLayers) {
 }
 
 function samplingOptions(sampling = {}) {
-  if (typeof sampling !== 'object' || sampling === null || Array.isArray(sampling))
-    throw argumentError(
-      TypeError,
-      'api.not_object',
-      { name: 'sampling', got: shownArgument(sampling) },
-      `sampling must be an object, got ${describe(sampling)}`,
-    );
+  checkObject(sampling, 'sampling');
   const out = {};
   if (sampling.greedy !== undefined) {
-    if (typeof sampling.greedy !== 'boolean')
-      throw argumentError(
-        TypeError,
-        'api.not_boolean',
-        { name: 'sampling.greedy', got: shownArgument(sampling.greedy) },
-        `sampling.greedy must be true or false, got ${describe(sampling.greedy)}`,
-      );
+    checkFlag(sampling.greedy, 'sampling.greedy');
     out.greedy = sampling.greedy;
   }
   if (sampling.temperature !== undefined) out.temperature = checkNumber(sampling.temperature, 'sampling.temperature');
@@ -499,26 +450,14 @@ export class MiniMind {
       ['causal', causal],
       ['scale', scale],
     ]) {
-      if (typeof value !== 'boolean')
-        throw argumentError(
-          TypeError,
-          'api.not_boolean',
-          { name: flag, got: shownArgument(value) },
-          `${flag} must be true or false, got ${describe(value)}`,
-        );
+      checkFlag(value, flag);
     }
     return this.#native.lessonAttention(matrixJson(q, 'q'), matrixJson(k, 'k'), matrixJson(v, 'v', true), causal, scale);
   }
 
   /** Softmax of typed scores [T][n] (null or -Infinity = masked), optionally causal. */
   lessonSoftmax(scores, { causal = false } = {}) {
-    if (typeof causal !== 'boolean')
-      throw argumentError(
-        TypeError,
-        'api.not_boolean',
-        { name: 'causal', got: shownArgument(causal) },
-        `causal must be true or false, got ${describe(causal)}`,
-      );
+    checkFlag(causal, 'causal');
     return this.#native.lessonSoftmax(matrixJson(scores, 'scores'), causal);
   }
 
@@ -700,13 +639,7 @@ function isZip(bytes) {
 }
 
 function inferHints(hints = {}) {
-  if (typeof hints !== 'object' || hints === null || Array.isArray(hints))
-    throw argumentError(
-      TypeError,
-      'api.not_object',
-      { name: 'hints', got: shownArgument(hints) },
-      `hints must be an object, got ${describe(hints)}`,
-    );
+  checkObject(hints, 'hints');
   const out = {};
   if (hints.numAttentionHeads !== undefined)
     out.numAttentionHeads = checkInteger(hints.numAttentionHeads, 'hints.numAttentionHeads', 1, 1024);
@@ -717,13 +650,7 @@ function inferHints(hints = {}) {
     out.maxPositionEmbeddings = checkInteger(hints.maxPositionEmbeddings, 'hints.maxPositionEmbeddings', 1, 1 << 24);
   for (const key of ['inferenceRopeScaling', 'normTopkProb']) {
     if (hints[key] === undefined) continue;
-    if (typeof hints[key] !== 'boolean')
-      throw argumentError(
-        TypeError,
-        'api.not_boolean',
-        { name: `hints.${key}`, got: shownArgument(hints[key]) },
-        `hints.${key} must be true or false, got ${describe(hints[key])}`,
-      );
+    checkFlag(hints[key], `hints.${key}`);
     out[key] = hints[key];
   }
   if (hints.numExpertsPerTok !== undefined) out.numExpertsPerTok = checkInteger(hints.numExpertsPerTok, 'hints.numExpertsPerTok', 1, 256);
@@ -816,13 +743,7 @@ export class Model {
    */
   forward(ids, options = {}) {
     const native = this.#live();
-    if (typeof options !== 'object' || options === null)
-      throw argumentError(
-        TypeError,
-        'api.not_object',
-        { name: 'options', got: shownArgument(options) },
-        `options must be an object, got ${describe(options)}`,
-      );
+    checkObject(options, 'options', { arrays: true });
     const batch = Array.isArray(ids) && ids.length > 0 && isIdList(ids[0]) ? ids : [ids];
     const rows = batch.map((row, b) => toIdArray(row, batch.length > 1 ? `ids[${b}]` : 'ids'));
     const T = rows[0].length;
@@ -860,13 +781,7 @@ export class Model {
       });
     }
     for (const flag of ['causalMask', 'scaleScores']) {
-      if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
-        throw argumentError(
-          TypeError,
-          'api.not_boolean',
-          { name: flag, got: shownArgument(options[flag]) },
-          `${flag} must be true or false, got ${describe(options[flag])}`,
-        );
+      checkFlag(options[flag], flag);
     }
     const request = {
       trace: traceRequest(options.trace, this.#info.num_hidden_layers),
@@ -908,13 +823,7 @@ export class Model {
    */
   trainer(options = {}) {
     const native = this.#live();
-    if (typeof options !== 'object' || options === null)
-      throw argumentError(
-        TypeError,
-        'api.not_object',
-        { name: 'options', got: shownArgument(options) },
-        `options must be an object, got ${describe(options)}`,
-      );
+    checkObject(options, 'options', { arrays: true });
     const { text, format } = trainingData(options.data, options.format);
     const tokenizer = options.tokenizer ?? null;
     if (tokenizer !== null && !(tokenizer instanceof Tokenizer))

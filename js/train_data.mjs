@@ -18,6 +18,7 @@
 // tokenizing the joined text where a merge would have crossed it.
 
 import { CorpusStream } from './corpus_stream.mjs';
+import { checkPositiveInteger } from './argument_checks.mjs';
 import { argumentError } from './minimind_error.mjs';
 
 /** Where the texts come from ('corpus': a fixed number of generated lines; 'stream': fresh generated lines for a number of batches). */
@@ -128,13 +129,7 @@ export async function streamSamples(
     ['batchSize', batchSize],
     ['chunk', chunk],
   ])
-    if (!Number.isSafeInteger(value) || value < 1)
-      throw argumentError(
-        RangeError,
-        'api.not_positive_integer',
-        { name, got: String(value) },
-        `${name} must be a positive integer, got ${value}`,
-      );
+    checkPositiveInteger(value, name);
   const stream = new CorpusStream({ seed: data.seed ?? 1, mix: data.mix ?? null, maxSeqLen, encode, bos, eos, pack });
   const total = data.batches * batchSize;
   const samples = [];
@@ -170,20 +165,8 @@ function abortError() {
  * it). Returns the groups (new arrays), in the order they were closed.
  */
 export function packIds(idLists, maxTokens, window = 8) {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
-    throw argumentError(
-      RangeError,
-      'api.not_positive_integer',
-      { name: 'maxTokens', got: String(maxTokens) },
-      `maxTokens must be a positive integer, got ${maxTokens}`,
-    );
-  if (!Number.isSafeInteger(window) || window < 1)
-    throw argumentError(
-      RangeError,
-      'api.not_positive_integer',
-      { name: 'window', got: String(window) },
-      `window must be a positive integer, got ${window}`,
-    );
+  checkPositiveInteger(maxTokens, 'maxTokens');
+  checkPositiveInteger(window, 'window');
   const packed = [];
   const open = [];
   for (const ids of idLists) {

@@ -116,9 +116,10 @@ function jsKinds() {
 }
 
 // An argument error of the JS API reaching the page is worded too: every
-// throw in js/minimind.mjs builds a kinded error (or rethrows a caught one).
-test('every throw of js/minimind.mjs names a kind', () => {
-  const code = readFileSync(join(root, 'js/minimind.mjs'), 'utf8');
+// throw in js/minimind.mjs and in the argument checks it makes from
+// js/argument_checks.mjs builds a kinded error (or rethrows a caught one).
+test('every throw of js/minimind.mjs and js/argument_checks.mjs names a kind', () => {
+  const code = ['js/minimind.mjs', 'js/argument_checks.mjs'].map((file) => readFileSync(join(root, file), 'utf8')).join('\n');
   const text = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, ''); // the code, not its comments
   const throws = [...text.matchAll(/\bthrow\s+([^;]*)/g)].map((m) => m[1].replace(/\s+/g, ' '));
   assert.ok(throws.length > 60, `${throws.length} throws`);
