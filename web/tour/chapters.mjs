@@ -19,6 +19,10 @@ import { DEMO } from '../demo_model.mjs';
 
 const LESSON = { model: DEMO, text: 'lesson', layer: { role: 'pronoun' }, head: { role: 'pronoun' }, row: 'pronoun' };
 
+// A step on the lesson's state: it points at `point` and says `say`'s sentences, or asks `exercise`.
+const lessonSays = (point, say) => ({ state: LESSON, point, say });
+const lessonExercise = (point, exercise) => ({ state: LESSON, point, exercise });
+
 // Lesson 11's Attention.forward (MiniMind's model/model_minimind.py), line by line.
 const CODE = {
   proj: [
@@ -61,8 +65,8 @@ export const CHAPTERS = [
     slug: 'tokens',
     steps: [
       { state: { ...LESSON, row: null }, point: 'chips', say: 'tokens.split' },
-      { state: LESSON, point: 'heatmap', say: 'tokens.rows' },
-      { state: LESSON, point: 'chips', exercise: 'tokens-count' },
+      lessonSays('heatmap', 'tokens.rows'),
+      lessonExercise('chips', 'tokens-count'),
     ],
   },
   {
@@ -79,7 +83,7 @@ export const CHAPTERS = [
     slug: 'mask',
     steps: [
       { state: { ...LESSON, causal: false }, point: 'prediction-box', say: 'mask.off' },
-      { state: LESSON, point: 'prediction-box', say: 'mask.on' },
+      lessonSays('prediction-box', 'mask.on'),
       { state: { ...LESSON, causal: false, row: { token: ['明', '小明'] } }, point: 'heatmap', exercise: 'mask-cheat' },
     ],
   },
@@ -87,7 +91,7 @@ export const CHAPTERS = [
     slug: 'scale',
     steps: [
       { state: { ...LESSON, scale: false }, point: 'heatmap', say: 'scale.off' },
-      { state: LESSON, point: 'heatmap', say: 'scale.on' },
+      lessonSays('heatmap', 'scale.on'),
       { state: { ...LESSON, scale: false }, point: 'heatmap', exercise: 'scale-sharper' },
     ],
   },
@@ -104,7 +108,7 @@ export const CHAPTERS = [
   {
     slug: 'heads',
     steps: [
-      { state: LESSON, point: 'head-note', say: 'heads.role' },
+      lessonSays('head-note', 'heads.role'),
       {
         state: { ...LESSON, layer: { role: 'previous-token' }, head: { role: 'previous-token' }, row: 'last' },
         point: 'head-note',
@@ -117,23 +121,23 @@ export const CHAPTERS = [
       },
       { state: { ...LESSON, layer: { role: 'sink' }, head: { role: 'sink' }, row: 'last' }, point: 'head-note', say: 'heads.role' },
       { state: { ...LESSON, layer: 0, head: 0 }, point: 'overview', exercise: 'pronoun-head' },
-      { state: LESSON, point: 'chips', exercise: 'other-name' },
+      lessonExercise('chips', 'other-name'),
     ],
   },
   {
     slug: 'switch-off',
     steps: [
       { state: { ...LESSON, ablate: 'pronoun-heads' }, point: 'prediction-box', say: 'switchoff.off' },
-      { state: LESSON, point: 'overview', exercise: 'switch-off' },
+      lessonExercise('overview', 'switch-off'),
     ],
   },
   {
     slug: 'why',
     steps: [
-      { state: LESSON, point: '#why .why-lens', say: 'why.lens' },
-      { state: LESSON, point: '#why .why-attribution', say: 'why.attribution' },
-      { state: LESSON, point: '#why .why-patch', say: 'why.patch' },
-      { state: LESSON, point: 'why', exercise: 'lens-block' },
+      lessonSays('#why .why-lens', 'why.lens'),
+      lessonSays('#why .why-attribution', 'why.attribution'),
+      lessonSays('#why .why-patch', 'why.patch'),
+      lessonExercise('why', 'lens-block'),
     ],
   },
   {
@@ -152,9 +156,9 @@ export const CHAPTERS = [
     // exercise asks which of EAP's top edges path patching finds strongest.
     slug: 'circuit',
     steps: [
-      { state: LESSON, point: '#circuit .circuit-graph-box', say: 'circuit.graph' },
-      { state: LESSON, point: '#circuit .circuit-slider', say: 'circuit.slider' },
-      { state: LESSON, point: '#circuit .circuit-graph-box', exercise: 'circuit-edge' },
+      lessonSays('#circuit .circuit-graph-box', 'circuit.graph'),
+      lessonSays('#circuit .circuit-slider', 'circuit.slider'),
+      lessonExercise('#circuit .circuit-graph-box', 'circuit-edge'),
     ],
   },
   {
