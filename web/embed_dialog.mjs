@@ -10,9 +10,33 @@ import { shown } from './shown_matrix.mjs';
 import { chapterSnippet, chapterUrl } from './tour/tour_gallery.mjs';
 import { labelFont } from './views/matrix_layout.mjs';
 
+// A snippet's box: heading, note, read-only text of `rows` lines, and a copy
+// button with its status; ids embed-NAME, embed-NAME-note, copy-NAME and
+// copy-NAME-status. The texts carry data-i18n, so a change of language words them again.
+function snippetBox(name, rows, t) {
+  const worded = (tag, key, fields = {}) => {
+    const element = Object.assign(document.createElement(tag), fields, { textContent: t(key) });
+    element.dataset.i18n = key;
+    return element;
+  };
+  const status = Object.assign(document.createElement('span'), { id: `copy-${name}-status` });
+  status.setAttribute('role', 'status');
+  const buttons = Object.assign(document.createElement('div'), { className: 'buttons' });
+  buttons.append(worded('button', 'embedCode.copy', { id: `copy-${name}`, type: 'button' }), status);
+  return [
+    worded('h3', `embedCode.${name}`),
+    Object.assign(document.createElement('p'), { id: `embed-${name}-note`, className: 'note' }),
+    Object.assign(document.createElement('textarea'), { id: `embed-${name}`, rows, readOnly: true, spellcheck: false }),
+    buttons,
+  ];
+}
+
 /** tourLinks(): the guided tour's step on screen ({step, chapter, n, chapterName} hashes), or null. */
 export function setupEmbed({ store, t, $, tourLinks = () => null }) {
   const dialog = $('embed-dialog');
+  // The iframe's snippet above its preview, the component's under it.
+  $('embed-preview-title').before(...snippetBox('iframe', 4, t));
+  $('embed-preview').after(...snippetBox('component', 5, t));
   const pageUrl = () => `${location.origin}${location.pathname}`;
   const siteBase = () => new URL('.', location.href).href;
   const hosting = document.createElement('p');
