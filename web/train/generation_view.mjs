@@ -103,7 +103,7 @@ export class GenerationView {
       rows.push(row);
     }
     this.table.replaceChildren(
-      make('caption', { class: 'train-sr', text: t('train.genCaption') }),
+      make('caption', { class: 'sr-only', text: t('train.genCaption') }),
       make('thead', {}, head),
       make('tbody', {}, ...rows),
     );
