@@ -343,8 +343,15 @@ test('the downloaded model loads back into the page and into the CLI with the lo
   const usedLayer = Number(await page.inputValue('#layer'));
   const usedHead = Number(await page.inputValue('#head'));
   await page.waitForFunction((n) => document.querySelectorAll('#matrix-table tbody tr').length === n, shown.tokens.length);
-  const used = await playgroundTable(page);
+  // The text is the same before and after "use", so the row count does not say the new model's
+  // matrix is drawn: read the cells again (for up to 10 s) until they are the new model's.
   const want = cli.attention[usedLayer][usedHead];
+  const close = (table) => want.every((row, i) => row.every((w, j) => j > i || Math.abs(table[i][j] - w) < 1e-6));
+  let used = await playgroundTable(page);
+  for (let tries = 0; tries < 100 && !close(used); tries += 1) {
+    await page.waitForTimeout(100);
+    used = await playgroundTable(page);
+  }
   for (let i = 0; i < want.length; i += 1)
     for (let j = 0; j <= i; j += 1)
       assert.ok(Math.abs(used[i][j] - want[i][j]) < 1e-6, `playground cell ${i},${j} of layer ${usedLayer} head ${usedHead}`);
