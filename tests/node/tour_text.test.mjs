@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { SAYS, rowLargest, tourSentences } from '../../js/tour_text.mjs';
 import { STEPS, chapterRange } from '../../web/tour/chapters.mjs';
 import { readTourHash, tourHash } from '../../web/tour/tour_route.mjs';
-import { headOfRole, rowOf } from '../../web/tour/tour_state.mjs';
+import { headOfRole, modelShape, rowOf } from '../../web/tour/tour_state.mjs';
 import { headLabel, tokenizeText } from '../../web/demo_model.mjs';
 import { trainedModel } from '../browser/demo.mjs';
 
@@ -42,15 +42,7 @@ async function demoView({ layer, head, row, causal = true, scale = true, stage =
       scale,
       ablate: [],
       preset: 'minimind-demo',
-      info: {
-        L: info.num_hidden_layers,
-        H: info.num_attention_heads,
-        Hkv: info.num_key_value_heads,
-        Dh: info.head_dim,
-        D: info.hidden_size,
-        qkNorm: Boolean(info.use_qk_norm),
-        ropeTheta: info.rope_theta,
-      },
+      info: modelShape(info),
       role: entry ? { role: entry.role, ...headLabel(entry) } : null,
       rows,
       prediction: null,

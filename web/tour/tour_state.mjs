@@ -124,6 +124,19 @@ function measuredHeads(s) {
 }
 
 /** What js/tour_text.mjs composes from: the state on screen now, or null while there is no matrix. */
+/** The model's shape as the tour's sentences name it, from its config (info). */
+export function modelShape(info) {
+  return {
+    L: info.num_hidden_layers,
+    H: info.num_attention_heads,
+    Hkv: info.num_key_value_heads,
+    Dh: info.head_dim,
+    D: info.hidden_size,
+    qkNorm: Boolean(info.use_qk_norm),
+    ropeTheta: info.rope_theta,
+  };
+}
+
 export function tourView(s) {
   const result = shown(s);
   const info = s.model.info;
@@ -145,15 +158,7 @@ export function tourView(s) {
     cellWeight: cell ? headMatrix(result.entries.get(s.layer, 'attn_weights'), s.head, T)[cell.query * T + cell.key] : null,
     ...viewOf(s),
     preset: s.files ? s.files.name : s.preset,
-    info: {
-      L: info.num_hidden_layers,
-      H: info.num_attention_heads,
-      Hkv: info.num_key_value_heads,
-      Dh: info.head_dim,
-      D: info.hidden_size,
-      qkNorm: Boolean(info.use_qk_norm),
-      ropeTheta: info.rope_theta,
-    },
+    info: modelShape(info),
     role: entry ? { role: entry.role, ...headLabel(entry) } : null,
     rows: { scores_raw: rowValues('scores_raw'), scores_scaled: rowValues('scores_scaled'), attn_weights: rowValues('attn_weights') },
     prediction:
