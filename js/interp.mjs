@@ -185,3 +185,27 @@ export function qkAttribution(native, info, ids, options) {
   if (request.rankKeys > 0) result.ranked = Array.from(out.rankedIds, (id, i) => ({ id, score: out.rankedScores[i] }));
   return result;
 }
+
+/**
+ * K-composition (core/interp/key_composition.h): for each head of blocks
+ * 1 .. L-1, the gap between its score on each cell's key and the mean score
+ * of the row's other keys, split by the component that wrote the key side
+ * (embed, L{k}H{h}, L{k}ffn), averaged over the cells.
+ */
+export function keyComposition(native, info, ids, options) {
+  const request = switches(options);
+  const cells = options.cells;
+  if (!Array.isArray(cells) || cells.length === 0)
+    throw argumentError(TypeError, 'api.not_rows', { name: 'cells' }, 'cells must be a non-empty array of [query, key] rows');
+  request.cells = cells.map((cell, k) => {
+    if (!Array.isArray(cell) || cell.length !== 2)
+      throw argumentError(TypeError, 'api.not_row', { name: 'cells', row: k }, `row ${k} of cells must be [query, key]`);
+    return [integer(cell[0], `cells[${k}][0]`, 0, 2 ** 31 - 1), integer(cell[1], `cells[${k}][1]`, 0, 2 ** 31 - 1)];
+  });
+  const out = native.keyComposition(ids, JSON.stringify(request));
+  return out.layers.map((layer) => ({
+    layer: layer.layer,
+    components: layer.components,
+    heads: layer.heads.map((h) => ({ head: h.head, gap: h.gap, parts: Array.from(h.parts) })),
+  }));
+}

@@ -245,6 +245,21 @@ export interface QKOptions extends InterpSwitches {
   rankKeys?: number;
 }
 
+export interface KeyCompositionOptions extends InterpSwitches {
+  ids: ArrayLike<number>;
+  /** [query, key] positions of the ids as given: key ≤ query, query ≥ 1. */
+  cells: Array<[number, number]>;
+}
+
+/** One block's heads: each head's gap (score on the cell's key minus the mean of the row's other keys) split by key-side writer. */
+export interface LayerKeyComposition {
+  /** Block, from 1. */
+  layer: number;
+  /** embed, L{k}H{h}, L{k}ffn for the earlier blocks. */
+  components: string[];
+  heads: Array<{ head: number; gap: number; parts: number[] }>;
+}
+
 /**
  * One attention score split into [q-side component][k-side component] at the
  * run's frozen norm scales: a linearisation, not the effect of removing a
@@ -500,6 +515,8 @@ export class Model {
   attentionMass(probes: { ids: ArrayLike<number>; query: number; keys: number[] }[], options?: { ablate?: [number, number][] }): number[][];
   /** Per layer and head ([L][H]): the mean entropy in nats of the attention rows (rows after the first). */
   attentionEntropy(sequences: ArrayLike<number>[]): number[][];
+  /** Next-token loss at every position of each sequence (NaN at position 0), one Float32Array per sequence. */
+  tokenLosses(sequences: ArrayLike<number>[]): Float32Array[];
   /** MiniMind's pretraining loop over this model; forward, trace and generation see each optimizer step. */
   trainer(options: TrainerOptions): Trainer;
   /** model.safetensors bytes with MiniMind's tensor names (tied: both embedding keys). */
@@ -512,6 +529,7 @@ export class Model {
   attribute(ids: ArrayLike<number>, options: AttributeOptions): AttributeResult;
   /** QK attribution of one attention score (the last run is kept for the next cell of the same text). */
   qk(options: QKOptions): QKResult;
+  keyComposition(options: KeyCompositionOptions): LayerKeyComposition[];
   /** The circuit behind logit(answer) - logit(wrong): every edge scored (EAP), path-patched, and the faithfulness curves. */
   circuit(request: CircuitRequest): CircuitResult;
   /** config.json text with MiniMind's key names. */

@@ -13,7 +13,7 @@
 
 import { argumentChecks, describeArgument } from './argument_checks.mjs';
 import { circuitOf } from './circuit.mjs';
-import { activationPatching, directLogitAttribution, logitLens, qkAttribution } from './interp.mjs';
+import { activationPatching, directLogitAttribution, keyComposition, logitLens, qkAttribution } from './interp.mjs';
 import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
 import { throwPendingErrors } from './native_errors.mjs';
 
@@ -907,6 +907,22 @@ export class Model {
   }
 
   /**
+   * The next-token loss at every position of each sequence (nats, as the
+   * training loss's terms: -log softmax(logits[t - 1])[ids[t]]; NaN at
+   * position 0, which nothing predicts). Returns an array of Float32Array,
+   * one per sequence.
+   */
+  tokenLosses(sequences) {
+    const native = this.#live();
+    if (!Array.isArray(sequences) || sequences.length === 0)
+      throw argumentError(TypeError, 'api.no_sequences', {}, 'sequences must be a non-empty array of id arrays');
+    const lists = sequences.map((s, i) => Array.from(toIdArray(s, `sequences[${i}]`)));
+    const flat = native.tokenLosses(JSON.stringify(lists));
+    let at = 0;
+    return lists.map((ids) => flat.subarray(at, (at += ids.length)));
+  }
+
+  /**
    * The logit lens: every residual row (embed, then after block 0, 1, ...:
    * residuals names them) read through the final norm and lm_head. Returns
    * {residuals: ['embed', 'L0', ...], lens: [L + 1][position] of the `top`
@@ -960,6 +976,20 @@ export class Model {
    */
   qk({ ids, ...options } = {}) {
     return qkAttribution(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
+  }
+
+  /**
+   * K-composition: for every head of blocks 1 .. L-1, how far its score on
+   * each cell's key stands above the mean score of the row's other keys
+   * (`gap`), split by the component that wrote the key side (`parts` [C],
+   * named by `components`: embed, L{k}H{h}, L{k}ffn), each a mean over
+   * `cells` [[query, key], ...] (key ≤ query, query ≥ 1). QK attribution's
+   * split at frozen norms with the query whole: Σ parts = gap. Returns
+   * [{layer, components, heads: [{head, gap, parts}]}]. Options: causalMask,
+   * scaleScores, ablate.
+   */
+  keyComposition({ ids, ...options } = {}) {
+    return keyComposition(this.#live(), this.#info, toIdArray(ids, 'ids'), withAblation(options));
   }
 
   /**

@@ -6,12 +6,15 @@
 //   - every batch's loss, learning rate, gradient norm and positions;
 //   - snapshots every `snapshotEvery` batches (and at batch 0): the attention
 //     of every layer and head on the probe sentence, the five most likely next
-//     tokens after every probe position, and head-role scores
-//     (js/head_roles.mjs lightHeadProbes: previous-token, induction, pronoun).
+//     tokens after every probe position, head-role scores
+//     (js/head_roles.mjs lightHeadProbes: previous-token, induction, pronoun,
+//     and the sink), and the run's timeline entry (js/timeline.mjs: the
+//     held-out loss, the ICL score, K-composition, the attention in half floats).
 // runSlice(ms) runs batches for about `ms` milliseconds (at least one), so
 // its caller can handle messages (pause, stop) between slices.
 import { argmax } from './argmax.mjs';
-import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
+import { scoreHeadRoles } from './head_roles.mjs';
+import { timelineEntry, timelineProbes } from './timeline.mjs';
 import { continuePrompts, repeatedSpanPrompt } from './snapshot_generation.mjs';
 import { encodeText } from './text_encoding.mjs';
 import { predictedLabel, tokenLabels } from './token_text.mjs';
@@ -66,8 +69,11 @@ export class TrainSession {
   #snapshotEvery;
   #probe = null; // {text, ids, tokens}
   #prompts = null; // the prompts written on after the probe at each snapshot (null: none)
-  #roleProbes = null;
+  #timelineProbes = null; // js/timeline.mjs timelineProbes (its roles: the head-role probes)
+  #lossSum = 0; // the training losses since the last snapshot
+  #lossCount = 0;
   #trainMs = 0;
+  #trainLoss = null; // the mean training loss of the newest snapshot's batches
   #positions = 0;
   #lastSnapshotStep = -1;
   #limit = Infinity;
@@ -112,9 +118,15 @@ export class TrainSession {
         this.#trainMs = resume.session.trainMs;
         this.#positions = resume.session.positions;
         this.#lastSnapshotStep = resume.session.lastSnapshotStep;
+        this.#lossSum = resume.session.lossSum ?? 0;
+        this.#lossCount = resume.session.lossCount ?? 0;
+        this.#trainLoss = resume.session.trainLoss ?? null;
       }
     }
-    if (roles) this.#roleProbes = lightHeadProbes(tokenizer);
+    if (roles) {
+      const info = model.info();
+      this.#timelineProbes = timelineProbes(tokenizer, { bos: info.bos_token_id ?? 1, eos: info.eos_token_id ?? 2 });
+    }
     this.setProbe(probe);
     this.setPrompts(prompts);
   }
@@ -183,6 +195,8 @@ export class TrainSession {
       this.#trainMs += performance.now() - batchStart;
       const step = this.#trainer.info().batchesDone;
       steps.push({ step, epoch: s.epoch, batch: s.batch, loss: s.loss, lr: s.lr, gradNorm: s.gradNorm, positions: rows * L, ms: s.ms });
+      this.#lossSum += s.loss;
+      this.#lossCount += 1;
       if (step % this.#snapshotEvery === 0 || this.done) {
         snapshot = this.snapshot();
         break;
@@ -198,9 +212,11 @@ export class TrainSession {
    * the next-token candidates [{id, label, raw, kind, p, logit}] (a byte
    * token labelled by the character the model goes on to make, 唱…, or by
    * its bytes, E5 94: js/token_text.mjs), scores: {previousToken,
-   * induction, pronoun} as [L][H] (or null), generated: the model's greedy
+   * induction, pronoun, sink} as [L][H] (or null), generated: the model's greedy
    * continuation of the probe and of each prompt (snapshot_generation.mjs
-   * continuePrompt; null without prompts), ms}. Its time counts as training time.
+   * continuePrompt; null without prompts), entry: the run's timeline entry
+   * at this step (js/timeline.mjs timelineEntry; null with roles off), ms}.
+   * Its time counts as training time.
    */
   snapshot() {
     const started = performance.now();
@@ -223,13 +239,37 @@ export class TrainSession {
         return { ...c, ...predictedLabel(labels[k], whole) };
       });
     }
-    const scores = this.#roleProbes ? scoreHeadRoles(this.#model, this.#roleProbes) : null;
+    const probes = this.#timelineProbes;
+    const scores = probes ? scoreHeadRoles(this.#model, probes.roles) : null;
     const generated = this.#prompts ? continuePrompts(this.#model, this.#tokenizer, [text, ...this.#prompts]) : null;
     const step = this.#trainer.info().batchesDone;
+    // A new probe at the same step keeps the batches' mean loss of the entry it replaces.
+    if (this.#lossCount > 0 || step !== this.#lastSnapshotStep)
+      this.#trainLoss = this.#lossCount > 0 ? this.#lossSum / this.#lossCount : null;
+    this.#lossSum = 0;
+    this.#lossCount = 0;
+    const entry = probes
+      ? timelineEntry(this.#model, probes, { step, tokens: this.#positions, trainLoss: this.#trainLoss }, { scores, attention, T })
+      : null;
     this.#lastSnapshotStep = step;
     const ms = performance.now() - started;
     this.#trainMs += ms;
-    return { step, text, ids, tokens, layers: L, heads: H, kvHeads: info.num_key_value_heads, T, attention, top, scores, generated, ms };
+    return {
+      step,
+      text,
+      ids,
+      tokens,
+      layers: L,
+      heads: H,
+      kvHeads: info.num_key_value_heads,
+      T,
+      attention,
+      top,
+      scores,
+      generated,
+      entry,
+      ms,
+    };
   }
 
   // The character a partial token (<0xE5><0x94>) goes on to make when the
@@ -256,14 +296,22 @@ export class TrainSession {
    * What going on with this run later needs (js/train_run_state.mjs):
    * {config: config.json text, weights: model.safetensors bytes (float32,
    * the trainer's weights exactly), trainer: Trainer.state(), session:
-   * {trainMs, positions, lastSnapshotStep}}. Copies.
+   * {trainMs, positions, lastSnapshotStep, lossSum, lossCount, trainLoss}}
+   * (the last three: the batches' mean loss the next timeline entry records). Copies.
    */
   captureState() {
     return {
       config: this.#model.configJson(),
       weights: this.#model.safetensors({ dtype: 'F32' }).slice(),
       trainer: this.#trainer.state(),
-      session: { trainMs: this.#trainMs, positions: this.#positions, lastSnapshotStep: this.#lastSnapshotStep },
+      session: {
+        trainMs: this.#trainMs,
+        positions: this.#positions,
+        lastSnapshotStep: this.#lastSnapshotStep,
+        lossSum: this.#lossSum,
+        lossCount: this.#lossCount,
+        trainLoss: this.#trainLoss,
+      },
     };
   }
 

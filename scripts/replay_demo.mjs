@@ -10,6 +10,7 @@
 // (npm run train:demo) or correct the claim that it retrains bit for bit.
 //
 //   node scripts/replay_demo.mjs [--batches 20 | --all] [--threads N] [--work build/demo-replay] [--no-build]
+//                                [--save-every N]
 //
 // --all (npm run test:replay) replays the whole run, every batch of the log,
 // and then compares the written model.safetensors byte for byte with the
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     threads: { type: 'string' },
     work: { type: 'string' },
     'no-build': { type: 'boolean' },
+    'save-every': { type: 'string' },
   },
 });
 const positive = (name, text, fallback) => {
@@ -51,6 +53,9 @@ if (values.all && values.batches !== undefined) {
   process.exit(2);
 }
 const threads = positive('threads', values.threads, Math.min(availableParallelism(), 4));
+// The weights every N batches (and before the first), float32, in WORK/model/batch-N: what
+// scripts/demo_timeline.mjs reads to compute the demo's training timeline.
+const saveEvery = positive('save-every', values['save-every'], 0);
 const work = values.work ?? 'build/demo-replay';
 const model = 'models/minimind-demo';
 const recipe = JSON.parse(readFileSync('scripts/demo_recipe.json', 'utf8'));
@@ -126,6 +131,7 @@ const options = Object.entries(recipe.train).flatMap(([name, value]) => [`--${na
 await trainer([
   ...['--config', join(work, 'config.json'), '--data', corpus, '--tokenizer', 'models/minimind-tokenizer/tokenizer.json'],
   ...['--out', join(work, 'model'), ...options, '--threads', String(threads), '--log', log, '--max-batches', String(batches)],
+  ...(saveEvery ? ['--save-every', String(saveEvery)] : []),
 ]).catch((error) => {
   console.error(`replay_demo: ${error.message}`);
   process.exit(1);

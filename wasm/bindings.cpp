@@ -33,10 +33,12 @@ EMSCRIPTEN_BINDINGS(minimind) {
       .function("configJson", &WasmModel::config_json)
       .function("attentionMass", &WasmModel::attention_mass_js)
       .function("attentionEntropy", &WasmModel::attention_entropy_js)
+      .function("tokenLosses", &WasmModel::token_losses_js)
       .function("lens", &interp_lens)
       .function("patch", &interp_patch)
       .function("attribute", &interp_attribute)
       .function("qk", &interp_qk)
+      .function("keyComposition", &interp_key_composition)
       .function("circuit", &interp_circuit);
   emscripten::class_<WasmPth>("NativePth")
       .class_function("fromBytes", &WasmPth::from_bytes, emscripten::allow_raw_pointers())

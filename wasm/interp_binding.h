@@ -1,4 +1,5 @@
-// The interpretability tools as NativeModel methods (lens, patch, attribute, qk):
+// The interpretability tools as NativeModel methods (lens, patch, attribute, qk,
+// keyComposition):
 // registration and conversion only, the math is core/interp/. Each takes
 // ids as Int32Array and its options as JSON text; results come back as
 // typed arrays, flat and row-major, which js/interp.mjs nests.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "interp/attribution.h"
+#include "interp/key_composition.h"
 #include "interp/logit_lens.h"
 #include "interp/patching.h"
 #include "interp/qk_attribution.h"
@@ -172,6 +174,43 @@ inline val interp_qk(WasmModel& m, const val& ids_js, const std::string& options
     out.set("rankedIds", typed_copy(ranked_ids.data(), ranked_ids.size()));
     out.set("rankedScores", typed_copy(ranked_scores.data(), ranked_scores.size()));
     return out;
+  });
+}
+
+// options {cells: [[query, key], ...], causalMask, scaleScores, ablate} ->
+// {layers: [{layer, components: [C names], heads: [{head, gap, parts:
+// Float32Array [C]}]}]}, blocks 1 .. L-1 (core/interp/key_composition.h).
+inline val interp_key_composition(WasmModel& m, const val& ids_js, const std::string& options_json) {
+  return guarded([&] {
+    const json j = json::parse(options_json);
+    std::vector<CompositionCell> cells;
+    for (const json& cell : j.at("cells")) cells.push_back({cell.at(0).get<int64_t>(), cell.at(1).get<int64_t>()});
+    const InterpOptions options = interp_options(j);
+    const std::vector<int32_t> ids = to_ids(ids_js);
+    check_interp_ids(*m.model(), ids);
+    const std::vector<LayerKeyComposition> layers =
+        key_composition(*m.model(), ids, cached_run(m, ids, options), cells, options);
+    val out = val::array();
+    for (const LayerKeyComposition& l : layers) {
+      val layer = val::object();
+      layer.set("layer", double(l.layer));
+      val names = val::array();
+      for (const std::string& name : l.components) names.call<void>("push", name);
+      layer.set("components", names);
+      val heads = val::array();
+      for (const HeadKeyComposition& h : l.heads) {
+        val head = val::object();
+        head.set("head", double(h.head));
+        head.set("gap", h.gap);
+        head.set("parts", typed_copy(h.parts.data(), h.parts.size()));
+        heads.call<void>("push", head);
+      }
+      layer.set("heads", heads);
+      out.call<void>("push", layer);
+    }
+    val result = val::object();
+    result.set("layers", out);
+    return result;
   });
 }
 

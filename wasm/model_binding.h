@@ -5,6 +5,7 @@
 
 #include <emscripten/val.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "model/head_scores.h"
 #include "model/model.h"
 #include "model/presets.h"
+#include "train/loss.h"
 
 namespace minimind::wasm {
 
@@ -166,6 +168,28 @@ class WasmModel {
       ForwardOptions options;
       options.ablated_heads = ablation_flags(model_->config(), json::parse(options_json));
       return layer_head_rows(attention_mass(*model_, probes, options));
+    });
+  }
+  // sequences JSON: [[ids...], ...]. Returns Float32Array [Σ T]: for each
+  // sequence in turn, NaN at its first position, then at position t the
+  // loss -log softmax(logits[t - 1])[ids[t]] (the training loss's terms, in
+  // double, stored as float32): the training timeline's held-out loss and
+  // ICL score without copying [T, V] logits out.
+  val token_losses_js(const std::string& sequences_json) const {
+    return guarded([&] {
+      const auto sequences = json::parse(sequences_json).get<std::vector<std::vector<int32_t>>>();
+      std::vector<float> out;
+      for (const std::vector<int32_t>& ids : sequences) {
+        check_interp_ids(*model_, ids);
+        Matrix logits = model_->forward(ids);  // [T, V]: row t - 1 predicts token t
+        const int64_t V = logits.cols();
+        out.push_back(std::numeric_limits<float>::quiet_NaN());
+        for (size_t t = 1; t < ids.size(); ++t) {
+          float* row = logits.data() + int64_t(t - 1) * V;  // Matrix is row-major
+          out.push_back(float(cross_entropy_rows(row, &ids[t], 1, V, 0.0f, row)));
+        }
+      }
+      return typed_copy(out.data(), out.size());
     });
   }
   // sequences JSON: [[ids...], ...]. Returns [L][H] mean row entropies (nats).

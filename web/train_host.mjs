@@ -343,7 +343,9 @@ export function createTrainHost({ post, loadRuntime, fetchText, sliceMs = SLICE_
   }
 
   function postSnapshot(snapshot) {
-    post({ type: 'snapshot', snapshot }, [snapshot.attention.buffer]);
+    const transfer = [snapshot.attention.buffer];
+    if (snapshot.entry?.attention) transfer.push(snapshot.entry.attention.buffer);
+    post({ type: 'snapshot', snapshot }, transfer);
   }
 
   function trainerInfo() {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "interp/head_weights.h"
+#include "interp/qk_projection.h"
 #include "ops/attention.h"
 #include "ops/linear.h"
 #include "ops/rmsnorm.h"
@@ -54,14 +55,9 @@ float qk_inverse_rms(const float* x, int64_t n, float eps) {
   return 1.0f / std::sqrt(sum / float(n) + eps);
 }
 
-// What the forward computes for one head of block `layer` on the residual
-// stream entering it, and the frozen scales the components share.
-struct HeadSide {
-  std::vector<float> rms;        // [n] input_layernorm's rsqrt(mean(x²) + eps) per position
-  std::vector<float> head_norm;  // [n] q_norm's (or k_norm's) scale, 1 without q/k norm
-  std::vector<float> rotated;    // [n, Dh] after q/k norm and RoPE: the forward's q or k
-  std::vector<float> unrotated;  // [n, Dh] before RoPE
-};
+}  // namespace
+
+namespace qk_detail {
 
 // The head's vectors at `positions` from x [T, D] (the residual entering
 // the block): normed, projected by W's rows [Dh, D], q/k-normed, rotated.
@@ -96,7 +92,7 @@ HeadSide head_side(const Model& model, const LayerWeights& w, const float* x, co
   return s;
 }
 
-}  // namespace
+}  // namespace qk_detail
 
 std::vector<std::string> qk_component_names(const ModelConfig& c, int64_t layer) {
   std::vector<std::string> names{"embed"};
@@ -154,7 +150,7 @@ std::vector<float> qk_components(const Model& model, const std::vector<int32_t>&
   return out;
 }
 
-namespace {
+namespace qk_detail {
 
 // The components comps [n, C, D] at `positions` as the head reads them:
 // input_layernorm with each position's frozen scale, W's rows [Dh, D], the
@@ -206,6 +202,15 @@ void score_products(const float* a, int64_t A, const float* b, int64_t B, int64_
     }
   }
 }
+
+}  // namespace qk_detail
+
+namespace {
+
+using qk_detail::head_side;
+using qk_detail::HeadSide;
+using qk_detail::project_components;
+using qk_detail::score_products;
 
 // The vocabulary's keys at position `key` of block 0 against the query
 // q̂ [Dh] (after q norm and RoPE): each id v's key is k_proj's kv rows of

@@ -12,9 +12,12 @@
 // --threads splits the products by output rows: the same bits for any count.
 // --max-batches stops after the run's first N batches, on the schedule of the
 // whole run: to replay the start of a logged run (scripts/replay_demo.mjs).
-// --save-every N also writes the model after every N batches to
-// DIR/batch-<N>/ (config.json, model.safetensors): to see when a head forms
-// within one run (bench/training/induction_search.mjs).
+// --save-every N also writes the model before the first batch and after
+// every N batches to DIR/batch-<N>/ (config.json, model.safetensors, always
+// float32: the trainer's weights exactly, whatever --dtype the final file
+// takes): to see when a head forms within one run
+// (bench/training/induction_search.mjs) and to compute the demo model's
+// training timeline (scripts/demo_timeline.mjs).
 // Writes DIR/config.json and DIR/model.safetensors; one line per batch on
 // stderr (and in --log as JSON, the fields of `minimind train --log`).
 #include <chrono>
@@ -180,6 +183,7 @@ int run(const std::map<std::string, std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   const double split_before = split_seconds();
   int64_t tokens = 0;
+  if (save_every > 0) save_model(model, get("out") + "/batch-0", "float32");
   while (!trainer.done() && (max_batches == 0 || trainer.batches_done() < max_batches)) {
     const TrainStep s = trainer.step();
     tokens += std::min(o.batch_size, trainer.data().size() - (s.batch - 1) * o.batch_size) * data_options.max_seq_len;
@@ -198,7 +202,7 @@ int run(const std::map<std::string, std::string>& args) {
       log << line;
     }
     if (save_every > 0 && trainer.batches_done() % save_every == 0 && !trainer.done())
-      save_model(model, get("out") + "/batch-" + std::to_string(trainer.batches_done()), dtype);
+      save_model(model, get("out") + "/batch-" + std::to_string(trainer.batches_done()), "float32");
   }
   if (thread_count() > 1) {
     // What share of the run the threads shared (the rest ran on one thread).

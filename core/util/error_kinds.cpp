@@ -25,6 +25,8 @@ const std::vector<std::string>& error_kinds() {
       "cli.order",
       "cli.threads",
       "cli.unknown_flag",
+      "composition.cell_out_of_range",
+      "composition.no_cells",
       "config.eps_rounds_to_zero",
       "config.float32_overflow",
       "config.head_dim_odd",

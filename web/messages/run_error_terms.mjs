@@ -31,6 +31,8 @@ export const RUN_ERROR_TERMS = {
     'trace.shape_changed': '中间量 {stage} 的形状在同一批里变了。',
     'tensor.not_float': '这个张量存的是整数（I32），不是浮点权重。',
     'qk.other_text': '这次拆分用的是另一段文字的计算（{run_tokens} 个 token，现在是 {tokens} 个）。',
+    'composition.no_cells': '没有给出要拆分的格子（查询位置和键位置）。',
+    'composition.cell_out_of_range': '格子（查询 {query}，键 {key}）不合用：查询要在 1 到 {tokens} 个 token 之内，键不能在查询之后。',
     'train.option_below_one': '{key} 至少要是 1，这里是 {value}。',
     'train.learning_rate': '学习率必须是正数，这里是 {value}。',
     'train.grad_clip': '梯度裁剪必须是正数（clip_grad_norm_ 取 0 会把所有梯度清零），这里是 {value}。',
@@ -113,6 +115,9 @@ export const RUN_ERROR_TERMS = {
     'trace.shape_changed': 'Stage {stage} changed shape within a batch.',
     'tensor.not_float': 'This tensor holds integers (I32), not floating-point weights.',
     'qk.other_text': 'The split was asked of a run of another text ({run_tokens} tokens, now {tokens}).',
+    'composition.no_cells': 'No cells (query and key positions) were given to split.',
+    'composition.cell_out_of_range':
+      'The cell (query {query}, key {key}) does not fit: the query must be from 1 within the {tokens} tokens, the key not after the query.',
     'train.option_below_one': '{key} must be at least 1, got {value}.',
     'train.learning_rate': 'The learning rate must be a positive number, got {value}.',
     'train.grad_clip': 'Gradient clipping must be positive (clip_grad_norm_ with 0 would zero every gradient), got {value}.',
