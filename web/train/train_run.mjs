@@ -7,6 +7,7 @@
 // read it; the controller changes it.
 import { FormationTracker } from '../../js/head_formation_events.mjs';
 import { SnapshotStore, StepHistory } from '../../js/train_history.mjs';
+import { TimelineStore } from '../../js/timeline_store.mjs';
 import { restoreHistory, restoreSnapshots, runSummary } from '../../js/train_run_state.mjs';
 import { TrainClient } from '../train_client.mjs';
 
@@ -14,6 +15,7 @@ export class TrainRun {
   history = new StepHistory();
   snapshots = new SnapshotStore(200);
   formation = new FormationTracker();
+  timeline = new TimelineStore(); // every snapshot's timeline entry (js/timeline.mjs), never thinned
   state = 'idle'; // idle | preparing | running | paused | done
   progress = null; // {phase, done, total} while preparing
   prepared = null; // {info, trainer, data} of the prepared run
@@ -54,6 +56,7 @@ export class TrainRun {
       onSnapshot: (snapshot) => {
         this.snapshots.add(snapshot);
         this.formation.add(snapshot);
+        if (snapshot.entry) this.timeline.add(snapshot.entry);
         on.snapshot?.(snapshot);
         on.change();
       },
@@ -90,6 +93,7 @@ export class TrainRun {
     this.history.clear();
     this.snapshots.clear();
     this.formation.clear();
+    this.timeline.clear();
     this.prepared = null;
     this.trainer = null;
     this.last = null;
@@ -185,8 +189,8 @@ export function markRun(root, run, openButton) {
  * Read-only, for tests and scripts (bench/training/page_training.mjs): root.losses
  * (every reported loss), root.snapshots (the snapshots held), root.trainer
  * (the worker's latest trainer report), root.prepared (the run's model
- * info, trainer and data stats as the worker prepared them) and root.formed
- * (the heads that formed).
+ * info, trainer and data stats as the worker prepared them), root.formed
+ * (the heads that formed) and root.timeline (the timeline's entries).
  */
 export function exposeRun(root, run) {
   const get = (name, read) => Object.defineProperty(root, name, { get: read, configurable: true });
@@ -195,4 +199,5 @@ export function exposeRun(root, run) {
   get('trainer', () => (run.trainer ? { ...run.trainer } : null));
   get('prepared', () => (run.prepared ? structuredClone(run.prepared) : null)); // {info, trainer, data, resumed}
   get('formed', () => run.formation.events);
+  get('timeline', () => run.timeline.entries());
 }
