@@ -4,6 +4,7 @@ import { TRAIN_DATA_FILE_TERMS } from './train_data_file_terms.mjs';
 import { TRAIN_FIGURE_TERMS } from './train_figure_terms.mjs';
 import { TRAIN_SAVED_TERMS } from './train_saved_terms.mjs';
 import { TRAIN_WATCH_TERMS } from './train_watch_terms.mjs';
+import { TIMELINE_TERMS } from './timeline_terms.mjs';
 
 export const TRAIN_TERMS = {
   'zh-CN': {
@@ -11,6 +12,7 @@ export const TRAIN_TERMS = {
     ...TRAIN_DATA_FILE_TERMS['zh-CN'],
     ...TRAIN_SAVED_TERMS['zh-CN'],
     ...TRAIN_WATCH_TERMS['zh-CN'],
+    ...TIMELINE_TERMS['zh-CN'],
     'train.open': '训练',
     'train.title': '在页面里训练一个 MiniMind',
     'train.intro':
@@ -152,6 +154,7 @@ export const TRAIN_TERMS = {
     ...TRAIN_DATA_FILE_TERMS.en,
     ...TRAIN_SAVED_TERMS.en,
     ...TRAIN_WATCH_TERMS.en,
+    ...TIMELINE_TERMS.en,
     'train.open': 'Train',
     'train.title': 'Train a MiniMind in the page',
     'train.intro':
