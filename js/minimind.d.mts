@@ -407,6 +407,48 @@ export interface TrainerOptions {
   seed?: number;
   /** 'shuffle' (default) or 'file' (the data's order). */
   order?: 'shuffle' | 'file';
+  /**
+   * Receives the run's timeline: an entry at batch 0 (on the first step() call, before its batch),
+   * after every snapshotEvery batches and after the last. Needs `tokenizer` (MiniMind's) for the probes.
+   */
+  onSnapshot?: (entry: TimelineEntry) => void;
+  /** Batches between timeline entries; default max(1, floor(totalBatches / 100)). */
+  snapshotEvery?: number;
+  /** The sentence whose attention each entry keeps (read after the bos, cut to 64 tokens); default the lessons' 小明把苹果给了小红，她很开心. */
+  probe?: string;
+}
+
+/** A head's role scores on the timeline's light probes (scoreHeadRoles). */
+export interface HeadRoleScores {
+  previousToken: number;
+  induction: number;
+  pronoun: number;
+  /** The attention on the bos. */
+  sink: number;
+}
+
+/** One moment of a training run (js/timeline.mjs timelineEntry), measured on fixed probes. */
+export interface TimelineEntry {
+  /** Batches done. */
+  step: number;
+  /** Token positions trained on so far: batch rows × maxSeqLen. */
+  tokens: number;
+  /** Mean next-token loss on the held-out sequences (nats). */
+  loss: number;
+  /** Mean training loss of the batches since the entry before; null at batch 0. */
+  trainLoss: number | null;
+  /** In-context-learning score: mean loss at the last quarter of positions minus at positions 4-7 (nats). */
+  icl: number;
+  /** Per head, named L{layer}H{head} (blocks from 0). */
+  heads: Record<string, HeadRoleScores>;
+  /** Per head of blocks ≥ 1: each earlier head's share of its gap on the induction key, null while the gap is below the threshold. */
+  composition: Record<string, Record<string, number> | null>;
+  /** Per head of blocks ≥ 1: its score on the induction key minus the mean of the row's other keys (logits of the softmax). */
+  gaps: Record<string, number>;
+  /** Tokens of the probe sentence. */
+  T: number;
+  /** The probe's attention, every layer and head, as IEEE half-float bits [L, H, T, T]. */
+  attention: Uint16Array | null;
 }
 
 export interface TrainStep {

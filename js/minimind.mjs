@@ -16,6 +16,7 @@ import { circuitOf } from './circuit.mjs';
 import { activationPatching, directLogitAttribution, keyComposition, logitLens, qkAttribution } from './interp.mjs';
 import { MiniMindError, argumentError, shownArgument } from './minimind_error.mjs';
 import { throwPendingErrors } from './native_errors.mjs';
+import { TrainerTimeline, prepareTimeline } from './trainer_timeline.mjs';
 
 export { MiniMindError, errorFields } from './minimind_error.mjs';
 
@@ -820,6 +821,12 @@ export class Model {
    * accumulation 8, clip 1.0) but 1 epoch; `order: 'shuffle'` draws each
    * epoch's order from `seed` with the project's own generator (not
    * torch.randperm), `'file'` keeps the file's order.
+   * `onSnapshot(entry)` receives the run's timeline (js/trainer_timeline.mjs:
+   * js/timeline.mjs entries at batch 0, on the first step() call before its
+   * batch, after every `snapshotEvery` batches, default
+   * defaultSnapshotEvery(totalBatches), and after the last); it needs
+   * MiniMind's `tokenizer` for the probes, and `probe` is the sentence whose
+   * attention each entry keeps (default the lessons' LESSON_PROBE).
    */
   trainer(options = {}) {
     const native = this.#live();
@@ -855,8 +862,15 @@ export class Model {
         );
       request.order = options.order;
     }
+    const snapshots = snapshotOptions(options, tokenizer);
+    const prepared = snapshots && prepareTimeline(this, tokenizer, snapshots.probe);
     const nativeTokenizer = tokenizer === null ? null : tokenizer[nativeHandle]();
-    return new Trainer(native.trainer(text, format, nativeTokenizer, JSON.stringify(request)));
+    const trainer = new Trainer(native.trainer(text, format, nativeTokenizer, JSON.stringify(request)));
+    if (snapshots) {
+      const batchSize = request.batchSize ?? 32; // the core's default, MiniMind's
+      trainer[attachTimeline]((info) => new TrainerTimeline(this, prepared, { ...snapshots, batchSize }, info));
+    }
+    return trainer;
   }
 
   /**
@@ -1104,12 +1118,43 @@ function trainingData(data, format) {
   return { text: lines.join('\n'), format: 'jsonl' };
 }
 
+// model.trainer()'s onSnapshot, snapshotEvery and probe, checked: null
+// without onSnapshot, else {onSnapshot, every (null: the default), probe}.
+function snapshotOptions(options, tokenizer) {
+  const every = options.snapshotEvery === undefined ? null : checkInteger(options.snapshotEvery, 'snapshotEvery', 1);
+  const probe = options.probe === undefined ? undefined : checkString(options.probe, 'probe');
+  if (options.onSnapshot === undefined) return null;
+  if (typeof options.onSnapshot !== 'function')
+    throw argumentError(
+      TypeError,
+      'api.not_function',
+      { name: 'onSnapshot', got: shownArgument(options.onSnapshot) },
+      `onSnapshot must be a function, got ${describe(options.onSnapshot)}`,
+    );
+  if (tokenizer === null)
+    throw argumentError(
+      TypeError,
+      'api.snapshot_needs_tokenizer',
+      {},
+      "onSnapshot needs MiniMind's tokenizer (tokenizer: a Tokenizer of loadTokenizer()) for the timeline's probes",
+    );
+  return { onSnapshot: options.onSnapshot, every, probe };
+}
+
+// Lets Model.trainer() give its trainer a timeline without making it public.
+const attachTimeline = Symbol('attach timeline');
+
 /** A training run over a model; call dispose() when done (the model stays). */
 export class Trainer {
   #native;
+  #timeline = null; // js/trainer_timeline.mjs TrainerTimeline, with onSnapshot
 
   constructor(native) {
     this.#native = adopt(this, native);
+  }
+
+  [attachTimeline](make) {
+    this.#timeline = make(this.info());
   }
 
   #live() {
@@ -1131,9 +1176,17 @@ export class Trainer {
    * optimizerStep, optimizerSteps, ms}. `loss` is the batch's loss before the
    * division by accumulationSteps (what MiniMind logs); gradNorm is
    * clip_grad_norm_'s value on batches that stepped the optimizer, else null.
+   * With onSnapshot, the timeline's entries are made here (before the first
+   * batch, and after the batches that end a stretch of snapshotEvery or the
+   * run); what onSnapshot throws comes out of step(), after the batch ran.
    */
   step() {
-    return this.#live().step();
+    const native = this.#live();
+    if (this.#timeline === null) return native.step();
+    this.#timeline.before(this.info());
+    const s = native.step();
+    this.#timeline.after(this.info(), s.loss);
+    return s;
   }
 
   /**
@@ -1231,6 +1284,7 @@ export class Trainer {
         );
     });
     native.restore({ epoch: state.epoch, batch: state.batch, optimizerSteps: state.optimizerSteps, parameters });
+    this.#timeline?.restored();
   }
 
   dispose() {
