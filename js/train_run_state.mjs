@@ -16,9 +16,12 @@
 //                         generator's state (js/corpus_stream.mjs state()) when a stream still has samples to
 //                         give, else null
 //   trainer               js/minimind.mjs Trainer.state(): epoch, batch, AdamW's moments and step, pending gradients
-//   session               {trainMs, positions, lastSnapshotStep}: TrainSession's own counters
+//   session               {trainMs, positions, lastSnapshotStep, lossSum, lossCount, trainLoss}: TrainSession's
+//                         own counters
 //   history               {loss, lr: Float64Array, positions}: every batch so far (js/train_history.mjs StepHistory)
 //   snapshots             the snapshots' summaries (see snapshotSummaries)
+//   timeline              every timeline entry (js/timeline.mjs), attention as Uint16Array half floats, within
+//                         TIMELINE_BUDGET (see timelineState); a run saved before the timeline has none
 // The samples are kept rather than made again from the data's settings: a
 // resumed run then reads the very same batches whatever the corpus generator
 // or the tokenizer code has become since.
@@ -31,6 +34,16 @@ const RUN_VERSION = 1;
 
 /** The attention matrices a saved run keeps, at most (bytes): past it, the middle snapshots keep their scores and predictions but not their attention. */
 const SNAPSHOT_ATTENTION_BUDGET = 8 * 2 ** 20;
+
+/**
+ * The most a saved run's timeline takes (bytes, as stateBytes counts
+ * them). A 2M-token run (the induction recipe, 3906 batches) at the default
+ * spacing stays far below it with every entry's attention; at the spacing's
+ * smallest setting (a snapshot every batch) its attention alone would take
+ * several times as much, so past the budget evenly spaced entries keep their
+ * numbers but not their attention (tests/node/timeline_persistence.test.mjs).
+ */
+export const TIMELINE_BUDGET = 64 * 2 ** 20;
 
 /** Id arrays as {ids, offsets}: one flat typed array (16-bit when every id fits) and where each sample starts. */
 export function packSamples(samples) {
@@ -180,8 +193,34 @@ export function restoreSnapshots(store, summaries) {
   for (const s of summaries) store.add(s);
 }
 
-/** Bytes of a run state: its typed arrays, and its other values as JSON. */
-function runBytes(run) {
+/**
+ * A TimelineStore's entries as saved (bytes as stateBytes counts them): each one's numbers, and its attention
+ * (a copy) when every entry's fits `budget` with the numbers; past it the
+ * first and the newest keep theirs and evenly spaced ones in between (the
+ * widest spacing under the budget), the rest have attention null.
+ */
+export function timelineState(timeline, budget = TIMELINE_BUDGET) {
+  const entries = timeline.entries();
+  const room = budget - entries.reduce((n, e) => n + stateBytes({ ...e, attention: null }), 0);
+  const keeps = (every, k) => k % every === 0 || k === entries.length - 1;
+  const kept = (every) => entries.reduce((n, e, k) => n + (keeps(every, k) ? (e.attention?.byteLength ?? 0) : 0), 0);
+  let every = 1;
+  if (kept(1) > room) {
+    every = Math.max(2, Math.ceil(kept(1) / Math.max(room, 1)));
+    while (every < entries.length && kept(every) > room) every += 1;
+  }
+  const fits = kept(every) <= room; // else not even the first and the newest: none keeps its attention
+  return entries.map((e, k) => ({ ...e, attention: fits && keeps(every, k) && e.attention ? e.attention.slice() : null }));
+}
+
+/** Refills a TimelineStore (cleared first) from timelineState() (none: a run saved before the timeline). */
+export function restoreTimeline(store, entries = []) {
+  store.clear();
+  for (const entry of entries ?? []) store.add(entry);
+}
+
+/** Bytes of a run state, or of any part of one: its typed arrays, and its other values as JSON. */
+export function stateBytes(run) {
   let bytes = 0;
   const json = JSON.stringify(run, (key, value) => {
     if (ArrayBuffer.isView(value)) {
@@ -213,6 +252,6 @@ export function runSummary(run) {
     layers: config.num_hidden_layers,
     heads: config.num_attention_heads,
     source: run.settings.data?.source ?? null,
-    bytes: runBytes(run),
+    bytes: stateBytes(run),
   };
 }

@@ -14,7 +14,7 @@
 // its caller can handle messages (pause, stop) between slices.
 import { argmax } from './argmax.mjs';
 import { scoreHeadRoles } from './head_roles.mjs';
-import { timelineEntry, timelineProbes } from './timeline.mjs';
+import { defaultSnapshotEvery, timelineEntry, timelineProbes } from './timeline.mjs';
 import { continuePrompts, repeatedSpanPrompt } from './snapshot_generation.mjs';
 import { encodeText } from './text_encoding.mjs';
 import { predictedLabel, tokenLabels } from './token_text.mjs';
@@ -70,6 +70,8 @@ export class TrainSession {
   #probe = null; // {text, ids, tokens}
   #prompts = null; // the prompts written on after the probe at each snapshot (null: none)
   #timelineProbes = null; // js/timeline.mjs timelineProbes (its roles: the head-role probes)
+  #timeline = true; // record a timeline entry at each snapshot
+  #resumedAt = -1; // the batch a saved run resumed at, until the snapshot there (a redraw, not an entry)
   #lossSum = 0; // the training losses since the last snapshot
   #lossCount = 0;
   #trainMs = 0;
@@ -82,7 +84,10 @@ export class TrainSession {
    * model: a Model of js/minimind.mjs (trained in place); tokenizer: MiniMind's;
    * samples: id arrays (train_data.mjs trainingSamples); options: the
    * trainer's hyperparameters; probe: the probe sentence; snapshotEvery:
-   * batches between snapshots; roles: false to skip head-role scores;
+   * batches between snapshots (null: js/timeline.mjs defaultSnapshotEvery of
+   * the run's batches, about 100 snapshots a run); roles: false to skip head-role scores (and
+   * the timeline); timeline: false to keep the role scores but skip the
+   * timeline entry (what it costs: bench/training/timeline_overhead.mjs);
    * prompts: texts the model continues at each snapshot after the probe
    * (js/snapshot_generation.mjs; null in the list: a repeated random span),
    * or null to write nothing;
@@ -99,19 +104,21 @@ export class TrainSession {
     samples,
     options,
     probe = LESSON_PROBE,
-    snapshotEvery = 10,
+    snapshotEvery = null,
     roles = true,
+    timeline = true,
     prompts = null,
     maxSteps = null,
     resume = null,
   }) {
+    this.#timeline = timeline;
     if (maxSteps !== null) this.#limit = Math.max(1, Math.floor(maxSteps));
     this.#model = model;
     this.#tokenizer = tokenizer;
     this.#samples = samples.length;
     this.#options = { ...DEFAULT_OPTIONS, ...options };
-    this.#snapshotEvery = Math.max(1, Math.floor(snapshotEvery));
     this.#trainer = model.trainer({ data: samples, ...this.#options });
+    this.#snapshotEvery = Math.max(1, Math.floor(snapshotEvery ?? defaultSnapshotEvery(this.info().totalBatches)));
     if (resume) {
       this.#trainer.restore(typeof resume.trainer === 'function' ? resume.trainer(this.#trainer) : resume.trainer);
       if (resume.session) {
@@ -121,6 +128,7 @@ export class TrainSession {
         this.#lossSum = resume.session.lossSum ?? 0;
         this.#lossCount = resume.session.lossCount ?? 0;
         this.#trainLoss = resume.session.trainLoss ?? null;
+        this.#resumedAt = this.#trainer.info().batchesDone;
       }
     }
     if (roles) {
@@ -215,7 +223,8 @@ export class TrainSession {
    * induction, pronoun, sink} as [L][H] (or null), generated: the model's greedy
    * continuation of the probe and of each prompt (snapshot_generation.mjs
    * continuePrompt; null without prompts), entry: the run's timeline entry
-   * at this step (js/timeline.mjs timelineEntry; null with roles off), ms}.
+   * at this step (js/timeline.mjs timelineEntry; null with roles or timeline
+   * off, and at a resumed run's first snapshot where it was saved), ms}.
    * Its time counts as training time.
    */
   snapshot() {
@@ -243,15 +252,21 @@ export class TrainSession {
     const scores = probes ? scoreHeadRoles(this.#model, probes.roles) : null;
     const generated = this.#prompts ? continuePrompts(this.#model, this.#tokenizer, [text, ...this.#prompts]) : null;
     const step = this.#trainer.info().batchesDone;
-    // A new probe at the same step keeps the batches' mean loss of the entry it replaces.
-    if (this.#lossCount > 0 || step !== this.#lastSnapshotStep)
-      this.#trainLoss = this.#lossCount > 0 ? this.#lossSum / this.#lossCount : null;
-    this.#lossSum = 0;
-    this.#lossCount = 0;
-    const entry = probes
-      ? timelineEntry(this.#model, probes, { step, tokens: this.#positions, trainLoss: this.#trainLoss }, { scores, attention, T })
-      : null;
-    this.#lastSnapshotStep = step;
+    // The first snapshot of a resumed run, where it was saved, redraws what the run was: the saved
+    // timeline already has its entries, and the batches since the last entry still count towards the next.
+    const redraw = step === this.#resumedAt;
+    this.#resumedAt = -1;
+    let entry = null;
+    if (!redraw) {
+      // A new probe at the same step keeps the batches' mean loss of the entry it replaces.
+      if (this.#lossCount > 0 || step !== this.#lastSnapshotStep)
+        this.#trainLoss = this.#lossCount > 0 ? this.#lossSum / this.#lossCount : null;
+      this.#lossSum = 0;
+      this.#lossCount = 0;
+      if (probes && this.#timeline)
+        entry = timelineEntry(this.#model, probes, { step, tokens: this.#positions, trainLoss: this.#trainLoss }, { scores, attention, T });
+      this.#lastSnapshotStep = step;
+    }
     const ms = performance.now() - started;
     this.#trainMs += ms;
     return {

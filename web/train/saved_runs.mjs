@@ -9,7 +9,7 @@
 // reload the panel opens the run this tab trained, waiting where it was
 // saved (openRemembered; the tab remembers its run in sessionStorage).
 import { resumePthOfRun } from '../../js/resume_pth.mjs';
-import { checkRun, historyState, runSummary, snapshotSummaries } from '../../js/train_run_state.mjs';
+import { checkRun, historyState, runSummary, snapshotSummaries, timelineState } from '../../js/train_run_state.mjs';
 import { download } from '../export.mjs';
 import { RunAutosave, SAVE_EVERY } from './run_autosave.mjs';
 import { RunStore, newRunId } from './run_store.mjs';
@@ -67,7 +67,11 @@ export class SavedRuns {
       store: this.#store,
       capture: () => run.client.captureRun(),
       pagePart: (worker) => {
-        const page = { history: historyState(run.history), snapshots: snapshotSummaries(run.snapshots) };
+        const page = {
+          history: historyState(run.history),
+          snapshots: snapshotSummaries(run.snapshots),
+          timeline: timelineState(run.timeline),
+        };
         return { ...page, summary: runSummary({ ...worker, ...page }) };
       },
       onResult: (result) => {

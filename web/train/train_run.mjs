@@ -8,7 +8,7 @@
 import { FormationTracker } from '../../js/head_formation_events.mjs';
 import { SnapshotStore, StepHistory } from '../../js/train_history.mjs';
 import { TimelineStore } from '../../js/timeline_store.mjs';
-import { restoreHistory, restoreSnapshots, runSummary } from '../../js/train_run_state.mjs';
+import { restoreHistory, restoreSnapshots, restoreTimeline, runSummary } from '../../js/train_run_state.mjs';
 import { TrainClient } from '../train_client.mjs';
 
 export class TrainRun {
@@ -110,15 +110,16 @@ export class TrainRun {
 
   /**
    * Goes on with a saved run (a run state of js/train_run_state.mjs, with
-   * the page's history and snapshots): they are shown again, and the worker
+   * the page's history, snapshots and timeline): they are shown again, and the worker
    * resumes the run where it was saved; start false: it waits there, paused
    * (done when it had finished), until resumed.
    */
   resume(saved, { start = true } = {}) {
     this.#forget();
-    const { history, snapshots, id, savedAt, ...worker } = saved;
+    const { history, snapshots, timeline, id, savedAt, ...worker } = saved;
     restoreHistory(this.history, history);
     restoreSnapshots(this.snapshots, snapshots);
+    restoreTimeline(this.timeline, timeline);
     for (const snapshot of snapshots) this.formation.add(snapshot);
     const n = history.loss.length;
     // The last batch's place in its epoch, as the trainer reports a step's (batch 1-based).
