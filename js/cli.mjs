@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // minimind: the playground's model from the command line, on the Wasm module.
 // Run `minimind help` for the commands.
-import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,8 @@ import { chatPrompt } from './chat_template.mjs';
 import { CIRCUIT_OPTIONS, CIRCUIT_USAGE, circuitCommands } from './circuit_cli.mjs';
 import { INTERP_OPTIONS, INTERP_USAGE, interpCommands } from './interp_cli.mjs';
 import { loadMiniMind } from './minimind.mjs';
+import { defaultSnapshotEvery, timelineJson } from './timeline.mjs';
+import { LESSON_PROBE } from './train_session.mjs';
 import { topK } from './top_k.mjs';
 import { tokenize } from './preset_tokens.mjs';
 
@@ -33,9 +35,10 @@ commands:
   train     MODEL --data FILE.jsonl|FILE.txt --out DIR [--epochs 1] [--batch-size 32]
             [--max-seq-len 340] [--lr 5e-4] [--accumulation-steps 8] [--grad-clip 1.0]
             [--seed 42] [--order shuffle|file] [--log FILE.jsonl] [--save-every N]
-            [--dtype float32|float16]
+            [--dtype float32|float16] [--timeline FILE [--snapshot-every N] [--probe TEXT]]
             MiniMind's pretraining recipe (train_pretrain.py); writes config.json,
-            model.safetensors and the tokenizer to DIR; progress on stderr
+            model.safetensors and the tokenizer to DIR; progress on stderr;
+            --timeline writes the run's timeline (JSON, see below)
   grad      MODEL --data FILE [--batch-size 32] [--max-seq-len 340] --out FILE.safetensors
             loss (JSON on stdout) and every parameter's gradient for the first batch
 ${INTERP_USAGE}
@@ -81,7 +84,17 @@ weights, seeded by --seed) as MODEL. Their data is MiniMind's pretraining JSONL
 non-empty line); texts are tokenized by --tokenizer, the model folder's
 tokenizer.json, or MiniMind's tokenizer shipped with the package. --seed seeds
 the random weights and the shuffled order of each epoch (the project's own
-generator, not torch.randperm; --order file keeps the file's order).`;
+generator, not torch.randperm; --order file keeps the file's order).
+train --timeline FILE writes the run's timeline, what the model is at batch 0,
+every --snapshot-every N batches (default max(1, floor(batches / 100))) and after
+the last batch: {"format", "version", "every", "probe", "layers", "heads",
+"snapshots": [{"step", "tokens", "loss", "trainLoss", "icl", "heads": {"L0H1":
+{"previousToken", "induction", "pronoun", "sink"}}, "composition": {"L1H2":
+{"L0H1": share} | null}, "gaps", "T", "attention"}]}. tokens counts batch rows x
+--max-seq-len; loss and icl are measured on fixed held-out sequences and the
+head scores on fixed probes, both made with the tokenizer (the model's vocabulary
+must hold their ids); attention is the --probe sentence's (default the lessons'
+小明把苹果给了小红，她很开心), every layer and head, as half-float bits [L, H, T, T].`;
 
 class UsageError extends Error {}
 
@@ -131,6 +144,9 @@ const OPTIONS = {
   log: { type: 'string' },
   'save-every': { type: 'string' },
   dtype: { type: 'string' },
+  timeline: { type: 'string' },
+  'snapshot-every': { type: 'string' },
+  probe: { type: 'string' },
   ...INTERP_OPTIONS,
   ...CIRCUIT_OPTIONS,
   help: { type: 'boolean', short: 'h' },
@@ -520,6 +536,80 @@ async function saveModel(model, out, dtype, tokenizer) {
   }
 }
 
+// train's --timeline FILE, --snapshot-every N and --probe TEXT: null without --timeline.
+function trainingTimelineOptions(values) {
+  if (values.timeline === undefined) {
+    for (const flag of ['snapshot-every', 'probe'])
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --timeline FILE`);
+    return null;
+  }
+  const every = values['snapshot-every'] === undefined ? null : positiveIntegerOption(values, 'snapshot-every');
+  return { every, probe: values.probe ?? LESSON_PROBE };
+}
+
+// The timeline file of a train run (js/timeline.mjs timelineJson): opened
+// (its .partial written) before training, so that a path that cannot be
+// written fails at once; written whole at every --save-every and at the end,
+// beside and renamed, as the model's files are.
+class TimelineFile {
+  #path;
+  #partial;
+  #options;
+  #entries = [];
+  #shape = null; // {layers, heads, every}
+
+  static async open(path, options) {
+    const file = new TimelineFile(path, options);
+    try {
+      if ((await exists(path)) && (await stat(path)).isDirectory()) throw new Error('it is a folder');
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(file.#partial, '');
+    } catch (error) {
+      throw new Error(`cannot write the timeline to ${path}: ${error.message}`, { cause: error });
+    }
+    return file;
+  }
+
+  constructor(path, options) {
+    this.#path = path;
+    this.#partial = `${path}.partial`;
+    this.#options = options;
+  }
+
+  trainerOptions() {
+    const { every, probe } = this.#options;
+    return { onSnapshot: (entry) => this.#entries.push(entry), probe, ...(every === null ? {} : { snapshotEvery: every }) };
+  }
+
+  /** model.info() and trainer.info() of the run. */
+  begin(modelInfo, trainerInfo) {
+    this.#shape = {
+      layers: modelInfo.num_hidden_layers,
+      heads: modelInfo.num_attention_heads,
+      every: this.#options.every ?? defaultSnapshotEvery(trainerInfo.totalBatches),
+    };
+  }
+
+  get count() {
+    return this.#entries.length;
+  }
+
+  get every() {
+    return this.#shape.every;
+  }
+
+  async write() {
+    const json = timelineJson({ ...this.#shape, probe: this.#options.probe, entries: this.#entries });
+    await writeFile(this.#partial, JSON.stringify(json) + '\n');
+    await rename(this.#partial, this.#path);
+  }
+
+  /** Removes the .partial a failed run leaves. */
+  async close() {
+    await rm(this.#partial, { force: true });
+  }
+}
+
 async function commandTrain(mm, values) {
   if (values.out === undefined) throw new UsageError('give the output folder as --out DIR');
   const dtypes = { float32: 'F32', float16: 'F16' };
@@ -538,13 +628,17 @@ async function commandTrain(mm, values) {
     order,
   };
   const saveEvery = values['save-every'] === undefined ? 0 : positiveIntegerOption(values, 'save-every');
+  const timelineOptions = trainingTimelineOptions(values);
   const { data, format } = await trainingData(values);
   const { model, folder } = await openTrainingModel(mm, values);
   const tokenizer = await trainingTokenizer(mm, values, folder);
   let trainer = null;
+  let timeline = null;
   try {
-    trainer = model.trainer({ data, format, tokenizer: tokenizer.tokenizer, ...options });
+    timeline = timelineOptions && (await TimelineFile.open(values.timeline, timelineOptions));
+    trainer = model.trainer({ data, format, tokenizer: tokenizer.tokenizer, ...options, ...timeline?.trainerOptions() });
     const info = trainer.info();
+    timeline?.begin(model.info(), info);
     const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
     console.error(
       `training on ${info.samples} samples of ${info.maxSeqLen} tokens: ${info.totalBatches} batches (${info.batchesPerEpoch} per epoch), ` +
@@ -577,7 +671,10 @@ async function commandTrain(mm, values) {
         };
         await appendFile(values.log, JSON.stringify(entry) + '\n');
       }
-      if (saveEvery > 0 && done % saveEvery === 0 && done < info.totalBatches) await saveModel(model, values.out, dtype, tokenizer);
+      if (saveEvery > 0 && done % saveEvery === 0 && done < info.totalBatches) {
+        await saveModel(model, values.out, dtype, tokenizer);
+        await timeline?.write();
+      }
       const now = Date.now();
       if (now - lastLine >= 1000 || done === info.totalBatches) {
         lastLine = now;
@@ -595,7 +692,12 @@ async function commandTrain(mm, values) {
       `saved ${values.out}: config.json, model.safetensors (${dtype}), tokenizer.json; ${info.totalBatches} batches, ` +
         `${trainer.info().optimizerSteps} optimizer steps, last loss ${last.loss.toFixed(4)}`,
     );
+    if (timeline) {
+      await timeline.write();
+      console.log(`saved ${values.timeline}: ${timeline.count} snapshots, one every ${timeline.every} batches`);
+    }
   } finally {
+    await timeline?.close();
     trainer?.dispose();
     tokenizer.tokenizer.dispose();
     model.dispose();
