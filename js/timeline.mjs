@@ -137,6 +137,16 @@ export function headComposition(model, induction) {
   return { composition, gaps };
 }
 
+/** The attention of every layer and head on `ids` (one traced forward): Float32Array [L, H, T, T]. */
+export function probeAttention(model, ids) {
+  const { num_hidden_layers: L, num_attention_heads: H } = model.info();
+  const T = ids.length;
+  const { trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
+  const attention = new Float32Array(L * H * T * T);
+  for (let layer = 0; layer < L; layer += 1) attention.set(trace.get(layer, 'attn_weights').data, layer * H * T * T);
+  return attention;
+}
+
 /** scores {kind: [L][H]} as {L0H1: {previousToken, induction, pronoun, sink}}. */
 export function headScores(scores) {
   const kinds = Object.keys(scores).filter((kind) => scores[kind]);

@@ -10,7 +10,11 @@
 // (npm run train:demo) or correct the claim that it retrains bit for bit.
 //
 //   node scripts/replay_demo.mjs [--batches 20 | --all] [--threads N] [--work build/demo-replay] [--no-build]
-//                                [--save-every N]
+//                                [--save-every N] [--write-timeline]
+//
+// --all also saves the weights every ⌊batches / 100⌋ batches and checks that the training
+// timeline made from them (scripts/demo_timeline.mjs) is the shipped
+// models/minimind-demo/timeline.json, entry for entry (--write-timeline writes it).
 //
 // --all (npm run test:replay) replays the whole run, every batch of the log,
 // and then compares the written model.safetensors byte for byte with the
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     work: { type: 'string' },
     'no-build': { type: 'boolean' },
     'save-every': { type: 'string' },
+    'write-timeline': { type: 'boolean' },
   },
 });
 const positive = (name, text, fallback) => {
@@ -54,8 +59,10 @@ if (values.all && values.batches !== undefined) {
 }
 const threads = positive('threads', values.threads, Math.min(availableParallelism(), 4));
 // The weights every N batches (and before the first), float32, in WORK/model/batch-N: what
-// scripts/demo_timeline.mjs reads to compute the demo's training timeline.
-const saveEvery = positive('save-every', values['save-every'], 0);
+// scripts/demo_timeline.mjs reads to compute the demo's training timeline. The whole
+// replay saves them at the timeline's spacing (about 100 entries) and checks the timeline.
+const recordedBatches = parseTrainLog(readFileSync(join('models/minimind-demo', 'train_log.jsonl'), 'utf8')).length;
+const saveEvery = positive('save-every', values['save-every'], values.all ? Math.max(1, Math.floor(recordedBatches / 100)) : 0);
 const work = values.work ?? 'build/demo-replay';
 const model = 'models/minimind-demo';
 const recipe = JSON.parse(readFileSync('scripts/demo_recipe.json', 'utf8'));
@@ -156,6 +163,19 @@ if (values.all) {
     process.exit(1);
   }
   console.log(`the whole run, ${batches} batches, as recorded; the weights are the shipped ${model}/model.safetensors, byte for byte`);
+  // The timeline made from this run's weights: the shipped models/minimind-demo/timeline.json
+  // (--write-timeline writes it instead).
+  const timelineArgs = [
+    'scripts/demo_timeline.mjs',
+    '--checkpoints',
+    join(work, 'model'),
+    values['write-timeline'] ? '--write' : '--check',
+  ];
+  try {
+    sh(process.execPath, timelineArgs);
+  } catch {
+    process.exit(1);
+  }
 }
 const last = replayed[replayed.length - 1];
 console.log(

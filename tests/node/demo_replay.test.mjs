@@ -7,7 +7,9 @@
 // gradient norm and token count must be the committed train_log.jsonl's
 // doubles, and the float32 weights after every checkpoint the committed
 // sha256. The whole run against the shipped weights is npm run test:replay
-// (about an hour, not in npm test).
+// (about an hour, not in npm test), which also checks the whole shipped
+// timeline.json; here its first two entries are made again from the
+// replayed weights.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -79,4 +81,25 @@ test("the demo recipe's first batches re-trained: the committed log's doubles an
     };
   });
   assert.deepEqual(sums, weights.checkpoints);
+
+  // The shipped timeline's first entries (models/minimind-demo/timeline.json), made again from
+  // this replay's weights: batch 0 (saved before the first batch) and batch 133 (the timeline's
+  // spacing: a second run of the same data stops there and writes its weights as that checkpoint).
+  const timelineEvery = json('models/minimind-demo/timeline.json').every;
+  assert.ok(timelineEvery <= weights.batches, "the replayed batches reach the timeline's second entry");
+  await run(
+    NATIVE_TRAIN,
+    [
+      ...['--config', join(ROOT, 'scripts/demo_config.json'), '--data', data, '--order', 'file'],
+      ...['--tokenizer', join(ROOT, 'models/minimind-tokenizer/tokenizer.json'), '--out', join(dir, `model/batch-${timelineEvery}`)],
+      ...[...options, '--threads', '2', '--max-batches', String(timelineEvery)],
+    ],
+    { maxBuffer: 64 << 20 },
+  );
+  const checked = await run(
+    process.execPath,
+    ['scripts/demo_timeline.mjs', '--checkpoints', join(dir, 'model'), '--check', '--to', String(timelineEvery)],
+    { cwd: ROOT, maxBuffer: 64 << 20 },
+  );
+  assert.match(checked.stdout, /2 entries made again equal/);
 });
