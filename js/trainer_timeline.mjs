@@ -12,7 +12,7 @@
 // loss of the batches since the entry before (null at batch 0, and for an
 // entry with no batch of this trainer before it, after a restore).
 import { encodeText } from './text_encoding.mjs';
-import { defaultSnapshotEvery, timelineEntry, timelineProbes } from './timeline.mjs';
+import { defaultSnapshotEvery, probeAttention, timelineEntry, timelineProbes } from './timeline.mjs';
 import { LESSON_PROBE } from './train_session.mjs';
 import { argumentError } from './minimind_error.mjs';
 
@@ -111,14 +111,4 @@ export class TrainerTimeline {
     const tokens = tokensAfter(step, info, this.#batchSize);
     this.#onSnapshot(timelineEntry(this.#model, probes, { step, tokens, trainLoss }, { attention, T: probe.ids.length }));
   }
-}
-
-// The attention of every layer and head on `ids` (one traced forward): Float32Array [L, H, T, T].
-function probeAttention(model, ids) {
-  const { num_hidden_layers: L, num_attention_heads: H } = model.info();
-  const T = ids.length;
-  const { trace } = model.forward(ids, { trace: { layers: 'all', stages: ['attn_weights'] } });
-  const attention = new Float32Array(L * H * T * T);
-  for (let layer = 0; layer < L; layer += 1) attention.set(trace.get(layer, 'attn_weights').data, layer * H * T * T);
-  return attention;
 }
