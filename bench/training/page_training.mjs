@@ -21,8 +21,8 @@
 //
 // The panel's two runs (js/train_recipes.mjs: the default run and "watch an
 // induction head form") are also measured in Node, on the panel's session code
-// (js/train_session.mjs, snapshots every 10 batches with the panel's head-role
-// probes), on 1 thread and on 2 (measureRecipeRuns): tokens/s, and the
+// (js/train_session.mjs, snapshots at the panel's default spacing, js/timeline.mjs
+// defaultSnapshotEvery, with the panel's head-role probes), on 1 thread and on 2 (measureRecipeRuns): tokens/s, and the
 // training time until the loss is half its first value, until each head role
 // passes the threshold that labels it (js/head_roles.mjs roleOf), and until a
 // snapshot's greedy continuation of 小明把苹果给了小红，她 starts with 唱
@@ -40,6 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { ROLE_THRESHOLDS } from '../../js/head_roles.mjs';
 import { encodeText } from '../../js/text_encoding.mjs';
 import { FORMATION_GOALS, TRAIN_RECIPES, recipeSamples, recipeTokens } from '../../js/train_recipes.mjs';
+import { defaultSnapshotEvery } from '../../js/timeline.mjs';
 import { LESSON_PROBE, TrainSession } from '../../js/train_session.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { CHROMIUM, launchBrowser, openPage } from '../../tests/browser/browser.mjs';
@@ -319,8 +320,9 @@ const ROLES = Object.freeze(['previousToken', 'induction', 'pronoun']);
 export const SING_PROMPT = LESSON_PROBE.slice(0, LESSON_PROBE.indexOf(PRONOUN) + 1);
 export const SING = '唱';
 const GENERATED_TOKENS = 4;
-const RUN_SNAPSHOT_EVERY = 10; // the panel's
 const RUN_IDS = Object.freeze(['default', 'induction']);
+/** The spacing of runs measured before it followed the run's length (their results do not say it). */
+const LEGACY_SNAPSHOT_EVERY = 10;
 const RUN_THREADS = Object.freeze([1, 2]);
 /** A run's training time at most: the induction run's whole schedule on 1 thread here. */
 const RUN_LIMIT_SECONDS = 1200;
@@ -350,12 +352,12 @@ function bestHead(matrix) {
 
 /**
  * One of the panel's runs in this process, as the panel runs it: the
- * recipe's samples, a snapshot at batch 0 and every 10 batches (head-role
+ * recipe's samples, a snapshot at batch 0 and every defaultSnapshotEvery(batches) (head-role
  * scores on the panel's probes) with a greedy continuation of SING_PROMPT,
  * until every measure is reached, the run ends or `limitSeconds` of training
  * time pass. Times (seconds) are training time from the first batch:
  * TrainSession's own (batches and snapshots) plus the generations'. Returns
- * {id, batches, scheduled, tokens, seconds, prepareSeconds, tokensPerSecond
+ * {id, batches, scheduled, snapshotEvery, tokens, seconds, prepareSeconds, tokensPerSecond
  * (the panel's count: positions over its training time), stopped, halfLoss:
  * {seconds, step, first, reached} | null, roles: {role: {seconds, step, value,
  * layer, head} | null}, best: {role: {value, layer, head, step}}, sing:
@@ -366,12 +368,14 @@ export function recipeRun(mm, tokenizer, recipe, { limitSeconds = Infinity } = {
   const samples = recipeSamples(recipe, (text) => tokenizer.encode(text));
   const prepareSeconds = (performance.now() - prepareStart) / 1000;
   const model = mm.createModel({ config: recipe.config, seed: recipe.modelSeed, init: 'minimind' });
-  const session = new TrainSession({ model, tokenizer, samples, options: recipe.options, snapshotEvery: RUN_SNAPSHOT_EVERY });
+  const snapshotEvery = defaultSnapshotEvery(recipe.batches); // the panel's
+  const session = new TrainSession({ model, tokenizer, samples, options: recipe.options, snapshotEvery });
   let generationMs = 0;
   const clock = () => (session.info().trainMs + generationMs) / 1000;
   const out = {
     id: recipe.id,
     scheduled: recipe.batches,
+    snapshotEvery,
     prepareSeconds,
     halfLoss: null,
     roles: Object.fromEntries(ROLES.map((role) => [role, null])),
@@ -497,7 +501,7 @@ export function recipeRunsSection(r) {
 **${r.cpu}**, ${r.cores} cores, ${r.date}, load average ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end
 (\`npm run bench -- --only page-training\`, \`bench/training/page_training.mjs\` \`measureRecipeRuns\`). The panel's two runs
 (\`js/train_recipes.mjs\`), each trained in Node by the panel's session code (\`js/train_session.mjs\`: a snapshot at batch 0
-and every ${RUN_SNAPSHOT_EVERY} batches, with the head-role probes the panel plots), on 1 thread (\`dist/wasm/minimind.*\`) and on 2
+and every ${[...new Set(r.runs.map((run) => `${run.snapshotEvery ?? LEGACY_SNAPSHOT_EVERY} (${run.id})`))].join(', ')} batches, with the head-role probes the panel plots), on 1 thread (\`dist/wasm/minimind.*\`) and on 2
 (\`minimind-threads.*\`), one run at a time, until every measure below was reached, the run ended, or ${r.limitSeconds} s of training time.
 
 ${recipes.join('\n')}

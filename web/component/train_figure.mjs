@@ -18,6 +18,7 @@ import { scaleFor } from '../colors.mjs';
 import { TRAIN_FIGURE_TERMS as TRAIN_TERMS } from '../messages/train_figure_terms.mjs';
 import { TrainClient, inProcessWorker } from '../train_client.mjs';
 import { StepHistory, smoothed } from '../../js/train_history.mjs';
+import { defaultSnapshotEvery } from '../../js/timeline.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { DEFAULT_CONFIG, LESSON_PROBE } from '../../js/train_session.mjs';
 import { LineChart } from '../views/line_chart.mjs';
@@ -35,8 +36,7 @@ export const TRAIN_ATTRIBUTES = ['train', 'corpus', 'steps'];
  */
 const FIGURE_RUN = Object.freeze({
   data: TRAIN_RECIPES.default.data,
-  steps: 200,
-  snapshotEvery: 10,
+  steps: 200, // a snapshot every defaultSnapshotEvery(steps) batches (js/timeline.mjs: about 100 a run)
   options: Object.freeze({ batchSize: 8, maxSeqLen: 48, learningRate: 5e-3, accumulationSteps: 1, gradClip: 1, epochs: null, seed: 42 }),
 });
 const MAX_STEPS = 100000;
@@ -286,7 +286,7 @@ export class TrainFigure {
       pack: true,
       options: { ...FIGURE_RUN.options },
       probe: this.#spec.text?.trim() || LESSON_PROBE,
-      snapshotEvery: FIGURE_RUN.snapshotEvery,
+      snapshotEvery: defaultSnapshotEvery(steps),
       maxSteps: steps,
       start: true,
     });

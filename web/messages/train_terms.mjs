@@ -89,7 +89,8 @@ export const TRAIN_TERMS = {
     'train.field.seed': '数据种子',
     'train.help.seed': '决定每轮的打乱顺序。',
     'train.field.snapshotEvery': '快照间隔',
-    'train.help.snapshotEvery': '每隔几批记录一次探针句的注意力和头的得分。',
+    'train.help.snapshotEvery':
+      '每隔几批记录一次探针句的注意力、头的得分和时间线。不改它就是总批数的百分之一（每次训练约 100 个快照）；清空则恢复默认。',
     'train.badInteger': '“{name}”要是不小于 {min} 的整数。',
     'train.badPositive': '“{name}”要是正数。',
     'train.badHeads': 'hidden {hidden} 不能被 {heads} 个头整除。',
@@ -234,7 +235,8 @@ export const TRAIN_TERMS = {
     'train.field.seed': 'Data seed',
     'train.help.seed': "Decides each epoch's shuffled order.",
     'train.field.snapshotEvery': 'Snapshot every',
-    'train.help.snapshotEvery': "Batches between records of the probe's attention and the heads' scores.",
+    'train.help.snapshotEvery':
+      "Batches between records of the probe's attention, the heads' scores and the timeline. Left alone, the run's batches ÷ 100 (about 100 snapshots a run); emptied, that default again.",
     'train.badInteger': '"{name}" must be a whole number of at least {min}.',
     'train.badPositive': '"{name}" must be positive.',
     'train.badHeads': 'hidden {hidden} is not divisible by {heads} heads.',

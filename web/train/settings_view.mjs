@@ -2,15 +2,18 @@
 // (data_settings.mjs) and the trainer's hyperparameters, in one foldable
 // block, editable while no run is going. The defaults are the panel's first
 // run (js/train_recipes.mjs TRAIN_RECIPES.default); apply() puts any
-// recipe's in.
+// recipe's in. The snapshot spacing follows the run's length (js/timeline.mjs
+// defaultSnapshotEvery: about 100 snapshots a run) until the learner sets it;
+// for data whose batches are counted only once read (lessons, text, a file)
+// the field stays empty and the worker takes the default of the run's batches.
+import { defaultSnapshotEvery } from '../../js/timeline.mjs';
 import { TRAIN_RECIPES } from '../../js/train_recipes.mjs';
 import { DataSettings } from './data_settings.mjs';
 import { make, numberField } from './dom.mjs';
 import { ModelSettings, integerProblem } from './model_settings.mjs';
 
-const DEFAULT_SNAPSHOT_EVERY = 10;
-
 const DEFAULT_OPTIONS = TRAIN_RECIPES.default.options;
+const DEFAULT_SNAPSHOT_EVERY = defaultSnapshotEvery(TRAIN_RECIPES.default.batches * DEFAULT_OPTIONS.epochs);
 
 // [name, default, {min, max, step}] in the order shown.
 const OPTION_FIELDS = [
@@ -26,6 +29,7 @@ const OPTION_FIELDS = [
 
 export class SettingsView {
   #t;
+  #snapshotEverySet = false; // the learner edited the spacing (emptied: the default again, shown once a recipe is applied)
 
   /** t(key, params); onChange(): a setting changed; onError(message | null): a data file's reading; dataFile: data_file_input.mjs. */
   constructor({ t, onChange, onError, dataFile }) {
@@ -47,18 +51,31 @@ export class SettingsView {
       ),
     );
     this.optionsForm.addEventListener('input', onChange); // the data's help counts the batch shape
+    this.#field('snapshotEvery').addEventListener('input', () => (this.#snapshotEverySet = true));
+  }
+
+  #field(name) {
+    return this.optionsForm.querySelector(`[name="${name}"]`);
+  }
+
+  // The default spacing of the run as set (the stream's batches × epochs), or null when its batches are not known yet.
+  #defaultSnapshotEvery() {
+    if (this.data.source.value !== 'stream') return null;
+    const batches = this.data.request().batches * this.#number('epochs');
+    return Number.isSafeInteger(batches) && batches > 0 ? defaultSnapshotEvery(batches) : null;
   }
 
   /** A recipe's settings (js/train_recipes.mjs): the new model's shape and seed, the data, the trainer's options. */
   apply(recipe) {
     this.model.apply(recipe.config, recipe.modelSeed);
     this.data.apply(recipe);
-    for (const [name] of OPTION_FIELDS)
-      if (name in recipe.options) this.optionsForm.querySelector(`[name="${name}"]`).value = String(recipe.options[name]);
+    for (const [name] of OPTION_FIELDS) if (name in recipe.options) this.#field(name).value = String(recipe.options[name]);
+    this.#snapshotEverySet = false;
+    this.#field('snapshotEvery').value = String(this.#defaultSnapshotEvery() ?? '');
   }
 
   #number(name) {
-    return Number(this.optionsForm.querySelector(`[name="${name}"]`).value);
+    return Number(this.#field(name).value);
   }
 
   /** Everything wrong with the settings, in the page's language. */
@@ -66,6 +83,7 @@ export class SettingsView {
     const t = this.#t;
     const problems = this.model.useLoaded ? [] : this.model.problems();
     for (const [name, , { min, step }] of OPTION_FIELDS) {
+      if (name === 'snapshotEvery' && !this.#ownSnapshotEvery()) continue; // the default
       if (step === 'any') {
         if (!(this.#number(name) > 0)) problems.push(t('train.badPositive', { name: t(`train.field.${name}`) }));
       } else {
@@ -83,8 +101,13 @@ export class SettingsView {
     return out;
   }
 
+  /** Batches between snapshots: the learner's, else the run's default (null: the worker's, of the batches it counts). */
   get snapshotEvery() {
-    return this.#number('snapshotEvery');
+    return this.#ownSnapshotEvery() ? this.#number('snapshotEvery') : this.#defaultSnapshotEvery();
+  }
+
+  #ownSnapshotEvery() {
+    return this.#snapshotEverySet && this.#field('snapshotEvery').value.trim() !== '';
   }
 
   set open(open) {
@@ -94,6 +117,7 @@ export class SettingsView {
   /** state: the page's store state; editable: no run is going; fmt(x, digits). */
   render({ state, editable, fmt }) {
     for (const input of this.element.querySelectorAll('input, select, textarea')) input.disabled = !editable;
+    if (!this.#snapshotEverySet) this.#field('snapshotEvery').value = String(this.#defaultSnapshotEvery() ?? '');
     this.model.render(state);
     this.data.render(fmt, this.options());
   }
