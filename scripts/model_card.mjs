@@ -2,8 +2,8 @@
 // MODEL_CARD.md (corpus, hyperparameters, the loss curve, head roles) and
 // loss_curve.svg, from config.json, train_log.jsonl, train_run.json (the
 // run's time, threads, batch size, CPU and load), heads.json, shape_runs.json
-// (scripts/shape_runs.mjs), qk_stories.json (scripts/qk_stories.mjs) and
-// corpus_stats.json (scripts/make_corpus.mjs --stats). Every number about the
+// (scripts/shape_runs.mjs), qk_stories.json (scripts/qk_stories.mjs),
+// timeline.json (scripts/demo_timeline.mjs) and corpus_stats.json (scripts/make_corpus.mjs --stats). Every number about the
 // model comes from those files.
 //
 //   node scripts/model_card.mjs [--model models/minimind-demo]
@@ -14,6 +14,9 @@ import { parseArgs } from 'node:util';
 import { FEMALE_NAMES, FRAMES, HABITS, HELD_OUT_PAIRS, MALE_NAMES, OBJECTS, PLACES } from '../js/corpus.mjs';
 import { previousTokenCap } from '../js/prev_token_cap.mjs';
 import { inductionReading, pronounReading } from '../js/qk_stories.mjs';
+import { formationEvents } from '../js/head_formation_events.mjs';
+import { ROLE_THRESHOLDS } from '../js/head_roles.mjs';
+import { scoreMatrices } from '../js/timeline.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const corpus = JSON.parse(readFileSync(join(dir, 'corpus_stats.json'), 'utf8'));
 const run = JSON.parse(readFileSync(join(dir, 'train_run.json'), 'utf8'));
 const shapeRuns = JSON.parse(readFileSync(join(dir, 'shape_runs.json'), 'utf8'));
 const qkStories = JSON.parse(readFileSync(join(dir, 'qk_stories.json'), 'utf8'));
+const timeline = JSON.parse(readFileSync(join(dir, 'timeline.json'), 'utf8'));
 const recipe = JSON.parse(readFileSync(new URL('demo_recipe.json', import.meta.url), 'utf8'));
 const seconds = run.seconds;
 // Where the best previous-token head looks on sentences: at a name's second
@@ -262,6 +266,52 @@ function inductionText() {
   ].join('\n');
 }
 
+// How it learned: the training timeline (timeline.json, scripts/demo_timeline.mjs),
+// the moments each head crossed its role's threshold on the light probes, the
+// ICL score over the same stretch, and where the induction heads' keys come
+// from; every number read off the file.
+function timelineText() {
+  const entries = timeline.snapshots.map((e) => ({ ...e, scores: scoreMatrices(e.heads) }));
+  const events = formationEvents(entries);
+  const last = entries[entries.length - 1];
+  const million = (tokens) => `${(tokens / 1e6).toFixed(2)}M`;
+  const kindName = { pronoun: 'a pronoun', induction: 'an induction', previousToken: 'a previous-token' };
+  const scoreName = { pronoun: 'pronoun', induction: 'induction', previousToken: 'previous-token' };
+  const rows = events.map((e) => {
+    const at = entries.findIndex((x) => x.step === e.step);
+    const name = `L${e.layer}H${e.head}`;
+    // The stretch: from the last entry before it where the score was under half its threshold.
+    let from = at;
+    while (from > 0 && !(entries[from].heads[name][e.kind] < ROLE_THRESHOLDS[e.kind] / 2)) from -= 1;
+    const icl = entries[at].icl - entries[from].icl;
+    return `| ${name} | ${kindName[e.kind]} head (${scoreName[e.kind]} ≥ ${ROLE_THRESHOLDS[e.kind]}) | ${number(e.step)} | ${million(entries[at].tokens)} | ${f2(e.value)} | ${number(entries[from].step)} → ${number(e.step)} | ${icl >= 0 ? '+' : ''}${f2(icl)} |`;
+  });
+  const composed = Object.entries(last.composition)
+    .filter(([, shares]) => shares)
+    .map(([name, shares]) => {
+      const [source, share] = Object.entries(shares).reduce((a, b) => (b[1] > a[1] ? b : a));
+      return { name, source, share, gap: last.gaps[name] };
+    })
+    .filter(({ name }) => last.heads[name].induction >= ROLE_THRESHOLDS.induction);
+  const sources = composed.map(({ name, source, share, gap }) => {
+    const first = entries.find(
+      (e) => e.composition[name] && Object.entries(e.composition[name]).every(([h, v]) => h === source || v <= e.composition[name][source]),
+    );
+    return `- ${name}'s keys at the last entry: of its gap of ${f2(gap)} (its score on the induction key above the mean of the row's other keys), ${pct(share)} is written by ${source}${first ? `, the largest share since batch ${number(first.step)} (${million(first.tokens)} tokens)` : ''}.`;
+  });
+  return [
+    `\`timeline.json\` follows the model through its training: an entry before the first batch and every ${number(timeline.every)} batches (${timeline.snapshots.length} entries, the last at the shipped weights), made by \`node scripts/demo_timeline.mjs\` from the weights the full replay saves (\`npm run test:replay\` checks every entry). Each holds the held-out loss and the in-context-learning score (${timeline.icl.sequences} held-out windows of ${timeline.icl.length} tokens: the mean loss over the last quarter of positions minus positions ${timeline.icl.early[0]}–${timeline.icl.early[1] - 1}), every head's role scores on the Train panel's light probes, which earlier heads write each later head's keys on the induction probe, and the lesson sentence's attention. The Train panel scrubs it as "how this model learned" (docs/training.md).`,
+    '',
+    `The ICL score went from ${f2(entries[0].icl)} at batch 0 to ${f2(last.icl)} at the end; the held-out loss from ${f2(entries[0].loss)} to ${f2(last.loss)}. The moments a head first crossed its role's threshold on the light probes (fewer probes than heads.json's, so the scores differ from the table above):`,
+    '',
+    '| head | became | batch | tokens | score then | stretch (batches) | ICL change over it (nats) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...sources,
+  ].join('\n');
+}
+
 // A token in a table cell: quoted when it holds whitespace or a control
 // character, its | escaped so that it does not end the cell.
 const tokenCell = (token) => (/[\s\p{Cc}]/u.test(token) ? JSON.stringify(token) : token).replace(/\|/g, '\\|');
@@ -305,7 +355,7 @@ const card = `# minimind-demo: a MiniMind the project trained itself
 
 A generation-3 MiniMind (hidden ${config.hidden_size}, ${config.num_hidden_layers} layers, ${config.num_attention_heads} heads, ${config.num_key_value_heads} kv heads, head_dim ${config.head_dim}, SwiGLU ${config.intermediate_size}, q/k norm, tied embeddings, MiniMind's tokenizer with vocabulary ${config.vocab_size}), trained by this project's own trainer with MiniMind's pretraining recipe on a corpus the project generates. It is the playground's default model: its heads do nameable things, measured below.
 
-Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`qk_stories.json\` (\`node scripts/qk_stories.mjs\`: why the heads attend where they do, below), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`.
+Files: \`config.json\`, \`model.safetensors\` (F16, MiniMind's tensor names, both tied keys), \`tokenizer.json\` and \`tokenizer_config.json\` (MiniMind's, Apache-2.0, see \`models/minimind-tokenizer/\`), \`heads.json\` (\`minimind heads --json\`), \`qk_stories.json\` (\`node scripts/qk_stories.mjs\`: why the heads attend where they do, below), \`train_log.jsonl\` (every batch, as \`minimind train --log\` writes it), \`loss_curve.svg\`, \`timeline.json\` (the training timeline: [How it learned](#how-it-learned)).
 
 ## Why this shape
 
@@ -366,6 +416,10 @@ ${inductionText()}
 ### The pronoun head: what 他/她 looks for
 
 ${pronounText()}
+
+## How it learned
+
+${timelineText()}
 
 ## Targets
 

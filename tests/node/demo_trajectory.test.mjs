@@ -106,6 +106,7 @@ test("MODEL_CARD.md is what scripts/model_card.mjs writes from the folder's gene
     'heads.json',
     'shape_runs.json',
     'qk_stories.json',
+    'timeline.json',
     'corpus_stats.json',
   ];
   for (const name of files) copyFileSync(join(DEMO, name), join(dir, name));
