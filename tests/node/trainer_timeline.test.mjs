@@ -12,7 +12,7 @@ import { scoreHeadRoles } from '../../js/head_roles.mjs';
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { encodeText } from '../../js/text_encoding.mjs';
 import { headScores, timelineEntry, timelineProbes } from '../../js/timeline.mjs';
-import { LESSON_PROBE } from '../../js/train_session.mjs';
+import { LESSON_PROBE, TrainSession } from '../../js/train_session.mjs';
 
 const mm = await loadMiniMind({ variant: 'simd' });
 const ROOT = new URL('../../', import.meta.url);
@@ -127,6 +127,33 @@ test('the default probe is the lessons’ sentence and the default spacing about
   assert.equal(entries[0].T, encodeText(tokenizer, LESSON_PROBE).length);
   trainer.dispose();
   model.dispose();
+});
+
+test("the API's entries are the page's: a TrainSession's over the same samples and options, bit for bit", () => {
+  const samples = DATA.split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => [1, ...tokenizer.encode(JSON.parse(line).text), 2]);
+  const options = { ...OPTIONS, epochs: 1, gradClip: 1.0 };
+  const api = newModel();
+  const entries = [];
+  const trainer = api.trainer({ data: samples, tokenizer, ...options, snapshotEvery: 2, onSnapshot: (e) => entries.push(e) });
+  while (!trainer.done) trainer.step();
+  trainer.dispose();
+  const page = newModel();
+  const session = new TrainSession({ model: page, tokenizer, samples, options, snapshotEvery: 2 });
+  const pageEntries = [session.snapshot().entry]; // the panel's batch-0 snapshot
+  while (!session.done) {
+    const { snapshot } = session.runSlice(1e9);
+    if (snapshot) pageEntries.push(snapshot.entry);
+  }
+  session.dispose();
+  assert.deepEqual(
+    entries.map((e) => e.step),
+    [0, 2, 4, 5],
+  );
+  assert.deepEqual(entries, pageEntries);
+  api.dispose();
+  page.dispose();
 });
 
 test('a restored trainer goes on with the same entries (trainLoss counts its own batches)', () => {
