@@ -14,7 +14,9 @@ import {
   type LensResult,
   type ModelInfo,
   type PatchResult,
+  type LayerKeyComposition,
   type QKResult,
+  type TimelineEntry,
   type TrainStep,
 } from '../../js/minimind.mjs';
 
@@ -36,6 +38,18 @@ async function usage(): Promise<number> {
   const gradients = trainer.lossAndGradients([0]).gradients.length;
   const memory: number = trainer.info().memory.total;
   trainer.dispose();
+  const tokenizer = mm.loadTokenizer('{}');
+  const entries: TimelineEntry[] = [];
+  const timed = model.trainer({ data: [[1, 5, 6, 2]], maxSeqLen: 8, tokenizer, snapshotEvery: 2, onSnapshot: (e) => entries.push(e) });
+  timed.step();
+  const entryParts: number =
+    (entries[0]?.icl ?? 0) + (entries[0]?.heads.L0H0.sink ?? 0) + (entries[0]?.composition.L1H0?.L0H0 ?? 0) + (entries[0]?.attention?.[0] ?? 0);
+  void entryParts;
+  const composition: LayerKeyComposition[] = model.keyComposition({ ids: [3, 4, 5, 3, 4], cells: [[3, 1]], ablate: [[0, 1]] });
+  const compositionParts: number = composition[0].heads[0].gap + composition[0].heads[0].parts[0];
+  void compositionParts;
+  const losses: Float32Array[] = model.tokenLosses([[3, 4, 5]]);
+  void losses;
   const lens: LensResult = model.lens([3, 4, 5], { top: 3, token: 7, causalMask: true, ablate: [[0, 1]] });
   const patched: PatchResult = model.patch({ clean: [3, 4, 5], corrupt: [3, 6, 5], answer: 7, wrong: 8, ablate: [[1, 0]] });
   const dla: AttributeResult = model.attribute([3, 4, 5], { position: 2, answer: 7, wrong: 8, scaleScores: false, ablate: [] });
