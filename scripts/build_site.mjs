@@ -24,6 +24,8 @@ const out = `${root}dist/site/`;
 const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads.json', 'corpus_stats.json'];
 // The model card the page links (its corpus and training, with its loss curve), copied as they are.
 const DEMO_CARD = ['MODEL_CARD.md', 'loss_curve.svg'];
+// The demo model's training timeline (scripts/demo_timeline.mjs), which the Train panel opens as "how this model learned".
+const DEMO_TIMELINE = 'timeline.json';
 // The pthreads builds, which the page's workers load when the page is cross-origin isolated.
 const THREADS_FILES = ['minimind-threads', 'minimind-relaxed-threads'].flatMap((name) => [
   `${name}.mjs`,
@@ -151,6 +153,14 @@ for (const name of THREADS_FILES) await copyFile(`${root}dist/wasm/${name}`, `${
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
 for (const name of DEMO_CARD) await copyFile(`${root}models/minimind-demo/${name}`, `${out}models/minimind-demo/${name}`);
+try {
+  await writeFile(`${out}models/minimind-demo/${DEMO_TIMELINE}`, await siteDemoFile(DEMO_TIMELINE));
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+  console.warn(
+    `build_site: models/minimind-demo/${DEMO_TIMELINE} is missing; run "node scripts/demo_timeline.mjs": the Train panel cannot open it`,
+  );
+}
 await mkdir(`${out}examples`, { recursive: true });
 await copyFile(`${root}docs/examples/pretrain_tiny.jsonl`, `${out}examples/pretrain_tiny.jsonl`);
 

@@ -8,12 +8,16 @@
 //   attention_view.mjs   the probe's attention at the head followed or pinned, the next-token candidates
 //     (snapshot_slider.mjs back through the snapshots)
 //   role_charts_view.mjs the heads' role scores over the snapshots, the best head of each role
+//   timeline_view.mjs    the run's timeline (or the demo model's) on one token axis, scrubbed and played
 //   generation_view.mjs  what the model writes at each snapshot
 //   compare_view.mjs     two snapshots side by side
 import { make } from './dom.mjs';
 
 /** Puts the views into `root` (the #train element); onClose(): the × button. */
-export function layoutPanel(root, { bar, formation, stats, settings, saved, loss, attention, roles, generation, compare, onClose }) {
+export function layoutPanel(
+  root,
+  { bar, formation, stats, settings, saved, loss, attention, roles, timeline, generation, compare, onClose },
+) {
   const close = make('button', { type: 'button', class: 'train-close', 'data-i18n-label': 'train.close', text: '×' });
   close.addEventListener('click', onClose);
   root.replaceChildren(
@@ -33,6 +37,7 @@ export function layoutPanel(root, { bar, formation, stats, settings, saved, loss
       'div',
       { class: 'train-body' },
       make('div', { class: 'train-main' }, loss.element, attention.element, roles.element),
+      timeline.element,
       generation.element,
       compare.element,
     ),

@@ -32,6 +32,7 @@ import { SavedRuns } from './saved_runs.mjs';
 import { SettingsView } from './settings_view.mjs';
 import { SnapshotSlider } from './snapshot_slider.mjs';
 import { StatsView } from './stats_view.mjs';
+import { TimelineView } from './timeline_view.mjs';
 import { trainedModelActions } from './trained_files.mjs';
 import { TrainRun, exposeRun, markRun } from './train_run.mjs';
 
@@ -145,6 +146,12 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     onPick: (step) => (slider.select(snapshots.steps().indexOf(step)), render()),
   });
   const compare = new CompareView({ t, snapshots, onMove: () => render() });
+  // The demo model's own history sits beside its other files, fetched relative to the page.
+  const timeline = new TimelineView({
+    t,
+    demoUrl: new URL('models/minimind-demo/timeline.json', document.baseURI),
+    onChange: () => render(),
+  });
   const saved = new SavedRuns({
     run,
     t,
@@ -155,17 +162,18 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     forget: () => forgetDrawn(),
     use: (record) => (record === 'live' ? files.use() : files.useSaved(record)),
   });
-  const views = { bar, formation, stats, settings, saved, loss, attention, roles, generation, compare };
+  const views = { bar, formation, stats, settings, saved, loss, attention, roles, timeline, generation, compare };
   layoutPanel(root, { ...views, onClose: () => setOpen(false) });
   markRun(root, run, openButton);
   loss.attach();
   roles.attach();
   compare.attach();
+  timeline.attach();
 
   // ------------------------------------------------------------ actions
 
   function forgetDrawn() {
-    for (const view of [loss, roles, attention, formation, generation, compare]) view.forget();
+    for (const view of [loss, roles, attention, formation, timeline, generation, compare]) view.forget();
     slider.follow = true;
     ui.row = null;
   }
@@ -277,6 +285,9 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     if (shownStep !== null) root.dataset.snapshotStep = String(shownStep);
     generation.render({ shownStep, follow: slider.follow, hasRun, lang: lang(), fmt });
     compare.render({ layer, head, live, lang: lang(), fmt });
+    const newest = snapshots.latest();
+    const probe = newest ? { text: newest.text, ids: Array.from(newest.ids), tokens: newest.tokens } : null;
+    timeline.render({ live: { entries: run.timeline.entries(), probe }, lang: lang(), fmt });
     saved.render({ lang: lang(), fmt });
   }
 
