@@ -4,14 +4,18 @@
 // waiting at its saved batch with its losses, and Resume goes on from there; a second tab sees the run training in
 // the first (Web Locks) and cannot resume it there; a saved run downloads as
 // MiniMind's *_resume.pth (read back by the module); deleting removes it.
-// A run paused, saved, reloaded and resumed ends with the weights of the same
-// run trained without a break, bit for bit.
+// A run paused, saved, reloaded and resumed ends with the weights and the
+// timeline (js/timeline.mjs entries, attention included) of the same run
+// trained without a break, bit for bit; and that timeline is the one the
+// training host (web/train_host.mjs) records in Node for the request the page
+// sent its worker.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { serve } from '../../scripts/serve.mjs';
+import { createTrainHost } from '../../web/train_host.mjs';
 import { launchBrowser, openPage } from './browser.mjs';
 
 const SITE = new URL('../../dist/site/', import.meta.url).pathname;
@@ -150,6 +154,45 @@ test('a run saved on pause survives a reload (which asks first), resumes at its 
   await page.close();
 });
 
+// The panel's timeline as JSON text, attention as arrays of half-float bits: equal texts are equal entries, bit for bit.
+const timelineText = (page) =>
+  page.evaluate(() =>
+    JSON.stringify(
+      document.getElementById('train').timeline.map((e) => ({ ...e, attention: e.attention ? Array.from(e.attention) : null })),
+    ),
+  );
+
+// Keeps every prepare message the page posts to a worker (window.prepares), before the page loads.
+const recordPrepares = (page) =>
+  page.addInitScript(() => {
+    window.prepares = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (message?.type === 'prepare') window.prepares.push(structuredClone(message));
+      return post.call(this, message, ...rest);
+    };
+  });
+
+// The timeline the training host records in Node for a prepare message (started), as timelineText gives it.
+async function hostTimeline(prepare) {
+  let finished;
+  const done = new Promise((resolve) => (finished = resolve));
+  const entries = [];
+  const host = createTrainHost({
+    post: (message) => {
+      if (message.type === 'snapshot' && message.snapshot.entry) entries.push(message.snapshot.entry);
+      if (message.type === 'state' && message.state === 'done') finished();
+      if (message.type === 'error') finished(message);
+    },
+    loadRuntime: () => loadMiniMind(),
+    fetchText: (path) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8'),
+  });
+  await host.handle({ ...prepare, start: true });
+  const error = await done;
+  assert.equal(error, undefined, error?.message);
+  return JSON.stringify(entries.map((e) => ({ ...e, attention: e.attention ? Array.from(e.attention) : null })));
+}
+
 // The model.safetensors (F32) the run bar downloads once the run is done at `batches`.
 async function weightsWhenDone(page, batches) {
   await waitFor(
@@ -172,19 +215,28 @@ async function weightsWhenDone(page, batches) {
   return readFile(await weights.path());
 }
 
-test('a run resumed after a reload ends with the weights of the same run never interrupted, bit for bit', async () => {
+test('a run resumed after a reload ends with the weights and the timeline of the same run never interrupted, bit for bit', async () => {
   const BATCHES = 60;
+  const EVERY = 4; // a save between two snapshots: the entry after it averages batches from before the reload
   // Each run on an origin of its own: no saved run of the other (nor of the test above) in its list.
   const servers = [await serve(SITE), await serve(SITE)];
   const pages = [];
   try {
     // The run without a break.
-    const straight = await openPlayground({ base: servers[0].url });
+    const straight = await openPlayground({ base: servers[0].url, beforeLoad: recordPrepares });
     pages.push(straight);
     await straight.page.click('#open-train');
     await straight.page.fill('#train input[name="batches"]', String(BATCHES));
+    await straight.page.fill('#train input[name="snapshotEvery"]', String(EVERY));
     await straight.page.click('#train [data-train="start"]');
     const expected = await weightsWhenDone(straight.page, BATCHES);
+    const expectedTimeline = await timelineText(straight.page);
+    const steps = JSON.parse(expectedTimeline).map((e) => e.step);
+    assert.deepEqual(
+      steps,
+      Array.from({ length: BATCHES / EVERY + 1 }, (_, k) => k * EVERY),
+      'an entry at batch 0 and every 4 batches',
+    );
 
     // The same run paused and saved on the way, the page reloaded, the run resumed from IndexedDB.
     const broken = await openPlayground({ base: servers[1].url });
@@ -192,6 +244,7 @@ test('a run resumed after a reload ends with the weights of the same run never i
     const { page } = broken;
     await page.click('#open-train');
     await page.fill('#train input[name="batches"]', String(BATCHES));
+    await page.fill('#train input[name="snapshotEvery"]', String(EVERY));
     await page.click('#train [data-train="start"]');
     await waitFor(page, stepAtLeast, 10);
     await page.click('#train [data-train="pause"]');
@@ -215,6 +268,12 @@ test('a run resumed after a reload ends with the weights of the same run never i
       resumed.equals(expected),
       `the resumed run (saved at batch ${pausedAt}) ends with other weights than the run without a break`,
     );
+    assert.equal(await timelineText(page), expectedTimeline, `the resumed run (saved at batch ${pausedAt}) has another timeline`);
+
+    // The same request, in Node's training host: the same entries, bit for bit.
+    const [prepare] = await straight.page.evaluate(() => window.prepares);
+    assert.equal(prepare.snapshotEvery, EVERY);
+    assert.equal(await hostTimeline(prepare), expectedTimeline, "the page's worker and Node's host record other timelines");
     for (const { errors } of pages) assert.deepEqual(errors, []);
   } finally {
     for (const { page } of pages) await page.close();
