@@ -159,6 +159,10 @@ for (const lang of ['en', 'zh-CN'])
       const unit = heldOut.at(-1)[0] / entries.at(-1).tokens;
       heldOut.forEach(([x], k) => assert.ok(Math.abs(x - entries[k].tokens * unit) < 1e-9 * (1 + x), `x of entry ${k}`));
       assert.ok(svg.includes(moment.head));
+      const [png] = await Promise.all([page.waitForEvent('download'), page.click(`${card} [data-timeline-export="png"]`)]);
+      const bytes = await readFile(await png.path());
+      assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG');
+      assert.ok(bytes.includes(Buffer.from('minimind:export')), 'with its description');
 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `no horizontal overflow: ${overflow}px`);
