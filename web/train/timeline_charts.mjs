@@ -48,7 +48,10 @@ export function timelineCharts(entries, moments, { minGap, t }) {
   const last = entries.at(-1);
   const { unit, scale } = tokenUnit(last?.tokens ?? 0);
   const x = Float64Array.from(entries, (e) => e.tokens / scale);
-  const xMax = Math.max(last ? last.tokens / scale : 1, 1e-9);
+  // The axis ends at the last entry rounded up to 3 significant digits: its end label stays short.
+  const end = last && last.tokens > 0 ? last.tokens / scale : 1;
+  const digit = 10 ** (Math.floor(Math.log10(end)) - 2);
+  const xMax = Number((Math.ceil(end / digit - 1e-9) * digit).toPrecision(3));
   const ys = (read) =>
     Float64Array.from(entries, (e) => {
       const v = read(e);

@@ -59,6 +59,7 @@ export class TimelineView {
   #lang = 'zh-CN';
   #fmt = (x) => String(x);
   #shown = null;
+  #overviewShape = '';
   #gridWidth = 320; // the small multiples' container width (a ResizeObserver's: a scrub reads no layout)
 
   /** t(key, params); demoUrl: the demo model's timeline file; onChange(): the card wants the panel redrawn. */
@@ -422,53 +423,56 @@ export class TimelineView {
     this.#shown = { ...base, layer: null, head: null, values };
   }
 
+  // The overview's cells are made once per shape, then only their text and attributes change.
   #drawOverview(entry) {
     const t = this.#t;
     const names = Object.keys(entry.heads);
     const layers = 1 + Math.max(...names.map((n) => Number(/^L(\d+)/.exec(n)[1])));
     const heads = names.length / layers;
-    const caption = make('caption', { text: t('timeline.overviewCaption', { step: this.#fmt(entry.step) }) });
-    const rows = [];
-    for (let l = 0; l < layers; l += 1) {
-      const cells = [];
-      for (let h = 0; h < heads; h += 1) {
-        const name = headName(l, h);
-        const s = entry.heads[name];
-        const role = roleOf(s);
-        const roleText = role === 'mixed' ? t('timeline.role.mixed') : t(`qk.role.${role}`);
-        const scores = FORMING_KINDS.slice()
+    if (this.#overviewShape !== `${layers}x${heads}`) {
+      this.#overviewShape = `${layers}x${heads}`;
+      const rows = [];
+      for (let l = 0; l < layers; l += 1) {
+        const cells = [];
+        for (let h = 0; h < heads; h += 1) {
+          const name = headName(l, h);
+          const button = make(
+            'button',
+            { type: 'button' },
+            make('b', { text: name }),
+            make('span', {}),
+            make('span', { class: 'train-tl-scores' }),
+          );
+          button.addEventListener('click', () => {
+            this.#choice = this.#choice === name ? 'all' : name;
+            this.headChoice.value = this.#choice;
+            this.#scrub();
+          });
+          cells.push(make('td', { 'data-head': name }, button));
+        }
+        rows.push(make('tr', {}, ...cells));
+      }
+      this.overview.replaceChildren(make('caption', {}), make('tbody', {}, ...rows));
+    }
+    setText(this.overview.firstChild, t('timeline.overviewCaption', { step: this.#fmt(entry.step) }));
+    for (const cell of this.overview.querySelectorAll('td')) {
+      const name = cell.dataset.head;
+      const s = entry.heads[name];
+      const role = roleOf(s);
+      const [, roleText, scores] = cell.firstChild.children;
+      setText(roleText, role === 'mixed' ? t('timeline.role.mixed') : t(`qk.role.${role}`));
+      setText(
+        scores,
+        FORMING_KINDS.slice()
           .reverse()
           .map((kind) => s[kind].toFixed(2))
-          .join(' / ');
-        const button = make(
-          'button',
-          { type: 'button', 'aria-pressed': String(this.#choice === name) },
-          make('b', { text: name }),
-          make('span', { text: roleText }),
-          make('span', { class: 'train-tl-scores', text: scores }),
-        );
-        button.addEventListener('click', () => {
-          this.#choice = this.#choice === name ? 'all' : name;
-          this.headChoice.value = this.#choice;
-          this.#scrub();
-        });
-        const cell = make(
-          'td',
-          {
-            'data-head': name,
-            'data-role': role,
-            'data-previous-token': s.previousToken,
-            'data-induction': s.induction,
-            'data-pronoun': s.pronoun,
-          },
-          button,
-        );
-        if (role !== 'mixed' && role !== 'sink') cell.style.borderColor = ROLE_COLORS[role === 'previous-token' ? 'previousToken' : role];
-        cells.push(cell);
-      }
-      rows.push(make('tr', {}, ...cells));
+          .join(' / '),
+      );
+      cell.firstChild.setAttribute('aria-pressed', String(this.#choice === name));
+      Object.assign(cell.dataset, { role, previousToken: s.previousToken, induction: s.induction, pronoun: s.pronoun });
+      const kind = role === 'previous-token' ? 'previousToken' : role;
+      cell.style.borderColor = ROLE_COLORS[kind] ?? 'transparent';
     }
-    this.overview.replaceChildren(caption, make('tbody', {}, ...rows));
   }
 
   #start() {
