@@ -226,7 +226,7 @@ test('the probe attention changes between snapshots; the slider scrubs back', as
   const { page } = shared;
   const slider = '#train input[data-slider="main"]';
   const max = Number(await page.getAttribute(slider, 'max'));
-  assert.ok(max >= 20, `${max + 1} snapshots after 200 batches (one every 10)`);
+  assert.ok(max >= 20, `${max + 1} snapshots after 200 batches (one every 7 at the default run's spacing)`);
   const latest = await panelTable(page);
   const latestStep = (await dataset(page)).snapshotStep;
   await page.fill(slider, '0');
