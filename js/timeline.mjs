@@ -23,8 +23,8 @@ import { lightHeadProbes, scoreHeadRoles } from './head_roles.mjs';
 import { CorpusStream } from './corpus_stream.mjs';
 import { argumentError } from './minimind_error.mjs';
 
-export const TIMELINE_FORMAT = 'minimind-timeline';
-export const TIMELINE_VERSION = 1;
+const TIMELINE_FORMAT = 'minimind-timeline';
+const TIMELINE_VERSION = 1;
 
 /** Below this gap (score units: the key's weight about e times the others' geometric mean) a head's shares are null. */
 export const COMPOSITION_MIN_GAP = 1;
@@ -35,7 +35,7 @@ export const ICL_LENGTH = 64;
 /** The early positions of the ICL score, [from, to). */
 export const ICL_EARLY = Object.freeze([4, 8]);
 /** The generated corpus's seed for the held-out sequences: drawn once, no training recipe uses it. */
-export const ICL_SEED = 918273645;
+const ICL_SEED = 918273645;
 
 /** A timeline's default spacing: about 100 entries a run. */
 export function defaultSnapshotEvery(batches) {
@@ -67,7 +67,7 @@ export function timelineProbes(tokenizer, { roleOptions = {}, bos = 1, eos = 2 }
 }
 
 /** ICL_SEQUENCES windows of ICL_LENGTH tokens, consecutive, from the held-out corpus stream's packed samples. */
-export function iclSequences(encode, { bos = 1, eos = 2 } = {}) {
+function iclSequences(encode, { bos = 1, eos = 2 } = {}) {
   const stream = new CorpusStream({ seed: ICL_SEED, mix: null, maxSeqLen: ICL_LENGTH, encode, bos, eos });
   const flat = [];
   while (flat.length < ICL_SEQUENCES * ICL_LENGTH) flat.push(...stream.next());
@@ -95,7 +95,7 @@ const mean = (values, from, to) => {
 };
 
 /** {loss, icl} of position losses (positionLosses): the mean over positions 1.., and late − early. */
-export function lossAndIcl(losses) {
+function lossAndIcl(losses) {
   const T = losses.length;
   const late = Math.floor((3 * T) / 4);
   return { loss: mean(losses, 1, T), icl: mean(losses, late, T) - mean(losses, ICL_EARLY[0], ICL_EARLY[1]) };

@@ -27,6 +27,7 @@
 // or the tokenizer code has become since.
 import { CorpusStream } from './corpus_stream.mjs';
 import { TrainSession } from './train_session.mjs';
+import { TIMELINE_BYTES } from './timeline_store.mjs';
 import { argumentError } from './minimind_error.mjs';
 
 const RUN_FORMAT = 'minimind-train-run';
@@ -43,7 +44,7 @@ const SNAPSHOT_ATTENTION_BUDGET = 8 * 2 ** 20;
  * several times as much, so past the budget evenly spaced entries keep their
  * numbers but not their attention (tests/node/timeline_persistence.test.mjs).
  */
-export const TIMELINE_BUDGET = 64 * 2 ** 20;
+export const TIMELINE_BUDGET = TIMELINE_BYTES;
 
 /** Id arrays as {ids, offsets}: one flat typed array (16-bit when every id fits) and where each sample starts. */
 export function packSamples(samples) {

@@ -150,6 +150,33 @@ test('the timeline store keeps one entry per step, in step order, and finds the 
   assert.deepEqual(store.entries(), []);
 });
 
+test('past its budget the store drops attention from every other entry, never the first nor the newest, and keeps every number', () => {
+  const attentionBytes = 1000; // 500 half floats an entry
+  const entry = (step) => ({ step, loss: step / 7, attention: new Uint16Array(attentionBytes / 2).fill(step) });
+  const numbers = JSON.stringify({ ...entry(0), attention: null }).length;
+  // Room for the numbers of 40 entries and the attention of about 10.
+  const budget = 40 * (numbers + 2) + 10 * attentionBytes;
+  const store = new TimelineStore({ budget });
+  for (let step = 0; step < 40; step += 1) {
+    store.add(entry(step));
+    assert.ok(store.bytes <= budget, `${store.bytes} bytes after step ${step}, budget ${budget}`);
+  }
+  const entries = store.entries();
+  assert.equal(entries.length, 40, 'every entry stays');
+  entries.forEach((e, k) => assert.equal(e.loss, k / 7, `entry ${k} keeps its numbers`));
+  assert.ok(entries[0].attention && entries[39].attention, 'the first and the newest keep their attention');
+  const kept = entries.filter((e) => e.attention).map((e) => e.step);
+  assert.ok(kept.length >= 5 && kept.length <= 10, `kept ${kept.join(',')}`);
+  for (const e of entries.filter((x) => x.attention)) assert.equal(e.attention[0], e.step, 'an entry keeps its own attention');
+  // Evenly spread: no gap between kept entries more than twice another.
+  const gaps = kept.slice(1).map((s, k) => s - kept[k]);
+  assert.ok(Math.max(...gaps) <= 2 * Math.min(...gaps) + 1, `gaps ${gaps.join(',')}`);
+  // Under the budget nothing is dropped.
+  const roomy = new TimelineStore();
+  for (let step = 0; step < 40; step += 1) roomy.add(entry(step));
+  assert.equal(roomy.entries().filter((e) => e.attention).length, 40);
+});
+
 // ---------------------------------------------------------------- an entry's measures
 
 const demo = mm.loadModel({
