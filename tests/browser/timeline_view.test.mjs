@@ -5,7 +5,8 @@
 // induction head crosses its threshold, tells that moment with the file's
 // numbers; play runs to the end and stops, and stops when the learner moves
 // the scrubber; the JSON export holds the same entries; the SVG export holds
-// the charts; nothing overflows sideways; no page errors. And a short live
+// the charts; switching to this tab's run and back keeps the entry shown;
+// nothing overflows sideways; no page errors. And a short live
 // run: at its last entry the scrubber shows the attention the CLI computes
 // from the downloaded weights (half floats: within 1e-3).
 import assert from 'node:assert/strict';
@@ -163,6 +164,14 @@ for (const lang of ['en', 'zh-CN'])
       const bytes = await readFile(await png.path());
       assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG');
       assert.ok(bytes.includes(Buffer.from('minimind:export')), 'with its description');
+
+      // This tab's run (none yet), then the demo's timeline again, where the learner left it.
+      await page.click(`${card} [data-timeline="live"]`);
+      await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'live');
+      assert.equal(await page.isVisible(`${card} .train-tl-empty`), true, 'no run in this tab yet');
+      await page.click(`${card} [data-timeline="demo"]`);
+      await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'demo');
+      assert.equal((await page.$eval(card, (el) => el.shown)).index, entries.length - 1, 'back where the learner left it');
 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `no horizontal overflow: ${overflow}px`);

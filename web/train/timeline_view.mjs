@@ -49,6 +49,7 @@ export class TimelineView {
   #error = null;
   #index = 0;
   #follow = true; // live: the scrubber stays at the newest entry
+  #demoIndex = 0; // the demo's entry shown when the learner went back to the live run
   #choice = 'all'; // 'all' | 'L2H2'
   #playing = 0; // the animation frame requested, while playing
   #charts = new Map(); // id -> {chart, canvas, figure, title, cursor}
@@ -138,6 +139,7 @@ export class TimelineView {
     this.demoButton.addEventListener('click', () => this.openDemo());
     this.liveButton.addEventListener('click', () => {
       this.#stop();
+      if (this.#source === 'demo') this.#demoIndex = this.#index;
       this.#source = 'live';
       this.#follow = true;
       this.#onChange();
@@ -178,7 +180,9 @@ export class TimelineView {
   /** The demo model's timeline: fetched once, then shown. */
   async openDemo() {
     this.#stop();
+    if (this.#source === 'demo') return;
     this.#source = 'demo';
+    this.#index = this.#demoIndex; // where the learner left the demo's timeline
     this.#error = null;
     if (!this.#demo) {
       this.#loading = true;
@@ -234,6 +238,7 @@ export class TimelineView {
     this.body.hidden = entries.length === 0;
     if (!entries.length) {
       this.#shown = null;
+      this.forget(); // what is drawn is hidden now: the next entries draw anew
       return;
     }
     const chartsKey = [source, entries.length, entries.at(-1), lang];
