@@ -25,7 +25,7 @@
 // (js/train_recipes.mjs) in Node on 1 and 2 threads (measureRecipeRuns).
 //
 // Usage: node bench/run.mjs [--presets lab-a,minimind-3] [--reps N] [--out FILE]
-//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|circuit|soak|timeline]
+//                           [--only train|forward|page-training|heads|threads|wllama|limits|interp|circuit|soak|timeline|scrub]
 //                           [--run-seconds N]   (page-training: each panel run's training time cap)
 // --only train runs the training part alone (~4 minutes) and rewrites only the
 // "Training" section of BENCHMARKS.md (between its marker comments), so the
@@ -51,7 +51,9 @@
 // on the built site) and rewrites only "Soak";
 // --only timeline trains the panel's two runs' first batches with and without the
 // timeline's entries, side by side (bench/training/timeline_overhead.mjs, ~5 minutes),
-// and rewrites only "The training timeline";
+// and rewrites only "The training timeline"; --only scrub moves the Train panel's timeline
+// scrubber over the shipped demo timeline in headless Chromium (bench/speed/timeline_scrub.mjs,
+// ~2 minutes, needs the site) and rewrites only "Scrubbing the timeline";
 // --only forward is the rest, and keeps the training, threads and llama.cpp sections as they are.
 // Everything missing is made first: the Wasm builds (npm run build:wasm), the
 // ONNX graphs (/usr/bin/python3 bench/speed/make_onnx.py), the native builds
@@ -97,6 +99,7 @@ import { CIRCUIT_BEGIN, CIRCUIT_END, circuitSection, measureCircuit } from './in
 import { INTERP_BEGIN, INTERP_END, interpSection, measureInterp } from './interp/interp.mjs';
 import { SOAK_BEGIN, SOAK_END, runSoak, soakSection } from './memory/soak.mjs';
 import { TIMELINE_BEGIN, TIMELINE_END, measureTimelineOverhead, timelineOverheadSection } from './training/timeline_overhead.mjs';
+import { SCRUB_BEGIN, SCRUB_END, measureTimelineScrub, timelineScrubSection } from './speed/timeline_scrub.mjs';
 import { THREADS_BEGIN, THREADS_END, measureThreads, threadsSection } from './speed/threads.mjs';
 import { WLLAMA_BEGIN, WLLAMA_END, measureWllama, wllamaSection } from './speed/wllama.mjs';
 import { benchTraining, summary } from './training/train.mjs';
@@ -137,6 +140,7 @@ const PARTS = [
   ['circuit', 'the circuit: edge attribution, path patching, faithfulness', 'The circuit'],
   ['soak', 'a long session in the page', 'Soak'],
   ['timeline', "what the training timeline adds to the panel's runs", 'The training timeline'],
+  ['scrub', "a redraw of the timeline's scrubber in the page", 'Scrubbing the timeline'],
 ];
 if (args.includes('--help') || args.includes('-h')) {
   console.log('usage: npm run bench -- [--only PART] [--presets lab-a,minimind-3] [--reps N] [--out FILE] [--run-seconds N]');
@@ -825,6 +829,14 @@ async function main() {
     log(`wrote the "The training timeline" section of ${outFile.replace(root, '')} (raw: build/bench/timeline-results.json)`);
     return;
   }
+  if (only === 'scrub') {
+    mkdirSync(`${root}build/bench`, { recursive: true });
+    const result = await measureTimelineScrub({ log });
+    writeFileSync(`${root}build/bench/scrub-results.json`, `${JSON.stringify(result, null, 1)}\n`);
+    replaceSection(outFile, SCRUB_BEGIN, SCRUB_END, timelineScrubSection(result));
+    log(`wrote the "Scrubbing the timeline" section of ${outFile.replace(root, '')} (raw: build/bench/scrub-results.json)`);
+    return;
+  }
   if (only === 'wllama') {
     ensureWasm();
     ensureOnnx();
@@ -922,6 +934,7 @@ async function main() {
   const circuit = existingSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END); // --only circuit measures it
   const soak = existingSection(outFile, SOAK_BEGIN, SOAK_END); // --only soak measures it
   const timeline = existingSection(outFile, TIMELINE_BEGIN, TIMELINE_END); // --only timeline measures it
+  const scrub = existingSection(outFile, SCRUB_BEGIN, SCRUB_END); // --only scrub measures it
   writeReport(data, outFile, `${root}bench/speed/time_vs_length.svg`);
   if (heads) replaceSection(outFile, HEADS_BEGIN, HEADS_END, heads);
   if (search) replaceSection(outFile, SEARCH_BEGIN, SEARCH_END, search);
@@ -933,6 +946,7 @@ async function main() {
   if (circuit) replaceSection(outFile, CIRCUIT_BEGIN, CIRCUIT_END, circuit);
   if (soak) replaceSection(outFile, SOAK_BEGIN, SOAK_END, soak);
   if (timeline) replaceSection(outFile, TIMELINE_BEGIN, TIMELINE_END, timeline);
+  if (scrub) replaceSection(outFile, SCRUB_BEGIN, SCRUB_END, scrub);
   log(`wrote ${outFile.replace(root, '')} and bench/speed/time_vs_length.svg (raw samples: build/bench/results.json)`);
 }
 

@@ -243,3 +243,24 @@ test("a short live run: the scrubber's last entry shows the attention the CLI co
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('an entry that kept no attention (a long timeline past its budget) shows the nearest one that did, and says so', async () => {
+  const file = JSON.parse(await readFile(join(SITE, 'models/minimind-demo/timeline.json'), 'utf8'));
+  const thinned = { ...file, snapshots: file.snapshots.map((e, k) => (k === 2 ? { ...e, attention: null } : e)) };
+  const { page, errors } = await openTrain('en', { width: 1400, height: 1000 });
+  await page.route('**/models/minimind-demo/timeline.json', (route) =>
+    route.fulfill({ contentType: 'application/json', body: JSON.stringify(thinned) }),
+  );
+  await page.click(`${card} [data-timeline="demo"]`);
+  await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'demo');
+  await scrubTo(page, 2);
+  const shown = await page.$eval(card, (el) => el.shown);
+  const nearest = file.snapshots[1]; // entries 1 and 3 are as near: the earlier one
+  assert.equal(shown.step, nearest.step);
+  shown.values.slice(0, 5).forEach((v, k) => assert.ok(Math.abs(v - halfValue(nearest.attention[k])) < 1e-7, `cell ${k}`));
+  const title = await page.textContent(`${card} .train-tl-attn-title`);
+  assert.ok(title.includes(`Batch ${file.snapshots[2].step.toLocaleString('en')} keeps no attention`), title);
+  assert.ok(title.includes(`batch ${nearest.step.toLocaleString('en')}`), title);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

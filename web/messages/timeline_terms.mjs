@@ -52,6 +52,8 @@ export const TIMELINE_TERMS = {
     'timeline.allHeads': '全部头',
     'timeline.attnLabel': '第 {step} 批时探针句上的注意力',
     'timeline.noAttention': '这条记录没有存注意力。',
+    'timeline.attnNearest':
+      '第 {shown} 批没有存注意力（时间线太长时只隔几条存一条）；这里是最近一条：第 {step} 批（{tokens} 个 token）探针句上的注意力',
     'timeline.overviewTitle': '这一刻每个头的角色分数',
     'timeline.overviewCaption': '每个头在第 {step} 批时的角色分数（前一个 token / 归纳 / 代词）',
     'timeline.role.mixed': '混合',
@@ -112,6 +114,8 @@ export const TIMELINE_TERMS = {
     'timeline.allHeads': 'every head',
     'timeline.attnLabel': 'Attention on the probe sentence at batch {step}',
     'timeline.noAttention': 'This entry keeps no attention.',
+    'timeline.attnNearest':
+      'Batch {shown} keeps no attention (a long timeline keeps it only every few entries); shown: the nearest, attention on the probe sentence at batch {step} ({tokens} tokens)',
     'timeline.overviewTitle': 'Every head’s role scores at this moment',
     'timeline.overviewCaption': 'Each head’s role scores at batch {step} (previous token / induction / pronoun)',
     'timeline.role.mixed': 'mixed',

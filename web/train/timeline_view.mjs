@@ -387,16 +387,32 @@ export class TimelineView {
     return Array.isArray(tokens) && tokens.length === T ? tokens : Array.from({ length: T }, (_, i) => `#${i}`);
   }
 
-  #drawAttention(entry) {
+  // The entry shown, or (past the timeline's byte budget, js/timeline_store.mjs) the
+  // nearest one that kept its attention, the earlier one on a tie.
+  #withAttention(entry) {
+    if (entry.attention) return entry;
+    const entries = this.#view.entries;
+    const at = entries.indexOf(entry);
+    for (let d = 1; d < entries.length; d += 1) {
+      for (const k of [at - d, at + d]) if (entries[k]?.attention) return entries[k];
+    }
+    return entry;
+  }
+
+  #drawAttention(shownEntry) {
     const t = this.#t;
+    const entry = this.#withAttention(shownEntry);
     const names = Object.keys(entry.heads);
     const layers = 1 + Math.max(...names.map((n) => Number(/^L(\d+)/.exec(n)[1])));
     const heads = names.length / layers;
     const values = this.#attention(entry);
     const T = entry.T;
-    this.attnTitle.textContent = values
-      ? t('timeline.attnTitle', { step: this.#fmt(entry.step), tokens: compactTokens(entry.tokens) })
-      : t('timeline.noAttention');
+    const at = { step: this.#fmt(entry.step), tokens: compactTokens(entry.tokens) };
+    this.attnTitle.textContent = !values
+      ? t('timeline.noAttention')
+      : entry === shownEntry
+        ? t('timeline.attnTitle', at)
+        : t('timeline.attnNearest', { ...at, shown: this.#fmt(shownEntry.step) });
     const chosen = this.#choice === 'all' ? null : /^L(\d+)H(\d+)$/.exec(this.#choice).slice(1).map(Number);
     this.gridWrap.hidden = !values || chosen !== null;
     this.heatWrap.hidden = !values || chosen === null;
