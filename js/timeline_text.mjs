@@ -8,7 +8,8 @@
 // js/why_text.mjs wordParams), and claim only what the entry's numbers show:
 //   "mostly"   only when the top source holds more than half the head's gap;
 //   a source's role is named only when that head holds it at that entry (roleOf);
-//   composition null: the gap is still below the timeline's threshold, nothing is split;
+//   the keys' source is told for induction heads only (the composition is measured on the
+//   induction probe); composition null: the gap is still below the timeline's threshold;
 //   the stretch runs from the last entry before the moment whose score was
 //   below half the threshold (the first entry when none was) to the moment;
 //   the ICL score "fell" or "rose" only by ICL_CHANGE nats or more.
@@ -59,7 +60,9 @@ export function timelineMoments(entries) {
         from = k;
         break;
       }
-    const shares = entry.composition?.[name];
+    // Where the keys come from is the induction story (K-composition on the induction probe):
+    // told for an induction head only.
+    const shares = event.kind === 'induction' ? entry.composition?.[name] : undefined;
     let composition = null;
     if (shares === null) composition = 'small';
     else if (shares) {

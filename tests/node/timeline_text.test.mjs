@@ -128,6 +128,25 @@ test('a gap too small to split, a head of block 0, and a head formed at the firs
   const [p] = timelineMoments(first);
   assert.deepEqual([p.kind, p.head, p.index, p.icl, p.composition], ['pronoun', 'L0H1', 0, null, null]);
   assert.deepEqual(keys(momentSentence(p, { minGap: 1 })), ['timeline.formed', 'timeline.iclFirst']);
+
+  // Where the keys come from is measured on the induction probe: not told of a pronoun or previous-token head.
+  const later = [
+    entry(0),
+    entry(10, {
+      heads: { L2H1: { pronoun: ROLE_THRESHOLDS.pronoun + 0.1 }, L1H1: { previousToken: ROLE_THRESHOLDS.previousToken + 0.1 } },
+      composition: { L2H1: { L0H0: 0.7, L1H1: 0.2 }, L1H1: null },
+      gaps: { L2H1: 3, L1H1: -2 },
+    }),
+  ];
+  const told = timelineMoments(later);
+  assert.deepEqual(
+    told.map((x) => [x.kind, x.head, x.composition]),
+    [
+      ['pronoun', 'L2H1', null],
+      ['previousToken', 'L1H1', null],
+    ],
+  );
+  for (const x of told) assert.deepEqual(keys(momentSentence(x, { minGap: 1 })), ['timeline.formed', 'timeline.iclFlat']);
 });
 
 test('a head counted once: dropping below and crossing again is no new moment', () => {
