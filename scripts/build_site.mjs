@@ -26,6 +26,8 @@ const DEMO_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'heads
 const DEMO_CARD = ['MODEL_CARD.md', 'loss_curve.svg'];
 // The demo model's training timeline (scripts/demo_timeline.mjs), which the Train panel opens as "how this model learned".
 const DEMO_TIMELINE = 'timeline.json';
+// The induction recipe's run's timeline (scripts/recipe_timeline.mjs), which the panel opens beside it.
+const RECIPE_TIMELINE = 'models/timelines/induction.json';
 // The pthreads builds, which the page's workers load when the page is cross-origin isolated.
 const THREADS_FILES = ['minimind-threads', 'minimind-relaxed-threads'].flatMap((name) => [
   `${name}.mjs`,
@@ -39,6 +41,8 @@ const inputs = {
   'dist/wasm/minimind-single.mjs': 'bash scripts/build.sh wasm minimind_wasm_single',
   ...Object.fromEntries(THREADS_FILES.map((name) => [`dist/wasm/${name}`, 'npm run build:wasm-threads'])),
   ...Object.fromEntries([...DEMO_FILES, ...DEMO_CARD].map((name) => [`models/minimind-demo/${name}`, 'npm run train:demo'])),
+  [`models/minimind-demo/${DEMO_TIMELINE}`]: 'node scripts/replay_demo.mjs --all --write-timeline',
+  [RECIPE_TIMELINE]: 'node scripts/recipe_timeline.mjs --write',
 };
 for (const [file, command] of Object.entries(inputs)) {
   try {
@@ -153,14 +157,9 @@ for (const name of THREADS_FILES) await copyFile(`${root}dist/wasm/${name}`, `${
 await mkdir(`${out}models/minimind-demo`, { recursive: true });
 for (const name of DEMO_FILES) await writeFile(`${out}models/minimind-demo/${name}`, await siteDemoFile(name));
 for (const name of DEMO_CARD) await copyFile(`${root}models/minimind-demo/${name}`, `${out}models/minimind-demo/${name}`);
-try {
-  await writeFile(`${out}models/minimind-demo/${DEMO_TIMELINE}`, await siteDemoFile(DEMO_TIMELINE));
-} catch (error) {
-  if (error.code !== 'ENOENT') throw error;
-  console.warn(
-    `build_site: models/minimind-demo/${DEMO_TIMELINE} is missing; run "node scripts/demo_timeline.mjs": the Train panel cannot open it`,
-  );
-}
+await writeFile(`${out}models/minimind-demo/${DEMO_TIMELINE}`, await siteDemoFile(DEMO_TIMELINE));
+await mkdir(`${out}models/timelines`, { recursive: true });
+await writeFile(`${out}${RECIPE_TIMELINE}`, JSON.stringify(JSON.parse(await readFile(`${root}${RECIPE_TIMELINE}`, 'utf8'))));
 await mkdir(`${out}examples`, { recursive: true });
 await copyFile(`${root}docs/examples/pretrain_tiny.jsonl`, `${out}examples/pretrain_tiny.jsonl`);
 

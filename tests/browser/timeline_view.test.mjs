@@ -264,3 +264,29 @@ test('an entry that kept no attention (a long timeline past its budget) shows th
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("the induction recipe's run: its first induction head told with the file's numbers, and each timeline keeps its place", async () => {
+  const file = JSON.parse(await readFile(join(SITE, 'models/timelines/induction.json'), 'utf8'));
+  const entries = file.snapshots;
+  const moment = inductionMoment(entries);
+  assert.ok(moment, 'the recipe forms an induction head');
+  const { page, errors } = await openTrain('zh-CN', { width: 390, height: 844 });
+  await page.click(`${card} [data-timeline="induction"]`);
+  await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'induction');
+  const source = await page.textContent(`${card} .train-tl-source`);
+  assert.ok(source.includes(String(entries.length)) && source.includes('看归纳头形成'), source);
+  await scrubTo(page, moment.index);
+  const now = await page.textContent(`${card} .train-tl-now`);
+  assert.ok(now.includes(moment.head) && now.includes('归纳头') && now.includes(moment.value.toFixed(2)), now);
+  if (moment.top) assert.ok(now.includes(moment.top[0]), now);
+  // The demo's timeline, then back: the recipe's is where the learner left it.
+  await page.click(`${card} [data-timeline="demo"]`);
+  await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'demo');
+  await page.click(`${card} [data-timeline="induction"]`);
+  await page.waitForFunction(() => document.querySelector('#train [data-timeline-card]').dataset.source === 'induction');
+  assert.equal((await page.$eval(card, (el) => el.shown)).index, moment.index);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no horizontal overflow: ${overflow}px`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

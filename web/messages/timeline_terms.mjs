@@ -7,11 +7,13 @@ export const TIMELINE_TERMS = {
     'timeline.hint':
       '每个快照一条记录：同一条 token 横轴上画出留出集损失、上下文学习（ICL）分数、每个头的角色分数和键的来源。拖动滑块，看那一刻探针句上每个头的注意力。',
     'timeline.loadDemo': '这个模型是怎么学会的',
+    'timeline.loadInduction': '“看归纳头形成”那次训练',
     'timeline.showLive': '这次训练',
     'timeline.loading': '正在读取示例模型的时间线……',
     'timeline.loadFailed': '读不到示例模型的时间线：{message}',
     'timeline.sourceLive': '显示的是：本页这次训练的时间线（{n} 条记录）。',
     'timeline.sourceDemo': '显示的是：示例模型训练时记下的时间线（{n} 条记录，{tokens} 个 token）。',
+    'timeline.sourceInduction': '显示的是：“看归纳头形成”这套设置完整训练一次记下的时间线（{n} 条记录，{tokens} 个 token）。',
     'timeline.empty': '开始训练后，每个快照在这里记下一条；也可以打开示例模型的时间线。',
     'timeline.scrubber': '时间线上的位置',
     'timeline.at': '第 {k} / {n} 条：第 {step} 批，{tokens} 个 token',
@@ -63,17 +65,21 @@ export const TIMELINE_TERMS = {
     'timeline.figureTitle': 'MiniMind 训练时间线：{source}',
     'timeline.figureSourceLive': '本页的训练',
     'timeline.figureSourceDemo': '示例模型',
+    'timeline.figureSourceInduction': '“看归纳头形成”的训练',
   },
   en: {
     'timeline.title': 'Training timeline',
     'timeline.hint':
       'One entry per snapshot, on one axis of tokens trained: the held-out loss, the in-context-learning (ICL) score, every head’s role scores and where its keys come from. Move the scrubber to see every head’s attention on the probe sentence at that moment.',
     'timeline.loadDemo': 'How this model learned',
+    'timeline.loadInduction': 'The induction recipe’s run',
     'timeline.showLive': 'This run',
     'timeline.loading': 'Reading the demo model’s timeline…',
     'timeline.loadFailed': 'Could not read the demo model’s timeline: {message}',
     'timeline.sourceLive': 'Showing: the timeline of this tab’s run ({n} entries).',
     'timeline.sourceDemo': 'Showing: the timeline recorded while the demo model trained ({n} entries, {tokens} tokens).',
+    'timeline.sourceInduction':
+      'Showing: the timeline of one whole run of the “watch an induction head form” settings ({n} entries, {tokens} tokens).',
     'timeline.empty': 'Once a run starts, every snapshot adds an entry here; or open the demo model’s timeline.',
     'timeline.scrubber': 'Position on the timeline',
     'timeline.at': 'Entry {k} of {n}: batch {step}, {tokens} tokens',
@@ -125,5 +131,6 @@ export const TIMELINE_TERMS = {
     'timeline.figureTitle': 'MiniMind training timeline: {source}',
     'timeline.figureSourceLive': 'this tab’s run',
     'timeline.figureSourceDemo': 'the demo model',
+    'timeline.figureSourceInduction': 'the induction recipe’s run',
   },
 };

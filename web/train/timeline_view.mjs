@@ -6,8 +6,10 @@
 // needed) and every head's role scores there, and the moments a head
 // formed, told in sentences (js/timeline_text.mjs). Play moves the scrubber
 // through the entries. It shows either this tab's run (live: the run's
-// TimelineStore, following the newest entry) or the demo model's own
+// TimelineStore, following the newest entry), the demo model's own
 // history (models/minimind-demo/timeline.json, "how this model learned"),
+// or the induction recipe's run (models/timelines/induction.json,
+// scripts/recipe_timeline.mjs),
 // and says which. Exports: the entries as a timeline file (JSON), the
 // charts as an SVG or PNG figure (timeline_figure.mjs).
 // A scrub redraws only the attention, the overview, the sentences and the
@@ -41,15 +43,15 @@ const PLOT_RIGHT = 10;
 
 export class TimelineView {
   #t;
-  #demoUrl;
+  #files; // {demo: URL, induction: URL}: the shipped timelines
   #onChange;
-  #source = 'live'; // 'live' | 'demo'
-  #demo = null; // {entries, probe, every, minGap, layers, heads}
+  #source = 'live'; // 'live', or a key of #files
+  #loaded = {}; // key of #files -> {entries, probe, every, minGap, layers, heads}
   #loading = false;
   #error = null;
   #index = 0;
   #follow = true; // live: the scrubber stays at the newest entry
-  #demoIndex = 0; // the demo's entry shown when the learner went back to the live run
+  #fileIndex = {}; // key of #files -> the entry shown when the learner left that timeline
   #choice = 'all'; // 'all' | 'L2H2'
   #playing = 0; // the animation frame requested, while playing
   #charts = new Map(); // id -> {chart, canvas, figure, title, cursor}
@@ -63,12 +65,17 @@ export class TimelineView {
   #overviewShape = '';
   #gridWidth = 320; // the small multiples' container width (a ResizeObserver's: a scrub reads no layout)
 
-  /** t(key, params); demoUrl: the demo model's timeline file; onChange(): the card wants the panel redrawn. */
-  constructor({ t, demoUrl, onChange }) {
+  /**
+   * t(key, params); files: the shipped timelines, {demo: the demo model's,
+   * induction: the induction recipe's run's} (URLs); onChange(): the card
+   * wants the panel redrawn.
+   */
+  constructor({ t, files, onChange }) {
     this.#t = t;
-    this.#demoUrl = demoUrl;
+    this.#files = files;
     this.#onChange = onChange;
     this.demoButton = make('button', { type: 'button', 'data-timeline': 'demo', i18n: 'timeline.loadDemo' });
+    this.inductionButton = make('button', { type: 'button', 'data-timeline': 'induction', i18n: 'timeline.loadInduction' });
     this.liveButton = make('button', { type: 'button', 'data-timeline': 'live', i18n: 'timeline.showLive' });
     this.sourceNote = make('p', { class: 'hint small train-tl-source', 'aria-live': 'polite' });
     this.chartsBox = make('div', { class: 'train-tl-charts' });
@@ -120,7 +127,7 @@ export class TimelineView {
       { class: 'train-card train-tl', 'data-timeline-card': '' },
       make('h3', { i18n: 'timeline.title' }),
       make('p', { class: 'hint small', i18n: 'timeline.hint' }),
-      make('div', { class: 'train-tl-bar' }, this.demoButton, this.liveButton),
+      make('div', { class: 'train-tl-bar' }, this.demoButton, this.inductionButton, this.liveButton),
       this.sourceNote,
       this.empty,
       this.body,
@@ -136,10 +143,11 @@ export class TimelineView {
       this.#scrubKey = null;
       this.#scrub();
     }).observe(this.gridWrap);
-    this.demoButton.addEventListener('click', () => this.openDemo());
+    this.demoButton.addEventListener('click', () => this.openFile('demo'));
+    this.inductionButton.addEventListener('click', () => this.openFile('induction'));
     this.liveButton.addEventListener('click', () => {
       this.#stop();
-      if (this.#source === 'demo') this.#demoIndex = this.#index;
+      if (this.#source !== 'live') this.#fileIndex[this.#source] = this.#index;
       this.#source = 'live';
       this.#follow = true;
       this.#onChange();
@@ -177,21 +185,22 @@ export class TimelineView {
     this.#scrubKey = null;
   }
 
-  /** The demo model's timeline: fetched once, then shown. */
-  async openDemo() {
+  /** A shipped timeline ('demo' or 'induction', a key of files): fetched once, then shown. */
+  async openFile(key) {
     this.#stop();
-    if (this.#source === 'demo') return;
-    this.#source = 'demo';
-    this.#index = this.#demoIndex; // where the learner left the demo's timeline
+    if (this.#source === key) return;
+    if (this.#source !== 'live') this.#fileIndex[this.#source] = this.#index;
+    this.#source = key;
+    this.#index = this.#fileIndex[key] ?? 0; // where the learner left that timeline
     this.#error = null;
-    if (!this.#demo) {
+    if (!this.#loaded[key]) {
       this.#loading = true;
       this.#onChange();
       try {
-        const response = await fetch(this.#demoUrl);
+        const response = await fetch(this.#files[key]);
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         const json = readTimeline(await response.json());
-        this.#demo = {
+        this.#loaded[key] = {
           entries: json.snapshots,
           probe: json.probe,
           every: json.every,
@@ -204,6 +213,7 @@ export class TimelineView {
         this.#error = error.message;
         this.#source = 'live';
       }
+      if (this.#source !== key) return this.#onChange(); // the learner chose another timeline meanwhile
       this.#loading = false;
     }
     this.#onChange();
@@ -215,12 +225,17 @@ export class TimelineView {
     this.#lang = lang;
     this.#fmt = fmt;
     this.#showPlay(); // its text follows its state, which applyTranslations does not know
-    const demo = this.#source === 'demo' && this.#demo;
-    const source = demo ? 'demo' : 'live';
-    const data = demo ? this.#demo : { ...live, every: everyOf(live.entries), minGap: COMPOSITION_MIN_GAP };
+    const file = this.#source !== 'live' ? this.#loaded[this.#source] : null;
+    const source = file ? this.#source : 'live';
+    const data = file ?? { ...live, every: everyOf(live.entries), minGap: COMPOSITION_MIN_GAP };
     const entries = data.entries;
-    this.demoButton.disabled = this.#loading;
-    this.demoButton.setAttribute('aria-pressed', String(source === 'demo'));
+    for (const [key, button] of [
+      ['demo', this.demoButton],
+      ['induction', this.inductionButton],
+    ]) {
+      button.disabled = this.#loading;
+      button.setAttribute('aria-pressed', String(source === key));
+    }
     this.liveButton.setAttribute('aria-pressed', String(source === 'live'));
     this.liveButton.disabled = source === 'live';
     const note = this.#loading
@@ -229,9 +244,12 @@ export class TimelineView {
         ? t('timeline.loadFailed', { message: this.#error })
         : !entries.length
           ? ''
-          : source === 'demo'
-            ? t('timeline.sourceDemo', { n: entries.length, tokens: compactTokens(entries.at(-1).tokens) })
-            : t('timeline.sourceLive', { n: entries.length });
+          : source === 'live'
+            ? t('timeline.sourceLive', { n: entries.length })
+            : t(source === 'demo' ? 'timeline.sourceDemo' : 'timeline.sourceInduction', {
+                n: entries.length,
+                tokens: compactTokens(entries.at(-1).tokens),
+              });
     setText(this.sourceNote, note);
     this.element.dataset.source = source;
     this.empty.hidden = entries.length > 0;
@@ -545,7 +563,9 @@ export class TimelineView {
     const t = this.#t;
     const view = this.#view;
     const { axis, entries } = view;
-    const source = t(view.source === 'demo' ? 'timeline.figureSourceDemo' : 'timeline.figureSourceLive');
+    const source = t(
+      { demo: 'timeline.figureSourceDemo', induction: 'timeline.figureSourceInduction' }[view.source] ?? 'timeline.figureSourceLive',
+    );
     return {
       title: t('timeline.figureTitle', { source }),
       source: this.sourceNote.textContent,

@@ -146,10 +146,14 @@ export function setupTrainPanel({ root, store, t, client, loadFiles, workerUrl, 
     onPick: (step) => (slider.select(snapshots.steps().indexOf(step)), render()),
   });
   const compare = new CompareView({ t, snapshots, onMove: () => render() });
-  // The demo model's own history sits beside its other files, fetched relative to the page.
+  // The demo model's own history sits beside its other files, the induction recipe's run's in
+  // models/timelines/, fetched relative to the page.
   const timeline = new TimelineView({
     t,
-    demoUrl: new URL('models/minimind-demo/timeline.json', document.baseURI),
+    files: {
+      demo: new URL('models/minimind-demo/timeline.json', document.baseURI),
+      induction: new URL('models/timelines/induction.json', document.baseURI),
+    },
     onChange: () => render(),
   });
   const saved = new SavedRuns({
