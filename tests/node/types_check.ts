@@ -43,7 +43,10 @@ async function usage(): Promise<number> {
   const timed = model.trainer({ data: [[1, 5, 6, 2]], maxSeqLen: 8, tokenizer, snapshotEvery: 2, onSnapshot: (e) => entries.push(e) });
   timed.step();
   const entryParts: number =
-    (entries[0]?.icl ?? 0) + (entries[0]?.heads.L0H0.sink ?? 0) + (entries[0]?.composition.L1H0?.L0H0 ?? 0) + (entries[0]?.attention?.[0] ?? 0);
+    (entries[0]?.icl ?? 0) +
+    (entries[0]?.heads.L0H0.sink ?? 0) +
+    (entries[0]?.composition.L1H0?.L0H0 ?? 0) +
+    (entries[0]?.attention?.[0] ?? 0);
   void entryParts;
   const composition: LayerKeyComposition[] = model.keyComposition({ ids: [3, 4, 5, 3, 4], cells: [[3, 1]], ablate: [[0, 1]] });
   const compositionParts: number = composition[0].heads[0].gap + composition[0].heads[0].parts[0];

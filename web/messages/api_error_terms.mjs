@@ -44,7 +44,8 @@ export const API_ERROR_TERMS = {
     'api.mask_value': 'attentionMask 的值只能是 0 或 1，这里是 {got}。',
     'api.not_tokenizer': 'tokenizer 必须来自 loadTokenizer()。',
     'api.snapshot_needs_tokenizer': 'onSnapshot 需要 MiniMind 的 tokenizer（tokenizer: loadTokenizer() 的 Tokenizer）来做时间线的探测。',
-    'api.timeline_vocab': '时间线的探测里有 token id {id}，超出了这个模型 {vocab} 个 id 的词表：请用 MiniMind 的词表，或与模型相配的 tokenizer。',
+    'api.timeline_vocab':
+      '时间线的探测里有 token id {id}，超出了这个模型 {vocab} 个 id 的词表：请用 MiniMind 的词表，或与模型相配的 tokenizer。',
     'api.not_positive': '{name} 必须是正数，这里是 {got}。',
     'api.no_probes': 'probes 必须是非空的 {ids, query, keys} 数组。',
     'api.not_probe': 'probes 的第 {index} 项必须是 {ids, query, keys}。',
@@ -142,8 +143,10 @@ export const API_ERROR_TERMS = {
     'api.mask_length': 'Row {row} of attentionMask has {entries} entries, the sequence {tokens} tokens.',
     'api.mask_value': 'attentionMask values must be 0 or 1, got {got}.',
     'api.not_tokenizer': 'tokenizer must come from loadTokenizer().',
-    'api.snapshot_needs_tokenizer': "onSnapshot needs MiniMind's tokenizer (tokenizer: a Tokenizer of loadTokenizer()) for the timeline's probes.",
-    'api.timeline_vocab': "The timeline's probes hold token id {id}, outside this model's vocabulary of {vocab} ids: use MiniMind's vocabulary or a tokenizer that fits the model.",
+    'api.snapshot_needs_tokenizer':
+      "onSnapshot needs MiniMind's tokenizer (tokenizer: a Tokenizer of loadTokenizer()) for the timeline's probes.",
+    'api.timeline_vocab':
+      "The timeline's probes hold token id {id}, outside this model's vocabulary of {vocab} ids: use MiniMind's vocabulary or a tokenizer that fits the model.",
     'api.not_positive': '{name} must be positive, got {got}.',
     'api.no_probes': 'probes must be a non-empty array of {ids, query, keys}.',
     'api.not_probe': 'Probe {index} must be {ids, query, keys}.',
