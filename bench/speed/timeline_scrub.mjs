@@ -102,6 +102,6 @@ export function timelineScrubSection({ header, entries, runs }) {
     '| width | matrices | redraws | median | 95th percentile | max | within two frames |',
     '|---|---|---:|---:|---:|---:|---:|',
     ...rows,
-    SCRUB_END,
+    `${SCRUB_END}\n`,
   ].join('\n');
 }
