@@ -30,7 +30,7 @@ const TIMELINE_VERSION = 1;
 export const COMPOSITION_MIN_GAP = 1;
 
 /** The held-out sequences of the loss and the ICL score: ICL_SEQUENCES windows of ICL_LENGTH tokens. */
-export const ICL_SEQUENCES = 6;
+export const ICL_SEQUENCES = 4;
 export const ICL_LENGTH = 64;
 /** The early positions of the ICL score, [from, to). */
 export const ICL_EARLY = Object.freeze([4, 8]);
