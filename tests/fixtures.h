@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "checkpoint/model_loader.h"
 #include "formats/safetensors.h"
 #include "model/model.h"
+#include "util/error.h"
 
 namespace minimind::testing {
 
@@ -82,6 +84,16 @@ inline const std::vector<std::string>& golden_case_names() {
   static const std::vector<std::string> names = {"gen3_dense", "gen2_dense",      "gen3_moe",
                                                  "gen2_moe",   "untied_theta1e4", "gen3_yarn"};
   return names;
+}
+
+// The kind of the minimind::Error that f throws, or "" when it throws none.
+inline std::string error_kind(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return "";
 }
 
 }  // namespace minimind::testing

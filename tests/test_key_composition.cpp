@@ -27,15 +27,6 @@ const std::vector<int32_t> kIds = {1, 17, 5, 40, 9, 22, 3, 17, 5, 61};  // T = 1
 // A token's second occurrence (17 at 7) and the token after its first (5 at 2): an induction cell.
 const CompositionCell kInduction{7, 2};
 
-std::string error_kind(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return "";
-}
-
 // The parts [C] and gap of one head at one cell, from QK attribution alone.
 struct Expected {
   std::vector<double> parts;

@@ -61,15 +61,6 @@ void check_sums_to(const std::vector<float>& table, double expected) {
   CHECK(std::fabs(sum(table) - expected) <= 1e-5 * sum_abs(table) + 1e-6);
 }
 
-std::string error_kind(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("qk: the components sum to the residual stream entering each block", "[qk]") {

@@ -3,20 +3,17 @@
 // options (bit for bit, through JSON), the same file from the same run twice,
 // and paths or flags that cannot work refused before training.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { loadMiniMind } from '../../js/minimind.mjs';
 import { readTimeline, timelineJson } from '../../js/timeline.mjs';
+import { runCli } from './helpers.mjs';
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'js/cli.mjs');
 const CONFIG = join(ROOT, 'docs/examples/lab-a-6400.json');
 const DATA = join(ROOT, 'docs/examples/pretrain_tiny.jsonl');
 const PROBE = '小红把球给了小明，他很开心';
@@ -24,14 +21,7 @@ const PROBE = '小红把球给了小明，他很开心';
 const FLAGS = ['--max-seq-len', '24', '--batch-size', '50', '--accumulation-steps', '1', '--lr', '5e-3', '--seed', '7'];
 const OPTIONS = { maxSeqLen: 24, batchSize: 50, accumulationSteps: 1, learningRate: 5e-3, seed: 7, epochs: 1, order: 'shuffle' };
 
-async function cli(...args) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
-  }
-}
+const cli = runCli;
 
 function scratch(t) {
   const dir = mkdtempSync(join(tmpdir(), 'minimind-timeline-'));

@@ -1,5 +1,7 @@
-// Shared helpers of the Node tests: fixture access and float comparison.
+// Shared helpers of the Node tests: fixture access, float comparison and the CLI.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
 export const GOLDEN_CASES = ['gen3_dense', 'gen2_dense', 'gen3_moe', 'gen2_moe', 'untied_theta1e4', 'gen3_yarn'];
@@ -71,4 +73,16 @@ export function recipeTrainerOptions(recipe, data) {
     gradClip: recipe.grad_clip,
     order: 'file',
   };
+}
+
+const CLI = new URL('../../js/cli.mjs', import.meta.url).pathname;
+
+/** Runs `node js/cli.mjs ...args`: {code, stdout, stderr}, a failure's exit code instead of a throw. */
+export async function runCli(...args) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
+  }
 }

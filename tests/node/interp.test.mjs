@@ -4,21 +4,17 @@
 // demo model: its lens ends in its own prediction, and patching the pronoun
 // pair restores the answer most through the pronoun head.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { loadMiniMind, MiniMindError } from '../../js/minimind.mjs';
 import { PRONOUN_PAIR, pronounPairAnswers } from '../../js/pronoun_pair.mjs';
-import { assertClose, FIXTURES, GOLDEN_CASES, loadCase, readSafetensors } from './helpers.mjs';
+import { assertClose, FIXTURES, GOLDEN_CASES, loadCase, readSafetensors, runCli } from './helpers.mjs';
 
 const INTERP_FORMAT_VERSION = '1';
-const CLI = fileURLToPath(new URL('../../js/cli.mjs', import.meta.url));
 const DEMO = fileURLToPath(new URL('../../models/minimind-demo/', import.meta.url));
-const run = promisify(execFile);
 const mm = await loadMiniMind();
 
 function loadInterpCase(name) {
@@ -104,14 +100,7 @@ test('bad requests name what is wrong', () => {
   }
 });
 
-async function cli(...args) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
-  }
-}
+const cli = runCli;
 
 test('minimind lens / patch / attribute --json print what the API computes', async () => {
   const c = loadInterpCase('untied_theta1e4');
