@@ -91,7 +91,7 @@ export class TimelineView {
     });
     this.at = make('output', { class: 'train-tl-at' });
     this.nowText = make('span', {});
-    this.now = make('p', { class: 'train-tl-now', 'aria-live': 'polite' }, make('b', { i18n: 'timeline.now' }), ' ', this.nowText);
+    this.now = make('p', { class: 'train-tl-now', 'aria-live': 'polite' }, make('strong', { i18n: 'timeline.now' }), ' ', this.nowText);
     this.headChoice = make('select', { name: 'timeline-head' });
     this.attnTitle = make('h4', { class: 'train-tl-attn-title' });
     this.grid = make('canvas', { role: 'img', class: 'train-tl-grid', 'data-timeline': 'grid' });
@@ -478,7 +478,7 @@ export class TimelineView {
           const button = make(
             'button',
             { type: 'button' },
-            make('b', { text: name }),
+            make('strong', { text: name }),
             make('span', {}),
             make('span', { class: 'train-tl-scores' }),
           );
