@@ -20,7 +20,7 @@ import { loadMiniMind } from '../js/minimind.mjs';
 import { encodeText } from '../js/text_encoding.mjs';
 import { LESSON_PROBE } from '../js/train_session.mjs';
 import { tokenLabels } from '../js/token_text.mjs';
-import { probeAttention, timelineEntry, timelineJson, timelineProbes } from '../js/timeline.mjs';
+import { defaultSnapshotEvery, probeAttention, timelineEntry, timelineJson, timelineProbes } from '../js/timeline.mjs';
 import { parseTrainLog } from './trajectory.mjs';
 
 const MODEL = 'models/minimind-demo';
@@ -45,7 +45,7 @@ const batchSize = recipe.train['batch-size'];
 const maxSeqLen = recipe.train['max-seq-len'];
 const batches = log.length;
 // The page's default spacing (js/timeline.mjs defaultSnapshotEvery), from the checkpoints the replay saved.
-const every = Math.max(1, Math.floor(batches / 100));
+const every = defaultSnapshotEvery(batches);
 
 // The SIMD build: the same bits on every engine (the relaxed build rounds its products once).
 const mm = await loadMiniMind({ variant: 'simd' });

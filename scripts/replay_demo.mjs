@@ -32,6 +32,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { defaultSnapshotEvery } from '../js/timeline.mjs';
 import { parseTrainLog, trajectoryDifferences } from './trajectory.mjs';
 
 const { values } = parseArgs({
@@ -61,12 +62,11 @@ const threads = positive('threads', values.threads, Math.min(availableParallelis
 // The weights every N batches (and before the first), float32, in WORK/model/batch-N: what
 // scripts/demo_timeline.mjs reads to compute the demo's training timeline. The whole
 // replay saves them at the timeline's spacing (about 100 entries) and checks the timeline.
-const recordedBatches = parseTrainLog(readFileSync(join('models/minimind-demo', 'train_log.jsonl'), 'utf8')).length;
-const saveEvery = positive('save-every', values['save-every'], values.all ? Math.max(1, Math.floor(recordedBatches / 100)) : 0);
 const work = values.work ?? 'build/demo-replay';
 const model = 'models/minimind-demo';
 const recipe = JSON.parse(readFileSync('scripts/demo_recipe.json', 'utf8'));
 const recorded = parseTrainLog(readFileSync(join(model, 'train_log.jsonl'), 'utf8'));
+const saveEvery = positive('save-every', values['save-every'], values.all ? defaultSnapshotEvery(recorded.length) : 0);
 const batches = values.all ? recorded.length : positive('batches', values.batches, 20);
 if (batches > recorded.length) {
   console.error(`replay_demo: the log records ${recorded.length} batches, fewer than --batches ${batches}`);
